@@ -1,0 +1,30 @@
+// wg_scan.glsl: subgroup and workgroup scans, for any subgroup size (4..128) and any WG_SIZE that is a
+// multiple of the subgroup size. Include after common.glsl.
+//
+// DEFINE_WG_SCAN(T, NAME) defines, for element type T (uint, uint64_t, ...):
+//   T NAME_exclusive_add(T v, out T total)  exclusive prefix sum of v over the workgroup, and the total.
+// Every invocation of the workgroup must call it (it contains barriers). It uses its own shared array, so two
+// scans may follow each other; a barrier separates consecutive calls of the same NAME.
+#define DEFINE_WG_SCAN(T, NAME)                                                                  \
+shared T NAME##_partials[MAX_SUBGROUPS + 1];                                                     \
+T NAME##_exclusive_add(T v, out T total) {                                                       \
+    T incl = subgroupInclusiveAdd(v);                                                            \
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) NAME##_partials[gl_SubgroupID] = incl;  \
+    barrier();                                                                                   \
+    if (gl_SubgroupID == 0u) {                                                                   \
+        T carry = T(0);                                                                          \
+        for (uint base = 0u; base < gl_NumSubgroups; base += gl_SubgroupSize) {                  \
+            uint i = base + gl_SubgroupInvocationID;                                             \
+            T x = i < gl_NumSubgroups ? NAME##_partials[i] : T(0);                               \
+            T xi = subgroupInclusiveAdd(x);                                                      \
+            if (i < gl_NumSubgroups) NAME##_partials[i] = carry + xi - x;                        \
+            carry += subgroupAdd(x);                                                             \
+        }                                                                                        \
+        if (gl_SubgroupInvocationID == 0u) NAME##_partials[MAX_SUBGROUPS] = carry;               \
+    }                                                                                            \
+    barrier();                                                                                   \
+    total = NAME##_partials[MAX_SUBGROUPS];                                                      \
+    T r = NAME##_partials[gl_SubgroupID] + incl - v;                                             \
+    barrier();                                                                                   \
+    return r;                                                                                    \
+}

@@ -1,0 +1,75 @@
+//! The compute-shader copy: the bandwidth roofline every pass is measured against (on NVIDIA a compute copy
+//! moves several times what `vkCmdCopyBuffer` does). Pass: `vksort::copy`.
+//!
+//! Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
+
+use crate::error::{Error, Result};
+use crate::gpu::{Buffer, BufferRef, Context, Profiler, Recorder};
+use crate::policy::SubgroupPlan;
+use ash::vk;
+use std::sync::Arc;
+
+/// Push constants of `glsl/copy.comp`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CopyPush {
+    pub n_vec4: u32,
+    pub group_count: u32,
+}
+
+/// uvec4 words per invocation.
+const ITEMS: u32 = 4;
+
+/// Records a copy of `bytes` (a multiple of 16) from `src` to `dst`.
+pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) -> Result<()> {
+    let ctx = rec.ctx();
+    if bytes % 16 != 0 {
+        return Err(Error::InvalidArgument(format!(
+            "copy size {bytes} is not a multiple of 16 bytes"
+        )));
+    }
+    src.check(ctx, "src", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    dst.check(ctx, "dst", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    if bytes > ctx.caps().max_storage_buffer_range || bytes / 16 > u32::MAX as u64 {
+        return Err(Error::TooLarge {
+            n: bytes / 16,
+            elem_bytes: 16,
+            limit: ctx.caps().max_storage_buffer_range,
+        });
+    }
+    let plan = SubgroupPlan::for_device(ctx.caps());
+    let wg = plan.workgroup_size(ctx.caps(), 256);
+    let kernel = plan.kernel(ctx, "copy", wg, &[ITEMS])?;
+    let n_vec4 = (bytes / 16) as u32;
+    let groups = n_vec4.div_ceil(wg * ITEMS);
+    rec.dispatch(
+        "vksort::copy",
+        &kernel,
+        &[src.slice(0, bytes), dst.slice(0, bytes)],
+        &CopyPush {
+            n_vec4,
+            group_count: groups,
+        },
+        groups,
+    )
+}
+
+/// Measures the compute-copy bandwidth over `bytes` (read + write counted), median of `reps` timed copies,
+/// in bytes per second.
+pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
+    let bytes = bytes.next_multiple_of(16);
+    let a = Buffer::device_local(ctx, "vksort::roofline::src", bytes)?;
+    let b = Buffer::device_local(ctx, "vksort::roofline::dst", bytes)?;
+    let mut prof = Profiler::new(ctx, 8)?;
+    let mut times = Vec::new();
+    for _ in 0..reps.max(1) + 1 {
+        ctx.submit_profiled("vksort::roofline", Some(&mut prof), |rec| {
+            cmd_copy(rec, a.as_ref(), b.as_ref(), bytes)
+        })?;
+        times.push(prof.total_ns()?);
+    }
+    times.remove(0);
+    times.sort_by(|x, y| x.total_cmp(y));
+    let ns = times[times.len() / 2].max(1.0);
+    Ok(2.0 * bytes as f64 / (ns * 1e-9))
+}

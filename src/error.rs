@@ -1,0 +1,88 @@
+//! The typed error of the library boundary. Binaries, tests and benches wrap it in `anyhow`.
+//!
+//! Contract: every check of caller input happens before anything is recorded or written, so an `Err` from a
+//! `cmd_*` function means the command buffer and the caller's buffers are untouched.
+
+use ash::vk;
+use std::time::Duration;
+
+/// Everything that can go wrong inside vksort.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The Vulkan loader (libvulkan.so.1) could not be loaded.
+    #[error("could not load the Vulkan loader: {0}")]
+    Loader(String),
+    /// A Vulkan call failed.
+    #[error("{call} failed: {result}")]
+    Vulkan {
+        call: &'static str,
+        result: vk::Result,
+    },
+    /// No Vulkan device matched (or none exists).
+    #[error("no suitable Vulkan device: {0}")]
+    NoDevice(String),
+    /// The device lacks something a kernel needs ("needs subgroup ballot").
+    #[error("unsupported on {device}: {what}")]
+    Unsupported { device: String, what: String },
+    /// An argument is out of its allowed range (bit range, algorithm, policy ...).
+    #[error("invalid argument: {0}")]
+    InvalidArgument(String),
+    /// A caller's buffer is smaller than the operation needs.
+    #[error("buffer `{what}` too small: needs {needed} bytes from its offset, has {available}")]
+    BufferTooSmall {
+        what: &'static str,
+        needed: u64,
+        available: u64,
+    },
+    /// A caller's buffer lacks usage flags the operation needs.
+    #[error("buffer `{what}` lacks usage flags {missing:?}")]
+    MissingUsage {
+        what: &'static str,
+        missing: vk::BufferUsageFlags,
+    },
+    /// A caller's buffer offset is not aligned as the device requires.
+    #[error("buffer `{what}` offset {offset} is not a multiple of {alignment}")]
+    Misaligned {
+        what: &'static str,
+        offset: u64,
+        alignment: u64,
+    },
+    /// An element count above the capacity the scratch memory or plan was made for.
+    #[error("count {n} is above the capacity {capacity}")]
+    CountOverCapacity { n: u64, capacity: u64 },
+    /// An element count above what the device can address in one storage buffer binding.
+    #[error("{n} elements of {elem_bytes} bytes exceed the device's limit of {limit} bytes per storage buffer")]
+    TooLarge { n: u64, elem_bytes: u64, limit: u64 },
+    /// A bounded wait ran out. The GPU may be hung; `last_pass` is the last pass the GPU started.
+    #[error("GPU work did not finish within {timeout:?} (last pass started: {last_pass})")]
+    Timeout {
+        timeout: Duration,
+        last_pass: String,
+    },
+    /// VK_ERROR_DEVICE_LOST. `last_pass` is the last pass the GPU started.
+    #[error("Vulkan device lost (last pass started: {last_pass})")]
+    DeviceLost { last_pass: String },
+    /// Memory allocation failed.
+    #[error("allocation of `{name}` failed: {source}")]
+    Allocation {
+        name: String,
+        source: gpu_allocator::AllocationError,
+    },
+    /// A shader is missing or its reflection failed: a build problem, never the caller's fault.
+    #[error("shader `{name}`: {what}")]
+    Shader { name: String, what: String },
+}
+
+/// `Result` with [`Error`].
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// Maps a raw `vk::Result` to [`Error::Vulkan`], naming the call.
+pub(crate) trait VkContext<T> {
+    fn vk(self, call: &'static str) -> Result<T>;
+}
+
+impl<T> VkContext<T> for std::result::Result<T, vk::Result> {
+    fn vk(self, call: &'static str) -> Result<T> {
+        self.map_err(|result| Error::Vulkan { call, result })
+    }
+}

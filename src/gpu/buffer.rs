@@ -1,0 +1,372 @@
+//! Buffers: vksort's own (allocated through gpu-allocator, each allocation named) and the caller's
+//! ([`BufferRef`]: a handle, an offset, a size and the usage flags it was created with).
+//!
+//! Contract: every primitive checks each [`BufferRef`] with [`BufferRef::check`] before it records anything:
+//! the size from the offset, the usage flags, the offset alignment (`minStorageBufferOffsetAlignment`) and the
+//! device's `maxStorageBufferRange`.
+
+use super::Context;
+use crate::error::{Error, Result, VkContext};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
+pub use gpu_allocator::MemoryLocation;
+use std::sync::Arc;
+
+/// A region of a caller's (or vksort's) buffer, as vksort binds it. Vulkan has no query for a buffer's usage
+/// flags, so the caller states the flags the buffer was created with; vksort checks them against its needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferRef {
+    pub buffer: vk::Buffer,
+    /// Byte offset of the region in the buffer.
+    pub offset: u64,
+    /// Byte size of the region.
+    pub size: u64,
+    /// The usage flags the buffer was created with.
+    pub usage: vk::BufferUsageFlags,
+}
+
+impl BufferRef {
+    /// A sub-region `[offset, offset + size)` relative to this region (clamped to it).
+    pub fn slice(&self, offset: u64, size: u64) -> BufferRef {
+        let offset = offset.min(self.size);
+        BufferRef {
+            buffer: self.buffer,
+            offset: self.offset + offset,
+            size: size.min(self.size - offset),
+            usage: self.usage,
+        }
+    }
+
+    /// Checks that the region holds `needed` bytes, has `usage`, and is aligned for storage-buffer binding.
+    pub fn check(
+        &self,
+        ctx: &Context,
+        what: &'static str,
+        needed: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> Result<()> {
+        if self.buffer == vk::Buffer::null() && needed > 0 {
+            return Err(Error::InvalidArgument(format!(
+                "buffer `{what}` is VK_NULL_HANDLE"
+            )));
+        }
+        if !self.usage.contains(usage) {
+            return Err(Error::MissingUsage {
+                what,
+                missing: usage & !self.usage,
+            });
+        }
+        let align = ctx.caps.min_storage_buffer_offset_alignment.max(4);
+        if usage.contains(vk::BufferUsageFlags::STORAGE_BUFFER) && self.offset % align != 0 {
+            return Err(Error::Misaligned {
+                what,
+                offset: self.offset,
+                alignment: align,
+            });
+        }
+        if self.size < needed {
+            return Err(Error::BufferTooSmall {
+                what,
+                needed,
+                available: self.size,
+            });
+        }
+        Ok(())
+    }
+
+    /// The descriptor info for binding this region.
+    pub(crate) fn descriptor(&self) -> vk::DescriptorBufferInfo {
+        vk::DescriptorBufferInfo {
+            buffer: self.buffer,
+            offset: self.offset,
+            range: if self.size == 0 {
+                vk::WHOLE_SIZE
+            } else {
+                self.size
+            },
+        }
+    }
+}
+
+/// The usage flags vksort gives its own buffers: storage, transfer both ways, indirect.
+pub const DEFAULT_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_SRC.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
+        | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
+);
+
+/// A buffer and its memory without an owner of the context: the building block of [`Buffer`] and of the
+/// context's own bookkeeping buffers. Must be released with [`RawBuffer::destroy`].
+pub(crate) struct RawBuffer {
+    pub(crate) handle: vk::Buffer,
+    pub(crate) allocation: Option<Allocation>,
+    pub(crate) size: u64,
+}
+
+impl RawBuffer {
+    pub(crate) fn new(
+        ctx: &Context,
+        name: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<Self> {
+        let size = size.max(4).next_multiple_of(4);
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(usage)
+            .sharing_mode(vk::SharingMode::EXCLUSIVE);
+        // SAFETY: valid device; the buffer is destroyed in `destroy` (or below on failure).
+        let handle = unsafe { ctx.device.create_buffer(&info, None) }.vk("vkCreateBuffer")?;
+        let requirements = unsafe { ctx.device.get_buffer_memory_requirements(handle) };
+        let alloc = ctx
+            .allocator
+            .lock()
+            .unwrap()
+            .allocate(&AllocationCreateDesc {
+                name,
+                requirements,
+                location,
+                linear: true,
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
+            });
+        let allocation = match alloc {
+            Ok(a) => a,
+            Err(source) => {
+                unsafe { ctx.device.destroy_buffer(handle, None) };
+                return Err(Error::Allocation {
+                    name: name.into(),
+                    source,
+                });
+            }
+        };
+        // SAFETY: memory and offset come from the allocator for this buffer's requirements.
+        if let Err(e) = unsafe {
+            ctx.device
+                .bind_buffer_memory(handle, allocation.memory(), allocation.offset())
+        } {
+            unsafe { ctx.device.destroy_buffer(handle, None) };
+            let _ = ctx.allocator.lock().unwrap().free(allocation);
+            return Err(Error::Vulkan {
+                call: "vkBindBufferMemory",
+                result: e,
+            });
+        }
+        ctx.name(handle, name);
+        Ok(Self {
+            handle,
+            allocation: Some(allocation),
+            size,
+        })
+    }
+
+    pub(crate) fn mapped(&self) -> Option<*mut u8> {
+        self.allocation
+            .as_ref()
+            .and_then(|a| a.mapped_ptr())
+            .map(|p| p.as_ptr() as *mut u8)
+    }
+
+    /// # Safety
+    /// No pending GPU work may use the buffer.
+    pub(crate) unsafe fn destroy(&mut self, ctx: &Context) {
+        ctx.device.destroy_buffer(self.handle, None);
+        if let Some(a) = self.allocation.take() {
+            let _ = ctx.allocator.lock().unwrap().free(a);
+        }
+    }
+}
+
+/// A buffer owned by vksort (or by a test or the CLI), freed on drop.
+pub struct Buffer {
+    ctx: Arc<Context>,
+    raw: RawBuffer,
+    usage: vk::BufferUsageFlags,
+    name: String,
+}
+
+impl Buffer {
+    /// Allocates `size` bytes (at least 4) named `name` with `usage` in `location`.
+    pub fn new(
+        ctx: &Arc<Context>,
+        name: &str,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<Self> {
+        let raw = RawBuffer::new(ctx, name, size, usage, location)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            raw,
+            usage,
+            name: name.into(),
+        })
+    }
+
+    /// A device-local buffer holding `data` (uploaded through a staging buffer where needed).
+    pub fn from_slice<T: bytemuck::Pod>(
+        ctx: &Arc<Context>,
+        name: &str,
+        data: &[T],
+    ) -> Result<Self> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let buf = Self::new(
+            ctx,
+            name,
+            bytes.len() as u64,
+            DEFAULT_USAGE,
+            MemoryLocation::GpuOnly,
+        )?;
+        buf.write(0, bytes)?;
+        Ok(buf)
+    }
+
+    /// A device-local buffer of `size` bytes with [`DEFAULT_USAGE`].
+    pub fn device_local(ctx: &Arc<Context>, name: &str, size: u64) -> Result<Self> {
+        Self::new(ctx, name, size, DEFAULT_USAGE, MemoryLocation::GpuOnly)
+    }
+
+    /// The whole buffer as a [`BufferRef`].
+    pub fn as_ref(&self) -> BufferRef {
+        BufferRef {
+            buffer: self.raw.handle,
+            offset: 0,
+            size: self.raw.size,
+            usage: self.usage,
+        }
+    }
+
+    /// `[offset, offset + size)` of this buffer as a [`BufferRef`].
+    pub fn slice(&self, offset: u64, size: u64) -> BufferRef {
+        self.as_ref().slice(offset, size)
+    }
+
+    pub fn handle(&self) -> vk::Buffer {
+        self.raw.handle
+    }
+
+    pub fn size(&self) -> u64 {
+        self.raw.size
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn mapped(&self) -> Option<*mut u8> {
+        self.raw.mapped()
+    }
+
+    /// Writes `bytes` at `offset` (directly when host-visible, else through a staging copy and a bounded wait).
+    pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
+        if offset + bytes.len() as u64 > self.raw.size {
+            return Err(Error::BufferTooSmall {
+                what: "write target",
+                needed: offset + bytes.len() as u64,
+                available: self.raw.size,
+            });
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        if let Some(p) = self.mapped() {
+            // SAFETY: the mapping covers `size` bytes; bounds checked above; no GPU work uses it now (host form).
+            unsafe {
+                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(offset as usize), bytes.len())
+            };
+            return Ok(());
+        }
+        let staging = Buffer::new(
+            &self.ctx,
+            &format!("{}::staging_up", self.name),
+            bytes.len() as u64,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+            MemoryLocation::CpuToGpu,
+        )?;
+        staging.write(0, bytes)?;
+        let region = vk::BufferCopy {
+            src_offset: 0,
+            dst_offset: offset,
+            size: bytes.len() as u64,
+        };
+        self.ctx.submit("vksort::upload", |rec| {
+            // SAFETY: both buffers are alive until the submission's bounded wait returns.
+            unsafe {
+                self.ctx.device.cmd_copy_buffer(
+                    rec.cmd(),
+                    staging.raw.handle,
+                    self.raw.handle,
+                    &[region],
+                )
+            };
+            Ok(())
+        })
+    }
+
+    /// Reads `len` bytes at `offset` (directly when host-visible, else through a staging copy).
+    pub fn read(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
+        if offset + len > self.raw.size {
+            return Err(Error::BufferTooSmall {
+                what: "read source",
+                needed: offset + len,
+                available: self.raw.size,
+            });
+        }
+        let mut out = vec![0u8; len as usize];
+        if len == 0 {
+            return Ok(out);
+        }
+        if let Some(p) = self.mapped() {
+            // SAFETY: in bounds; the host form waited for the GPU before reading.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    p.add(offset as usize),
+                    out.as_mut_ptr(),
+                    len as usize,
+                )
+            };
+            return Ok(out);
+        }
+        let staging = Buffer::new(
+            &self.ctx,
+            &format!("{}::staging_down", self.name),
+            len,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let region = vk::BufferCopy {
+            src_offset: offset,
+            dst_offset: 0,
+            size: len,
+        };
+        self.ctx.submit("vksort::download", |rec| {
+            // SAFETY: both buffers alive until the wait returns.
+            unsafe {
+                self.ctx.device.cmd_copy_buffer(
+                    rec.cmd(),
+                    self.raw.handle,
+                    staging.raw.handle,
+                    &[region],
+                )
+            };
+            Ok(())
+        })?;
+        staging.read(0, len)
+    }
+
+    /// Reads the first `count` elements of type `T`.
+    pub fn read_vec<T: bytemuck::Pod>(&self, count: usize) -> Result<Vec<T>> {
+        let bytes = self.read(0, (count * std::mem::size_of::<T>()) as u64)?;
+        let mut out = vec![T::zeroed(); count];
+        bytemuck::cast_slice_mut::<T, u8>(&mut out).copy_from_slice(&bytes);
+        Ok(out)
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: host forms wait for their GPU work before returning, so nothing uses the buffer any more.
+        unsafe { self.raw.destroy(&self.ctx) };
+    }
+}

@@ -1,0 +1,752 @@
+//! The Vulkan context: instance, device, queue, allocator, pipeline cache and what vksort knows of the device.
+//!
+//! Contract:
+//! - [`Context::new`] creates its own instance and device (best device first: discrete, integrated, virtual,
+//!   then CPU; `VKSORT_DEVICE` or [`ContextOptions::device`] picks by index or name substring) and destroys them
+//!   on drop.
+//! - [`Context::adopt`] takes a renderer's existing instance, physical device, device and queue family. It
+//!   creates nothing global (no instance, no device, no debug messenger) and destroys only what it created
+//!   itself (allocator blocks, pipelines, layouts, its command pool, its pipeline cache).
+//! - Every wait is bounded by [`ContextOptions::wait_timeout`] and ends in [`Error::Timeout`] or
+//!   [`Error::DeviceLost`] naming the last pass the GPU started.
+//! - With validation on, every message of severity error from `VK_LAYER_KHRONOS_validation` (with
+//!   synchronization validation) is kept; [`Context::take_validation_errors`] hands them out.
+
+use super::debug::DebugUtils;
+use super::kernel::{Kernel, KernelKey};
+use crate::error::{Error, Result, VkContext};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::collections::HashMap;
+use std::ffi::{c_char, CStr, CString};
+use std::mem::ManuallyDrop;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How [`Context::new`] creates its instance and device.
+#[derive(Clone, Debug)]
+pub struct ContextOptions {
+    /// Device choice: an index into the enumeration order, or a case-insensitive name substring.
+    /// Default: the `VKSORT_DEVICE` environment variable, else the best device (discrete first).
+    pub device: Option<String>,
+    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and keep its errors.
+    /// Default: on when the environment variable `VKSORT_VALIDATION` is `1`.
+    pub validation: bool,
+    /// Upper bound of every fence wait, in wall time. Default: 60 s (`VKSORT_TIMEOUT_MS` overrides).
+    pub wait_timeout: Duration,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        let timeout_ms = std::env::var("VKSORT_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(60_000);
+        Self {
+            device: std::env::var("VKSORT_DEVICE")
+                .ok()
+                .filter(|s| !s.is_empty()),
+            validation: std::env::var("VKSORT_VALIDATION").is_ok_and(|v| v == "1"),
+            wait_timeout: Duration::from_millis(timeout_ms),
+        }
+    }
+}
+
+/// What a renderer hands to [`Context::adopt`]. vksort keeps clones of the function tables and never destroys
+/// these objects. The device must have been created with the extensions of [`Context::device_extensions`] it
+/// supports and the features of [`Context::enable_features`] (at least `VK_KHR_push_descriptor`).
+pub struct AdoptInfo {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub physical_device: vk::PhysicalDevice,
+    pub device: ash::Device,
+    /// A queue family with compute support; vksort's host forms submit to `queue` of this family.
+    pub queue_family_index: u32,
+    pub queue: vk::Queue,
+    /// Whether the instance was created with `VK_EXT_debug_utils` (names and labels are off otherwise).
+    pub debug_utils: bool,
+    /// Whether the device was created with `subgroupSizeControl` and `computeFullSubgroups` enabled.
+    pub subgroup_size_control: bool,
+    /// Whether `shaderInt64` and `shaderSubgroupExtendedTypes` were enabled (64-bit scans and reduces).
+    pub int64: bool,
+    /// Whether `VK_NV_shader_subgroup_partitioned` was enabled.
+    pub subgroup_partitioned: bool,
+    /// Upper bound of every fence wait.
+    pub wait_timeout: Duration,
+}
+
+/// What vksort knows about the device: limits and features that the policies and checks read.
+#[derive(Clone, Debug)]
+pub struct DeviceCaps {
+    pub name: String,
+    pub vendor_id: u32,
+    pub device_id: u32,
+    pub device_type: vk::PhysicalDeviceType,
+    pub api_version: u32,
+    pub driver_version: u32,
+    pub driver_info: String,
+    /// `pipelineCacheUUID`, the key of on-disk caches (calibration).
+    pub pipeline_cache_uuid: [u8; 16],
+    pub device_uuid: [u8; 16],
+    /// The default subgroup size (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
+    pub subgroup_size: u32,
+    /// Range of subgroup sizes the device may use (`VK_EXT_subgroup_size_control` properties; both equal
+    /// `subgroup_size` where the device does not report them).
+    pub min_subgroup_size: u32,
+    pub max_subgroup_size: u32,
+    /// Whether pipelines can require a subgroup size and full subgroups (enabled on the device).
+    pub subgroup_size_control: bool,
+    pub subgroup_ops: vk::SubgroupFeatureFlags,
+    pub subgroup_stages: vk::ShaderStageFlags,
+    /// `shaderInt64` and `shaderSubgroupExtendedTypes`, both enabled.
+    pub int64: bool,
+    /// `VK_NV_shader_subgroup_partitioned` enabled (match-any).
+    pub subgroup_partitioned: bool,
+    /// Bytes of workgroup shared memory.
+    pub max_shared_memory: u32,
+    pub max_workgroup_invocations: u32,
+    pub max_workgroup_count: [u32; 3],
+    /// Bytes one storage buffer descriptor may cover.
+    pub max_storage_buffer_range: u64,
+    pub min_storage_buffer_offset_alignment: u64,
+    pub max_push_constants_size: u32,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f32,
+    /// Valid bits of timestamps on the queue family (0: no timestamps).
+    pub timestamp_valid_bits: u32,
+    /// Bytes of the largest device-local heap.
+    pub device_local_bytes: u64,
+}
+
+impl DeviceCaps {
+    /// True when the device supports every subgroup operation in `ops` in compute shaders.
+    pub fn has_subgroup_ops(&self, ops: vk::SubgroupFeatureFlags) -> bool {
+        self.subgroup_stages.contains(vk::ShaderStageFlags::COMPUTE)
+            && self.subgroup_ops.contains(ops)
+    }
+
+    /// A human name for the vendor.
+    pub fn vendor(&self) -> &'static str {
+        match self.vendor_id {
+            0x10de => "NVIDIA",
+            0x1002 => "AMD",
+            0x8086 => "Intel",
+            0x13b5 => "ARM",
+            0x5143 => "Qualcomm",
+            0x106b => "Apple",
+            0x10005 => "Mesa",
+            _ => "unknown",
+        }
+    }
+
+    /// True for CPU implementations such as lavapipe.
+    pub fn is_cpu(&self) -> bool {
+        self.device_type == vk::PhysicalDeviceType::CPU
+    }
+}
+
+/// Kept validation messages (errors only).
+#[derive(Default)]
+pub(crate) struct ValidationLog {
+    pub(crate) errors: Mutex<Vec<String>>,
+}
+
+/// The Vulkan context every vksort primitive runs on. `Send + Sync`; the queue is guarded by a mutex.
+pub struct Context {
+    pub(crate) entry: ash::Entry,
+    pub(crate) instance: ash::Instance,
+    pub(crate) physical: vk::PhysicalDevice,
+    pub(crate) device: ash::Device,
+    pub(crate) queue: Mutex<vk::Queue>,
+    pub(crate) queue_family: u32,
+    pub(crate) push_descriptor: ash::khr::push_descriptor::Device,
+    pub(crate) debug: Option<DebugUtils>,
+    pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
+    pub(crate) pipeline_cache: vk::PipelineCache,
+    pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
+    pub(crate) command_pool: Mutex<vk::CommandPool>,
+    pub(crate) caps: DeviceCaps,
+    pub(crate) wait_timeout: Duration,
+    pub(crate) validation: Option<Arc<ValidationLog>>,
+    messenger: vk::DebugUtilsMessengerEXT,
+    owns_device: bool,
+}
+
+// SAFETY: Vulkan handles are plain identifiers; the only externally synchronized objects (queue, command pool,
+// allocator, kernel map) are behind mutexes.
+unsafe impl Send for Context {}
+unsafe impl Sync for Context {}
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+unsafe extern "system" fn validation_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut std::ffi::c_void,
+) -> vk::Bool32 {
+    if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR)
+        && !data.is_null()
+        && !user.is_null()
+    {
+        // SAFETY: the layer passes a valid callback data struct; `user` is the ValidationLog kept alive by the
+        // Context for as long as the messenger exists.
+        let msg = unsafe {
+            let d = &*data;
+            if d.p_message.is_null() {
+                "(no message)".to_string()
+            } else {
+                CStr::from_ptr(d.p_message).to_string_lossy().into_owned()
+            }
+        };
+        let log = unsafe { &*(user as *const ValidationLog) };
+        eprintln!("[vksort validation] {msg}");
+        log.errors.lock().unwrap().push(msg);
+    }
+    vk::FALSE
+}
+
+impl Context {
+    /// Creates an instance and a device of its own, on the best device (or the one `options.device` names).
+    pub fn new(options: ContextOptions) -> Result<Arc<Self>> {
+        // SAFETY: loading the system Vulkan loader; its symbols are trusted.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Loader(e.to_string()))?;
+        let validation = options.validation;
+        // SAFETY: plain enumeration calls on a loaded entry.
+        let layers = unsafe { entry.enumerate_instance_layer_properties() }
+            .vk("vkEnumerateInstanceLayerProperties")?;
+        let has_layer = layers
+            .iter()
+            .any(|l| l.layer_name_as_c_str().is_ok_and(|n| n == VALIDATION_LAYER));
+        if validation && !has_layer {
+            return Err(Error::Unsupported {
+                device: "instance".into(),
+                what: "validation requested but VK_LAYER_KHRONOS_validation is not installed"
+                    .into(),
+            });
+        }
+        let exts = unsafe { entry.enumerate_instance_extension_properties(None) }
+            .vk("vkEnumerateInstanceExtensionProperties")?;
+        let has_debug_utils = exts.iter().any(|e| {
+            e.extension_name_as_c_str()
+                .is_ok_and(|n| n == ash::ext::debug_utils::NAME)
+        });
+        let has_validation_features = validation;
+        let mut inst_exts: Vec<*const c_char> = Vec::new();
+        if has_debug_utils {
+            inst_exts.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let layer_ptrs: Vec<*const c_char> = if validation {
+            vec![VALIDATION_LAYER.as_ptr()]
+        } else {
+            vec![]
+        };
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"vksort")
+            .engine_name(c"vksort")
+            .api_version(vk::API_VERSION_1_3);
+        let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+        let mut vfeatures =
+            vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        let log = Arc::new(ValidationLog::default());
+        let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+            .message_severity(
+                vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                    | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+            )
+            .message_type(
+                vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                    | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                    | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+            )
+            .pfn_user_callback(Some(validation_callback))
+            .user_data(Arc::as_ptr(&log) as *mut std::ffi::c_void);
+        let mut info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layer_ptrs)
+            .enabled_extension_names(&inst_exts);
+        if has_validation_features {
+            info = info.push_next(&mut vfeatures);
+            if has_debug_utils {
+                info = info.push_next(&mut messenger_info);
+            }
+        }
+        // SAFETY: every pointer in `info` outlives the call.
+        let instance = unsafe { entry.create_instance(&info, None) }.vk("vkCreateInstance")?;
+        let result = Self::create_device(&entry, &instance, &options, has_debug_utils);
+        let (physical, device, family, caps) = match result {
+            Ok(v) => v,
+            Err(e) => {
+                // SAFETY: nothing else was created from the instance.
+                unsafe { instance.destroy_instance(None) };
+                return Err(e);
+            }
+        };
+        let mut messenger = vk::DebugUtilsMessengerEXT::null();
+        if validation && has_debug_utils {
+            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            messenger_info.p_next = std::ptr::null();
+            // SAFETY: the messenger's user data (the log) lives as long as the Context, which destroys it first.
+            messenger = unsafe { du.create_debug_utils_messenger(&messenger_info, None) }
+                .vk("vkCreateDebugUtilsMessengerEXT")?;
+        }
+        // SAFETY: the family index was chosen with a queue of index 0.
+        let queue = unsafe { device.get_device_queue(family, 0) };
+        Self::finish(
+            entry,
+            instance,
+            physical,
+            device,
+            family,
+            queue,
+            caps,
+            has_debug_utils,
+            options.wait_timeout,
+            validation.then_some(log),
+            messenger,
+            true,
+        )
+    }
+
+    /// Adopts a renderer's instance and device. Creates nothing global and destroys nothing it did not create.
+    pub fn adopt(info: AdoptInfo) -> Result<Arc<Self>> {
+        let mut caps = Self::query_caps(
+            &info.instance,
+            info.physical_device,
+            info.queue_family_index,
+        );
+        caps.subgroup_size_control &= info.subgroup_size_control;
+        caps.int64 &= info.int64;
+        caps.subgroup_partitioned &= info.subgroup_partitioned;
+        Self::finish(
+            info.entry,
+            info.instance,
+            info.physical_device,
+            info.device,
+            info.queue_family_index,
+            info.queue,
+            caps,
+            info.debug_utils,
+            info.wait_timeout,
+            None,
+            vk::DebugUtilsMessengerEXT::null(),
+            false,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        physical: vk::PhysicalDevice,
+        device: ash::Device,
+        queue_family: u32,
+        queue: vk::Queue,
+        caps: DeviceCaps,
+        debug_utils: bool,
+        wait_timeout: Duration,
+        validation: Option<Arc<ValidationLog>>,
+        messenger: vk::DebugUtilsMessengerEXT,
+        owns_device: bool,
+    ) -> Result<Arc<Self>> {
+        let allocator = Allocator::new(&AllocatorCreateDesc {
+            instance: instance.clone(),
+            device: device.clone(),
+            physical_device: physical,
+            debug_settings: Default::default(),
+            buffer_device_address: false,
+            allocation_sizes: Default::default(),
+        })
+        .map_err(|source| Error::Allocation {
+            name: "allocator".into(),
+            source,
+        })?;
+        let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+        let debug = debug_utils.then(|| DebugUtils::new(&entry, &instance, &device));
+        // SAFETY: plain object creation on a valid device.
+        let pipeline_cache =
+            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+                .vk("vkCreatePipelineCache")?;
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(queue_family)
+            .flags(
+                vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER
+                    | vk::CommandPoolCreateFlags::TRANSIENT,
+            );
+        let command_pool =
+            unsafe { device.create_command_pool(&pool_info, None) }.vk("vkCreateCommandPool")?;
+        let ctx = Self {
+            entry,
+            instance,
+            physical,
+            device,
+            queue: Mutex::new(queue),
+            queue_family,
+            push_descriptor,
+            debug,
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            pipeline_cache,
+            kernels: Mutex::new(HashMap::new()),
+            command_pool: Mutex::new(command_pool),
+            caps,
+            wait_timeout,
+            validation,
+            messenger,
+            owns_device,
+        };
+        ctx.name(pipeline_cache, "vksort::pipeline_cache");
+        ctx.name(command_pool, "vksort::command_pool");
+        Ok(Arc::new(ctx))
+    }
+
+    /// Device extensions vksort uses, of those `physical` supports. `VK_KHR_push_descriptor` is required.
+    pub fn device_extensions(
+        instance: &ash::Instance,
+        physical: vk::PhysicalDevice,
+    ) -> Result<Vec<&'static CStr>> {
+        // SAFETY: plain query on a valid physical device.
+        let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
+            .vk("vkEnumerateDeviceExtensionProperties")?;
+        let has = |n: &CStr| {
+            exts.iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|x| x == n))
+        };
+        let mut out = vec![ash::khr::push_descriptor::NAME];
+        if !has(ash::khr::push_descriptor::NAME) {
+            let name = Self::query_caps(instance, physical, 0).name;
+            return Err(Error::Unsupported {
+                device: name,
+                what: "needs VK_KHR_push_descriptor".into(),
+            });
+        }
+        for e in [
+            ash::ext::subgroup_size_control::NAME,
+            ash::nv::shader_subgroup_partitioned::NAME,
+        ] {
+            if has(e) {
+                out.push(e);
+            }
+        }
+        Ok(out)
+    }
+
+    fn create_device(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        options: &ContextOptions,
+        _debug_utils: bool,
+    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceCaps)> {
+        let _ = entry;
+        // SAFETY: plain enumeration on a valid instance.
+        let physicals =
+            unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
+        let mut candidates: Vec<(usize, vk::PhysicalDevice, u32, DeviceCaps)> = Vec::new();
+        for (i, &pd) in physicals.iter().enumerate() {
+            let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+            let Some(family) = families
+                .iter()
+                .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            else {
+                continue;
+            };
+            let caps = Self::query_caps(instance, pd, family as u32);
+            if caps.api_version < vk::API_VERSION_1_2 {
+                continue;
+            }
+            candidates.push((i, pd, family as u32, caps));
+        }
+        if candidates.is_empty() {
+            return Err(Error::NoDevice(
+                "no Vulkan 1.2 device with a compute queue".into(),
+            ));
+        }
+        let rank = |t: vk::PhysicalDeviceType| match t {
+            vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+            vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+            vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+            vk::PhysicalDeviceType::CPU => 3,
+            _ => 4,
+        };
+        let chosen = match &options.device {
+            Some(sel) => {
+                let by_index = sel.parse::<usize>().ok();
+                candidates
+                    .iter()
+                    .find(|c| {
+                        Some(c.0) == by_index
+                            || c.3.name.to_lowercase().contains(&sel.to_lowercase())
+                    })
+                    .ok_or_else(|| {
+                        let names: Vec<String> = candidates
+                            .iter()
+                            .map(|c| format!("{}: {}", c.0, c.3.name))
+                            .collect();
+                        Error::NoDevice(format!(
+                            "no device matches `{sel}`; devices: {}",
+                            names.join(", ")
+                        ))
+                    })?
+            }
+            None => candidates
+                .iter()
+                .min_by_key(|c| (rank(c.3.device_type), c.0))
+                .unwrap(),
+        };
+        let (_, pd, family, mut caps) = chosen.clone();
+        let ext_names = Self::device_extensions(instance, pd)?;
+        let has_ext = |n: &CStr| ext_names.contains(&n);
+        // Features to enable: query what exists, enable what we use.
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
+        if caps.api_version >= vk::API_VERSION_1_3 {
+            f2 = f2.push_next(&mut f13);
+        }
+        // SAFETY: the chain is valid for the call.
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        let base = f2.features;
+        let int64 = base.shader_int64 == vk::TRUE && f12.shader_subgroup_extended_types == vk::TRUE;
+        let size_control = caps.api_version >= vk::API_VERSION_1_3
+            && f13.subgroup_size_control == vk::TRUE
+            && f13.compute_full_subgroups == vk::TRUE;
+        caps.int64 = int64;
+        caps.subgroup_size_control = size_control;
+        caps.subgroup_partitioned = has_ext(ash::nv::shader_subgroup_partitioned::NAME);
+
+        let features = vk::PhysicalDeviceFeatures::default().shader_int64(int64);
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+            .shader_subgroup_extended_types(int64)
+            .host_query_reset(f12.host_query_reset == vk::TRUE);
+        let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
+            .subgroup_size_control(size_control)
+            .compute_full_subgroups(size_control);
+        let prio = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&prio)];
+        let ext_ptrs: Vec<*const c_char> = ext_names
+            .iter()
+            .filter(|n| {
+                **n != ash::ext::subgroup_size_control::NAME
+                    || caps.api_version < vk::API_VERSION_1_3
+            })
+            .map(|n| n.as_ptr())
+            .collect();
+        let mut info = vk::DeviceCreateInfo::default()
+            .queue_create_infos(&queues)
+            .enabled_extension_names(&ext_ptrs)
+            .enabled_features(&features)
+            .push_next(&mut e12);
+        if caps.api_version >= vk::API_VERSION_1_3 {
+            info = info.push_next(&mut e13);
+        }
+        // SAFETY: every pointer in `info` outlives the call.
+        let device = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
+        Ok((pd, device, family, caps))
+    }
+
+    fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice, family: u32) -> DeviceCaps {
+        let mut sub = vk::PhysicalDeviceSubgroupProperties::default();
+        let mut ssc = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+        let mut idp = vk::PhysicalDeviceIDProperties::default();
+        let mut drv = vk::PhysicalDeviceDriverProperties::default();
+        let mut p2 = vk::PhysicalDeviceProperties2::default()
+            .push_next(&mut sub)
+            .push_next(&mut ssc)
+            .push_next(&mut idp)
+            .push_next(&mut drv);
+        // SAFETY: valid chain of output structs.
+        unsafe { instance.get_physical_device_properties2(pd, &mut p2) };
+        let p = p2.properties;
+        let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+        let mem = unsafe { instance.get_physical_device_memory_properties(pd) };
+        let device_local_bytes = mem.memory_heaps[..mem.memory_heap_count as usize]
+            .iter()
+            .filter(|h| h.flags.contains(vk::MemoryHeapFlags::DEVICE_LOCAL))
+            .map(|h| h.size)
+            .max()
+            .unwrap_or(0);
+        let name = p
+            .device_name_as_c_str()
+            .map(|c| c.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let driver_info = format!(
+            "{} {}",
+            drv.driver_name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            drv.driver_info_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        );
+        let (min_sg, max_sg) =
+            if ssc.min_subgroup_size > 0 && ssc.max_subgroup_size >= ssc.min_subgroup_size {
+                (ssc.min_subgroup_size, ssc.max_subgroup_size)
+            } else {
+                (sub.subgroup_size, sub.subgroup_size)
+            };
+        DeviceCaps {
+            name,
+            vendor_id: p.vendor_id,
+            device_id: p.device_id,
+            device_type: p.device_type,
+            api_version: p.api_version,
+            driver_version: p.driver_version,
+            driver_info: driver_info.trim().to_string(),
+            pipeline_cache_uuid: p.pipeline_cache_uuid,
+            device_uuid: idp.device_uuid,
+            subgroup_size: sub.subgroup_size,
+            min_subgroup_size: min_sg,
+            max_subgroup_size: max_sg,
+            subgroup_size_control: ssc
+                .required_subgroup_size_stages
+                .contains(vk::ShaderStageFlags::COMPUTE),
+            subgroup_ops: sub.supported_operations,
+            subgroup_stages: sub.supported_stages,
+            int64: false,
+            subgroup_partitioned: false,
+            max_shared_memory: p.limits.max_compute_shared_memory_size,
+            max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
+            max_workgroup_count: p.limits.max_compute_work_group_count,
+            max_storage_buffer_range: p.limits.max_storage_buffer_range as u64,
+            min_storage_buffer_offset_alignment: p.limits.min_storage_buffer_offset_alignment,
+            max_push_constants_size: p.limits.max_push_constants_size,
+            timestamp_period: p.limits.timestamp_period,
+            timestamp_valid_bits: families
+                .get(family as usize)
+                .map(|f| f.timestamp_valid_bits)
+                .unwrap_or(0),
+            device_local_bytes,
+        }
+    }
+
+    /// Lists every physical device (index, capabilities) without creating a device. For `vksort info`.
+    pub fn enumerate() -> Result<Vec<(usize, DeviceCaps)>> {
+        // SAFETY: loading the system loader; a throwaway instance destroyed before return.
+        let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Loader(e.to_string()))?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = unsafe {
+            entry.create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+        }
+        .vk("vkCreateInstance")?;
+        let pds = unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices");
+        let out = pds.map(|pds| {
+            pds.iter()
+                .enumerate()
+                .map(|(i, &pd)| {
+                    let families =
+                        unsafe { instance.get_physical_device_queue_family_properties(pd) };
+                    let fam = families
+                        .iter()
+                        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+                        .unwrap_or(0);
+                    (i, Self::query_caps(&instance, pd, fam as u32))
+                })
+                .collect()
+        });
+        unsafe { instance.destroy_instance(None) };
+        out
+    }
+
+    /// The device's capabilities.
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+
+    /// The ash device (for callers that record around vksort's commands).
+    pub fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// The physical device.
+    pub fn physical_device(&self) -> vk::PhysicalDevice {
+        self.physical
+    }
+
+    /// The instance.
+    pub fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    /// The queue family vksort's host forms submit to.
+    pub fn queue_family(&self) -> u32 {
+        self.queue_family
+    }
+
+    /// The bound of every fence wait.
+    pub fn wait_timeout(&self) -> Duration {
+        self.wait_timeout
+    }
+
+    /// Whether validation is on (and its errors kept).
+    pub fn validation_enabled(&self) -> bool {
+        self.validation.is_some()
+    }
+
+    /// Takes the validation errors kept since the last call (empty without validation).
+    pub fn take_validation_errors(&self) -> Vec<String> {
+        match &self.validation {
+            Some(log) => std::mem::take(&mut *log.errors.lock().unwrap()),
+            None => Vec::new(),
+        }
+    }
+
+    /// Names a Vulkan object for captures (no-op without VK_EXT_debug_utils).
+    pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
+        if let Some(d) = &self.debug {
+            d.name(&self.device, handle, name);
+        }
+    }
+
+    /// Fails with [`Error::Unsupported`] unless the device has the subgroup operations `ops` in compute.
+    pub fn require_subgroup_ops(&self, ops: vk::SubgroupFeatureFlags, what: &str) -> Result<()> {
+        if self.caps.has_subgroup_ops(ops) {
+            Ok(())
+        } else {
+            Err(self.unsupported(format!(
+                "needs subgroup {what} ({ops:?}) in compute shaders"
+            )))
+        }
+    }
+
+    /// An [`Error::Unsupported`] naming this device.
+    pub fn unsupported(&self, what: impl Into<String>) -> Error {
+        Error::Unsupported {
+            device: self.caps.name.clone(),
+            what: what.into(),
+        }
+    }
+
+    pub(crate) fn cstring(s: &str) -> CString {
+        CString::new(s.replace('\0', " ")).unwrap()
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: the device is idle after the wait; every object destroyed here was created by this Context,
+        // and the instance/device only when this Context created them.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            for (_, k) in self.kernels.lock().unwrap().drain() {
+                k.destroy(&self.device);
+            }
+            self.device
+                .destroy_command_pool(*self.command_pool.lock().unwrap(), None);
+            self.device
+                .destroy_pipeline_cache(self.pipeline_cache, None);
+            ManuallyDrop::drop(&mut self.allocator);
+            if self.owns_device {
+                self.device.destroy_device(None);
+                if self.messenger != vk::DebugUtilsMessengerEXT::null() {
+                    ash::ext::debug_utils::Instance::new(&self.entry, &self.instance)
+                        .destroy_debug_utils_messenger(self.messenger, None);
+                }
+                self.instance.destroy_instance(None);
+            }
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! Timestamp profiler: one timestamp before the first pass and one after each pass; a pass's GPU time is the
+//! difference to the previous stamp. Converted with `timestampPeriod`, masked to `timestampValidBits`.
+//!
+//! Contract: [`Profiler::begin`] resets the query pool inside the command buffer and writes the first stamp;
+//! every pass recorded through a [`super::Recorder`] with this profiler attached adds one stamp (`BOTTOM_OF_PIPE`,
+//! so a stamp waits for the pass before it). [`Profiler::results`] reads the stamps once the command buffer has
+//! completed; it never waits.
+
+use super::Context;
+use crate::error::{Error, Result, VkContext};
+use ash::vk;
+use std::sync::Arc;
+
+/// The GPU time of one pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PassTime {
+    /// The pass label, e.g. `vksort::scan::reduce`.
+    pub label: String,
+    /// GPU time in nanoseconds.
+    pub ns: f64,
+}
+
+/// A timestamp query pool and the labels of the passes it timed.
+pub struct Profiler {
+    ctx: Arc<Context>,
+    pool: vk::QueryPool,
+    capacity: u32,
+    labels: Vec<String>,
+    overflowed: bool,
+}
+
+impl Profiler {
+    /// A profiler for up to `capacity - 1` passes per recording.
+    pub fn new(ctx: &Arc<Context>, capacity: u32) -> Result<Self> {
+        if ctx.caps.timestamp_valid_bits == 0 || ctx.caps.timestamp_period <= 0.0 {
+            return Err(ctx.unsupported("needs timestamp queries on the compute queue"));
+        }
+        let info = vk::QueryPoolCreateInfo::default()
+            .query_type(vk::QueryType::TIMESTAMP)
+            .query_count(capacity.max(2));
+        // SAFETY: valid device; destroyed in Drop.
+        let pool = unsafe { ctx.device.create_query_pool(&info, None) }.vk("vkCreateQueryPool")?;
+        ctx.name(pool, "vksort::profiler");
+        Ok(Self {
+            ctx: ctx.clone(),
+            pool,
+            capacity: capacity.max(2),
+            labels: Vec::new(),
+            overflowed: false,
+        })
+    }
+
+    /// Resets the pool in `cmd` and writes the first stamp.
+    pub fn begin(&mut self, device: &ash::Device, cmd: vk::CommandBuffer) {
+        self.labels.clear();
+        self.overflowed = false;
+        // SAFETY: recording state; the pool belongs to this device.
+        unsafe {
+            device.cmd_reset_query_pool(cmd, self.pool, 0, self.capacity);
+            device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, self.pool, 0);
+        }
+        self.labels.push("begin".into());
+    }
+
+    /// Writes the stamp that ends pass `label`.
+    pub(crate) fn mark(&mut self, device: &ash::Device, cmd: vk::CommandBuffer, label: &str) {
+        let idx = self.labels.len() as u32;
+        if idx >= self.capacity || self.labels.is_empty() {
+            self.overflowed = true;
+            return;
+        }
+        // SAFETY: idx < capacity; recording state.
+        unsafe {
+            device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, self.pool, idx)
+        };
+        self.labels.push(label.into());
+    }
+
+    /// Per-pass GPU times of the last completed recording, in pass order.
+    pub fn results(&self) -> Result<Vec<PassTime>> {
+        if self.overflowed {
+            return Err(Error::InvalidArgument(format!(
+                "profiler capacity {} too small (or begin() not called) for the recorded passes",
+                self.capacity
+            )));
+        }
+        let n = self.labels.len();
+        if n < 2 {
+            return Ok(Vec::new());
+        }
+        let mut stamps = vec![[0u64; 2]; n];
+        // SAFETY: n <= capacity queries were written; WITH_AVAILABILITY gives a flag per query, no waiting.
+        unsafe {
+            self.ctx.device.get_query_pool_results(
+                self.pool,
+                0,
+                &mut stamps,
+                vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WITH_AVAILABILITY,
+            )
+        }
+        .or_else(|e| {
+            if e == vk::Result::NOT_READY {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .vk("vkGetQueryPoolResults")?;
+        if stamps.iter().any(|s| s[1] == 0) {
+            return Err(Error::InvalidArgument(
+                "timestamps not available yet: wait for the command buffer".into(),
+            ));
+        }
+        let bits = self.ctx.caps.timestamp_valid_bits;
+        let mask = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let period = self.ctx.caps.timestamp_period as f64;
+        Ok((1..n)
+            .map(|i| PassTime {
+                label: self.labels[i].clone(),
+                ns: (stamps[i][0].wrapping_sub(stamps[i - 1][0]) & mask) as f64 * period,
+            })
+            .collect())
+    }
+
+    /// Total GPU time of the last recording, in nanoseconds.
+    pub fn total_ns(&self) -> Result<f64> {
+        Ok(self.results()?.iter().map(|p| p.ns).sum())
+    }
+}
+
+impl Drop for Profiler {
+    fn drop(&mut self) {
+        // SAFETY: the host forms wait before returning; a caller's command buffer using this pool must be done.
+        unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
+    }
+}
+
+/// Sums pass times by label (passes repeated across portions or digit places add up), keeping first-seen order.
+pub fn sum_by_label(passes: &[PassTime]) -> Vec<PassTime> {
+    let mut out: Vec<PassTime> = Vec::new();
+    for p in passes {
+        match out.iter_mut().find(|q| q.label == p.label) {
+            Some(q) => q.ns += p.ns,
+            None => out.push(p.clone()),
+        }
+    }
+    out
+}

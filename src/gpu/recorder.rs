@@ -1,0 +1,487 @@
+//! Recording passes into a command buffer: labels, push descriptors, push constants, dispatches, barriers,
+//! timestamps; and the host form's one-shot submission with a bounded wait.
+//!
+//! Barrier contract of every vksort `cmd_*` primitive (recorded through a [`Recorder`]):
+//! - Before: the caller owes a barrier that makes its writes to the input buffers (and the count buffer)
+//!   visible to `COMPUTE_SHADER` reads (`SHADER_READ`), and that orders any earlier use of the output and
+//!   scratch buffers before `COMPUTE_SHADER` / `TRANSFER` writes.
+//! - Between its own dispatches vksort records [`Recorder::barrier`]: a global memory barrier from
+//!   `COMPUTE_SHADER | TRANSFER` writes to `COMPUTE_SHADER | TRANSFER | DRAW_INDIRECT` reads and writes.
+//! - After: the caller owes a barrier from `COMPUTE_SHADER` writes (`SHADER_WRITE`) to whatever reads the
+//!   results (vertex shaders, transfers, host).
+//! - State overwritten: the bound compute pipeline, compute push constants and the push descriptor set 0 of
+//!   the bound layout. Graphics state is untouched. Labels are balanced; timestamps go to the caller's
+//!   [`Profiler`] only when one is attached.
+
+use super::buffer::RawBuffer;
+use super::{BufferRef, Context, Kernel, MemoryLocation, Profiler};
+use crate::error::{Error, Result, VkContext};
+use ash::vk;
+
+/// Breadcrumbs of a host submission: one u32 slot per pass, filled with 1 right before the pass starts (after
+/// the barrier that waits for the previous pass). After a timeout or device loss, the highest filled slot names
+/// the last pass the GPU started.
+struct Crumbs {
+    buffer: RawBuffer,
+    labels: Vec<String>,
+}
+
+const CRUMB_SLOTS: u64 = 4096;
+
+/// Records vksort passes into one command buffer.
+pub struct Recorder<'a> {
+    ctx: &'a Context,
+    cmd: vk::CommandBuffer,
+    profiler: Option<&'a mut Profiler>,
+    crumbs: Option<Crumbs>,
+}
+
+impl<'a> Recorder<'a> {
+    /// A recorder for the caller's command buffer `cmd`, which must be in the recording state and belong to a
+    /// pool of a queue family with compute support.
+    pub fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {
+        Self {
+            ctx,
+            cmd,
+            profiler: None,
+            crumbs: None,
+        }
+    }
+
+    /// Attaches a profiler: every pass then writes a timestamp. Call [`Profiler::begin`] on the same command
+    /// buffer first.
+    pub fn with_profiler(mut self, profiler: &'a mut Profiler) -> Self {
+        self.profiler = Some(profiler);
+        self
+    }
+
+    pub fn ctx(&self) -> &'a Context {
+        self.ctx
+    }
+
+    pub fn cmd(&self) -> vk::CommandBuffer {
+        self.cmd
+    }
+
+    /// Runs `f` inside a debug label region `label`.
+    pub fn scope<T>(&mut self, label: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if let Some(d) = &self.ctx.debug {
+            d.begin_label(self.cmd, label);
+        }
+        let r = f(self);
+        if let Some(d) = &self.ctx.debug {
+            d.end_label(self.cmd);
+        }
+        r
+    }
+
+    fn before_pass(&mut self, label: &str) {
+        if let Some(c) = &mut self.crumbs {
+            let slot = c.labels.len() as u64;
+            if slot < CRUMB_SLOTS {
+                c.labels.push(label.to_string());
+                // SAFETY: slot in bounds; the crumb buffer outlives the submission's wait.
+                unsafe {
+                    self.ctx
+                        .device
+                        .cmd_fill_buffer(self.cmd, c.buffer.handle, slot * 4, 4, 1)
+                };
+            }
+        }
+        if let Some(d) = &self.ctx.debug {
+            d.begin_label(self.cmd, label);
+        }
+    }
+
+    fn after_pass(&mut self, label: &str) {
+        if let Some(d) = &self.ctx.debug {
+            d.end_label(self.cmd);
+        }
+        if let Some(p) = self.profiler.as_deref_mut() {
+            p.mark(&self.ctx.device, self.cmd, label);
+        }
+    }
+
+    fn bind(&mut self, kernel: &Kernel, bindings: &[BufferRef], push: &[u8]) -> Result<()> {
+        if bindings.len() != kernel.interface.bindings.len() {
+            return Err(Error::Shader {
+                name: kernel.name.clone(),
+                what: format!(
+                    "{} bindings given, shader declares {}",
+                    bindings.len(),
+                    kernel.interface.bindings.len()
+                ),
+            });
+        }
+        if push.len() as u32 != kernel.interface.push_constant_size {
+            return Err(Error::Shader {
+                name: kernel.name.clone(),
+                what: format!(
+                    "{} push-constant bytes given, shader declares {}",
+                    push.len(),
+                    kernel.interface.push_constant_size
+                ),
+            });
+        }
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+            bindings.iter().map(|b| [b.descriptor()]).collect();
+        let writes: Vec<vk::WriteDescriptorSet> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_binding(i as u32)
+                    .descriptor_type(kernel.interface.bindings[i])
+                    .buffer_info(info)
+            })
+            .collect();
+        let dev = &self.ctx.device;
+        // SAFETY: `cmd` is recording (caller's contract); the kernel lives in the context's cache.
+        unsafe {
+            dev.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, kernel.pipeline);
+            if !writes.is_empty() {
+                self.ctx.push_descriptor.cmd_push_descriptor_set(
+                    self.cmd,
+                    vk::PipelineBindPoint::COMPUTE,
+                    kernel.layout,
+                    0,
+                    &writes,
+                );
+            }
+            if !push.is_empty() {
+                dev.cmd_push_constants(
+                    self.cmd,
+                    kernel.layout,
+                    vk::ShaderStageFlags::COMPUTE,
+                    0,
+                    push,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The (x, y) grid that covers `groups` workgroups within `maxComputeWorkGroupCount`. Shaders take the
+    /// linear id from `flat_group_id()` and ignore ids at or above the count they are given.
+    pub fn grid(&self, groups: u32) -> [u32; 2] {
+        let max_x = self.ctx.caps.max_workgroup_count[0].max(1);
+        let x = groups.clamp(1, max_x);
+        [x, groups.div_ceil(x).max(1)]
+    }
+
+    /// Records pass `label`: binds `kernel` with `bindings` (set 0, in binding order) and the push constants
+    /// `push`, and dispatches `groups` workgroups (nothing when 0).
+    pub fn dispatch<P: bytemuck::Pod>(
+        &mut self,
+        label: &str,
+        kernel: &Kernel,
+        bindings: &[BufferRef],
+        push: &P,
+        groups: u32,
+    ) -> Result<()> {
+        if groups == 0 {
+            return Ok(());
+        }
+        let [x, y] = self.grid(groups);
+        if y > self.ctx.caps.max_workgroup_count[1] {
+            return Err(Error::InvalidArgument(format!(
+                "{groups} workgroups exceed the device's grid"
+            )));
+        }
+        self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        self.before_pass(label);
+        // SAFETY: pipeline and descriptors bound above.
+        unsafe { self.ctx.device.cmd_dispatch(self.cmd, x, y, 1) };
+        self.after_pass(label);
+        Ok(())
+    }
+
+    /// Records pass `label` with the group counts read from `args` (a `VkDispatchIndirectCommand`, which needs
+    /// `INDIRECT_BUFFER` usage and was written before the last [`Recorder::barrier`]).
+    pub fn dispatch_indirect<P: bytemuck::Pod>(
+        &mut self,
+        label: &str,
+        kernel: &Kernel,
+        bindings: &[BufferRef],
+        push: &P,
+        args: BufferRef,
+    ) -> Result<()> {
+        args.check(
+            self.ctx,
+            "indirect arguments",
+            12,
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+        )?;
+        self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        self.before_pass(label);
+        // SAFETY: bound above; `args` checked.
+        unsafe {
+            self.ctx
+                .device
+                .cmd_dispatch_indirect(self.cmd, args.buffer, args.offset)
+        };
+        self.after_pass(label);
+        Ok(())
+    }
+
+    /// The barrier vksort records between its own passes (see the module docs).
+    pub fn barrier(&mut self) {
+        let mb = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(
+                vk::AccessFlags::SHADER_READ
+                    | vk::AccessFlags::SHADER_WRITE
+                    | vk::AccessFlags::INDIRECT_COMMAND_READ
+                    | vk::AccessFlags::TRANSFER_READ
+                    | vk::AccessFlags::TRANSFER_WRITE,
+            );
+        // SAFETY: recording state.
+        unsafe {
+            self.ctx.device.cmd_pipeline_barrier(
+                self.cmd,
+                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::COMPUTE_SHADER
+                    | vk::PipelineStageFlags::TRANSFER
+                    | vk::PipelineStageFlags::DRAW_INDIRECT,
+                vk::DependencyFlags::empty(),
+                &[mb],
+                &[],
+                &[],
+            )
+        };
+    }
+
+    /// Fills `region` (size a multiple of 4) with `value` by `vkCmdFillBuffer` (needs `TRANSFER_DST`). Follow it
+    /// with [`Recorder::barrier`] before a pass reads the region.
+    pub fn fill(&mut self, label: &str, region: BufferRef, value: u32) -> Result<()> {
+        if region.size == 0 {
+            return Ok(());
+        }
+        region.check(
+            self.ctx,
+            "fill target",
+            region.size,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        self.before_pass(label);
+        // SAFETY: checked region; recording state.
+        unsafe {
+            self.ctx.device.cmd_fill_buffer(
+                self.cmd,
+                region.buffer,
+                region.offset,
+                region.size & !3,
+                value,
+            )
+        };
+        self.after_pass(label);
+        Ok(())
+    }
+
+    /// Copies `size` bytes from `src` to `dst` with `vkCmdCopyBuffer`.
+    pub fn copy(&mut self, label: &str, src: BufferRef, dst: BufferRef, size: u64) -> Result<()> {
+        if size == 0 {
+            return Ok(());
+        }
+        src.check(
+            self.ctx,
+            "copy source",
+            size,
+            vk::BufferUsageFlags::TRANSFER_SRC,
+        )?;
+        dst.check(
+            self.ctx,
+            "copy target",
+            size,
+            vk::BufferUsageFlags::TRANSFER_DST,
+        )?;
+        self.before_pass(label);
+        let region = vk::BufferCopy {
+            src_offset: src.offset,
+            dst_offset: dst.offset,
+            size,
+        };
+        // SAFETY: checked regions.
+        unsafe {
+            self.ctx
+                .device
+                .cmd_copy_buffer(self.cmd, src.buffer, dst.buffer, &[region])
+        };
+        self.after_pass(label);
+        Ok(())
+    }
+}
+
+impl Context {
+    /// The host form's engine: records `f` into a fresh command buffer (between full memory barriers), submits
+    /// it, and waits at most [`Context::wait_timeout`]. `label` names the submission in captures.
+    pub fn submit(&self, label: &str, f: impl FnOnce(&mut Recorder) -> Result<()>) -> Result<()> {
+        self.submit_profiled(label, None, f)
+    }
+
+    /// [`Context::submit`] with a profiler attached; the profiler's timestamps are ready when this returns.
+    pub fn submit_profiled(
+        &self,
+        label: &str,
+        profiler: Option<&mut Profiler>,
+        f: impl FnOnce(&mut Recorder) -> Result<()>,
+    ) -> Result<()> {
+        let dev = &self.device;
+        let crumb_buf = RawBuffer::new(
+            self,
+            "vksort::breadcrumbs",
+            CRUMB_SLOTS * 4,
+            vk::BufferUsageFlags::TRANSFER_DST,
+            MemoryLocation::GpuToCpu,
+        )?;
+        let pool = self.command_pool.lock().unwrap();
+        let alloc = vk::CommandBufferAllocateInfo::default()
+            .command_pool(*pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: the pool is locked for the whole recording and submission.
+        let cmd =
+            unsafe { dev.allocate_command_buffers(&alloc) }.vk("vkAllocateCommandBuffers")?[0];
+        self.name(cmd, label);
+        let fence = unsafe { dev.create_fence(&vk::FenceCreateInfo::default(), None) }
+            .vk("vkCreateFence")?;
+        let cleanup = || unsafe {
+            dev.free_command_buffers(*pool, &[cmd]);
+            dev.destroy_fence(fence, None);
+        };
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        if let Err(e) = unsafe { dev.begin_command_buffer(cmd, &begin) } {
+            cleanup();
+            return Err(Error::Vulkan {
+                call: "vkBeginCommandBuffer",
+                result: e,
+            });
+        }
+        let full = |src: vk::PipelineStageFlags,
+                    dst: vk::PipelineStageFlags,
+                    sa: vk::AccessFlags,
+                    da: vk::AccessFlags| {
+            let mb = vk::MemoryBarrier::default()
+                .src_access_mask(sa)
+                .dst_access_mask(da);
+            // SAFETY: recording state.
+            unsafe {
+                dev.cmd_pipeline_barrier(
+                    cmd,
+                    src,
+                    dst,
+                    vk::DependencyFlags::empty(),
+                    &[mb],
+                    &[],
+                    &[],
+                )
+            };
+        };
+        full(
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::AccessFlags::MEMORY_WRITE,
+            vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
+        );
+        let mut rec = Recorder {
+            ctx: self,
+            cmd,
+            profiler,
+            crumbs: Some(Crumbs {
+                buffer: crumb_buf,
+                labels: Vec::new(),
+            }),
+        };
+        if let Some(p) = rec.profiler.as_deref_mut() {
+            p.begin(dev, cmd);
+        }
+        let recorded = rec.scope(label, f);
+        let mut crumbs = rec.crumbs.take().unwrap();
+        drop(rec);
+        // SAFETY: called only once the GPU is done with the crumbs (or never, when it may still run).
+        let release = |c: &mut Crumbs| unsafe { c.buffer.destroy(self) };
+        full(
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::AccessFlags::MEMORY_WRITE,
+            vk::AccessFlags::HOST_READ
+                | vk::AccessFlags::MEMORY_READ
+                | vk::AccessFlags::MEMORY_WRITE,
+        );
+        if let Err(e) = recorded {
+            unsafe { dev.end_command_buffer(cmd).ok() };
+            cleanup();
+            release(&mut crumbs);
+            return Err(e);
+        }
+        if let Err(e) = unsafe { dev.end_command_buffer(cmd) } {
+            cleanup();
+            release(&mut crumbs);
+            return Err(Error::Vulkan {
+                call: "vkEndCommandBuffer",
+                result: e,
+            });
+        }
+        let cmds = [cmd];
+        let submit = vk::SubmitInfo::default().command_buffers(&cmds);
+        {
+            let queue = self.queue.lock().unwrap();
+            if let Err(e) = unsafe { dev.queue_submit(*queue, &[submit], fence) } {
+                cleanup();
+                release(&mut crumbs);
+                return Err(match e {
+                    vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost {
+                        last_pass: "(none: submission failed)".into(),
+                    },
+                    e => Error::Vulkan {
+                        call: "vkQueueSubmit",
+                        result: e,
+                    },
+                });
+            }
+        }
+        let timeout_ns = self.wait_timeout.as_nanos().min(u64::MAX as u128) as u64;
+        // SAFETY: the fence belongs to this device; the wait is bounded.
+        match unsafe { dev.wait_for_fences(&[fence], true, timeout_ns) } {
+            Ok(()) => {
+                cleanup();
+                release(&mut crumbs);
+                Ok(())
+            }
+            Err(vk::Result::TIMEOUT) => {
+                // The command buffer may still run: leak it, its fence and the crumbs rather than free them.
+                let last_pass = last_crumb(&crumbs);
+                Err(Error::Timeout {
+                    timeout: self.wait_timeout,
+                    last_pass,
+                })
+            }
+            Err(vk::Result::ERROR_DEVICE_LOST) => {
+                let last_pass = last_crumb(&crumbs);
+                Err(Error::DeviceLost { last_pass })
+            }
+            Err(e) => Err(Error::Vulkan {
+                call: "vkWaitForFences",
+                result: e,
+            }),
+        }
+    }
+}
+
+fn last_crumb(c: &Crumbs) -> String {
+    let n = c.labels.len();
+    let Some(p) = c.buffer.mapped() else {
+        return "(unknown)".into();
+    };
+    // SAFETY: the mapping covers CRUMB_SLOTS u32s and n <= CRUMB_SLOTS; the values are read racily on purpose
+    // (the GPU may still write them), which is harmless for u32 flags.
+    let v: Vec<u32> = (0..n)
+        .map(|i| unsafe { std::ptr::read_volatile((p as *const u32).add(i)) })
+        .collect();
+    match v.iter().rposition(|&x| x != 0) {
+        Some(i) => c.labels[i].clone(),
+        None if n == 0 => "(no pass recorded)".into(),
+        None => "(none started)".into(),
+    }
+}

@@ -1,0 +1,65 @@
+//! Tuning as data: what every family's policy shares (the subgroup plan), and the helper that turns a policy
+//! into a specialized kernel. Each family (`scan`, `radix`, ...) has its own policy struct, chosen per device
+//! from its limits (subgroup size, shared memory, vendor) and passed to the shaders as specialization
+//! constants. Nothing assumes a subgroup size.
+
+use crate::gpu::{Context, DeviceCaps, Kernel};
+use crate::Result;
+use std::sync::Arc;
+
+/// How pipelines are built with respect to subgroups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SubgroupPlan {
+    /// The subgroup size pipelines require (with full subgroups), where the device supports subgroup size
+    /// control; `None` where the driver chooses.
+    pub required: Option<u32>,
+    /// The smallest subgroup size a pipeline may run with: sizes per-subgroup shared arrays (spec constant 1).
+    pub min: u32,
+    /// The largest: workgroup sizes are multiples of it, so subgroups are full.
+    pub max: u32,
+}
+
+impl SubgroupPlan {
+    /// The plan for a device: the device's default subgroup size, required where possible.
+    pub fn for_device(caps: &DeviceCaps) -> Self {
+        if caps.subgroup_size_control {
+            let s = caps
+                .subgroup_size
+                .clamp(caps.min_subgroup_size, caps.max_subgroup_size);
+            Self {
+                required: Some(s),
+                min: s,
+                max: s,
+            }
+        } else {
+            let min = caps.min_subgroup_size.min(caps.subgroup_size).max(1);
+            let max = caps.max_subgroup_size.max(caps.subgroup_size).max(1);
+            Self {
+                required: None,
+                min,
+                max,
+            }
+        }
+    }
+
+    /// Rounds a wished-for workgroup size to a multiple of the largest subgroup size within the device limit.
+    pub fn workgroup_size(&self, caps: &DeviceCaps, wish: u32) -> u32 {
+        let limit = caps.max_workgroup_invocations.max(self.max);
+        let wg = wish.min(limit).max(self.max);
+        wg / self.max * self.max
+    }
+
+    /// The kernel `shader` with workgroup size `wg` (spec 0), this plan's minimum subgroup (spec 1) and `extra`
+    /// constants (spec 2..).
+    pub fn kernel(
+        &self,
+        ctx: &Context,
+        shader: &str,
+        wg: u32,
+        extra: &[u32],
+    ) -> Result<Arc<Kernel>> {
+        let mut spec = vec![wg, self.min];
+        spec.extend_from_slice(extra);
+        ctx.kernel(shader, &spec, self.required)
+    }
+}
