@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu:
+#   bash scripts/gpu-run.sh [tests] [bench] [cub]
+# tests: every test executable under the validation layer; bench: `vksort bench` with CUB's figures from the
+# same run; cub: the CUB anchor alone. Results go to $OUT (or ./gpu-out).
+set -uo pipefail
+. ./.device/gpu-prelude.sh
+OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
+root=$(pwd)
+export VK_LAYER_PATH=$root/.gpu/vvl/usr/share/vulkan/explicit_layer.d
+export LD_LIBRARY_PATH=$root/.gpu/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+# tests/cli.rs runs the binary at the path it was built to.
+mkdir -p /work/main/target/release && cp .gpu/bin/vksort /work/main/target/release/vksort
+mkdir -p /work/wt-cli/target/release && cp .gpu/bin/vksort /work/wt-cli/target/release/vksort
+want() { [ $# -eq 0 ] || [[ " $* " == *" $1 "* ]]; }
+what=" $* "
+if [ -z "$*" ] || [[ $what == *" cub "* ]] || [[ $what == *" bench "* ]]; then
+  (nvcc -O3 -std=c++17 -arch=sm_90 .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3) &
+  nvcc_pid=$!
+fi
+if [ -z "$*" ] || [[ $what == *" tests "* ]]; then
+  .gpu/bin/vksort info 2>&1 | tee "$OUT/info.txt"
+  fail=0
+  for t in .gpu/bin/test-*; do
+    echo "== $t"
+    VKSORT_VALIDATION=1 timeout 300 "$t" --test-threads=1 2>&1 | tail -n 25 | tee -a "$OUT/tests.log" || fail=1
+  done
+  echo "tests exit: $fail" | tee -a "$OUT/tests.log"
+fi
+if [ -n "${nvcc_pid:-}" ]; then wait "$nvcc_pid"; fi
+if [ -z "$*" ] || [[ $what == *" cub "* ]] || [[ $what == *" bench "* ]]; then
+  /tmp/cub_bench 16 20 24 28 > "$OUT/cub.csv" && tail -n +1 "$OUT/cub.csv" | head -3
+fi
+if [ -z "$*" ] || [[ $what == *" bench "* ]]; then
+  .gpu/bin/vksort bench ${BENCH_ARGS:-} --compare "$OUT/cub.csv" --out-dir "$OUT" 2>&1 | tee "$OUT/bench.txt"
+fi
