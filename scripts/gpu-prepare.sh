@@ -4,7 +4,16 @@
 # The GPU machine has no Rust toolchain and no network; see ../shared/device/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p .gpu/bin
+mkdir -p .gpu/bin .gl
+# The loader alone is not enough: NVIDIA's ICD (libGLX_nvidia) needs glvnd's libraries too.
+if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
+  grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
+  mkdir -p /tmp/amd64/partial
+  o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
+  apt-get $o update >/dev/null
+  (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null 2>&1)
+fi
+[ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' .git/info/exclude || echo /.device/ >> .git/info/exclude; }
 rm -f .gpu/bin/*
 cargo build --release --bin vksort
 cp target/release/vksort .gpu/bin/
