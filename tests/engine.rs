@@ -126,3 +126,153 @@ fn unsupported_is_reported_by_name() {
         assert!(e.to_string().contains(&ctx.caps().name));
     });
 }
+
+/// A renderer's own instance and device, adopted: vksort records into the renderer's command buffer, then drops
+/// without destroying anything it did not create (the renderer's device still works afterwards).
+#[test]
+fn adopted_device_is_used_and_left_alive() {
+    use ash::vk;
+    let _guard = common::lock();
+    // SAFETY (test): plain Vulkan set-up by "the renderer".
+    unsafe {
+        let entry = ash::Entry::load().unwrap();
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = entry
+            .create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .unwrap();
+        let pds = instance.enumerate_physical_devices().unwrap();
+        let pd = pds[0];
+        let family = instance
+            .get_physical_device_queue_family_properties(pd)
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+            .unwrap() as u32;
+        let exts: Vec<*const std::ffi::c_char> = vksort::Context::device_extensions(&instance, pd)
+            .unwrap()
+            .iter()
+            .map(|e| e.as_ptr())
+            .collect();
+        let prio = [1.0f32];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&prio)];
+        let device = instance
+            .create_device(
+                pd,
+                &vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&queues)
+                    .enabled_extension_names(&exts),
+                None,
+            )
+            .unwrap();
+        let queue = device.get_device_queue(family, 0);
+        let ctx = vksort::Context::adopt(vksort::gpu::AdoptInfo {
+            entry: entry.clone(),
+            instance: instance.clone(),
+            physical_device: pd,
+            device: device.clone(),
+            queue_family_index: family,
+            queue,
+            debug_utils: false,
+            subgroup_size_control: false,
+            int64: false,
+            subgroup_partitioned: false,
+            wait_timeout: Duration::from_secs(30),
+        })
+        .unwrap();
+        // Record into the renderer's command buffer, on buffers vksort allocated for the test.
+        let data = Rng(5).vec_u32(1000);
+        let src = Buffer::from_slice(&ctx, "renderer::src", &data).unwrap();
+        let dst = Buffer::from_slice(&ctx, "renderer::dst", &[0u32; 1000]).unwrap();
+        let pool = device
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(family),
+                None,
+            )
+            .unwrap();
+        let cmd = device
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        device
+            .begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
+            .unwrap();
+        let mut rec = vksort::gpu::Recorder::new(&ctx, cmd);
+        copy::cmd_copy(&mut rec, src.as_ref(), dst.as_ref(), 4000).unwrap();
+        // The barrier the caller owes after: compute writes -> host reads.
+        let mb = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::TRANSFER_READ);
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::COMPUTE_SHADER,
+            vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[mb],
+            &[],
+            &[],
+        );
+        device.end_command_buffer(cmd).unwrap();
+        let fence = device
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        let cmds = [cmd];
+        device
+            .queue_submit(
+                queue,
+                &[vk::SubmitInfo::default().command_buffers(&cmds)],
+                fence,
+            )
+            .unwrap();
+        device
+            .wait_for_fences(&[fence], true, 30_000_000_000)
+            .unwrap();
+        assert_eq!(dst.read_vec::<u32>(1000).unwrap(), data);
+        drop((src, dst));
+        drop(ctx);
+        // The renderer's device and instance are still alive and usable.
+        let b = device
+            .create_buffer(
+                &vk::BufferCreateInfo::default()
+                    .size(64)
+                    .usage(vk::BufferUsageFlags::STORAGE_BUFFER),
+                None,
+            )
+            .unwrap();
+        device.destroy_buffer(b, None);
+        device.destroy_fence(fence, None);
+        device.destroy_command_pool(pool, None);
+        device.destroy_device(None);
+        instance.destroy_instance(None);
+    }
+}
+
+#[test]
+fn device_selection_by_index_and_name() {
+    let _guard = common::lock();
+    let devices = vksort::Context::enumerate().unwrap();
+    assert!(!devices.is_empty());
+    let (idx, caps) = &devices[0];
+    let by_index = vksort::Context::new(vksort::ContextOptions {
+        device: Some(idx.to_string()),
+        ..Default::default()
+    });
+    assert_eq!(by_index.unwrap().caps().name, caps.name);
+    let word = caps.name.split_whitespace().next().unwrap().to_lowercase();
+    let by_name = vksort::Context::new(vksort::ContextOptions {
+        device: Some(word),
+        ..Default::default()
+    });
+    assert!(by_name.is_ok());
+    let none = vksort::Context::new(vksort::ContextOptions {
+        device: Some("no such gpu".into()),
+        ..Default::default()
+    });
+    assert!(matches!(none, Err(Error::NoDevice(_))));
+}

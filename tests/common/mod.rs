@@ -26,9 +26,14 @@ pub fn ctx() -> Arc<Context> {
     .clone()
 }
 
+/// Serializes a test that makes its own device with the other GPU tests.
+pub fn lock() -> std::sync::MutexGuard<'static, ()> {
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs `f` with the GPU to itself, then fails if validation reported any error during it.
 pub fn with_gpu<T>(f: impl FnOnce(&Arc<Context>) -> T) -> T {
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _guard = lock();
     let ctx = ctx();
     let _ = ctx.take_validation_errors();
     let out = f(&ctx);
