@@ -84,7 +84,8 @@ void rank_digits(uint bits) {
     uint base = gl_SubgroupID * RADIX;
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
-        uvec4 peers = match_digit(d, bits);
+        // Fast path: a subgroup whose items all share one digit needs no matching.
+        uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
         uint leader = lsb4(peers);
         uint cnt = popcount4(peers);
         uint below = popcount4(peers & gl_SubgroupLtMask);
