@@ -53,6 +53,7 @@ shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_gbase[RADIX];
 shared uint s_tile;
+shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
 
 #include "radix_rank.glsl"
 
@@ -143,6 +144,7 @@ void main() {
         g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) : mask;
     }
 
+    if (lid == 0u) s_uniform = 0u;
     rank_digits(pc.pass_bits);
 
 #if LOOKBACK
@@ -168,11 +170,27 @@ void main() {
     }
 #endif
 
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
+    }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
         g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
     }
     barrier();
+
+    // Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
+    if (s_uniform != 0u) {
+        uint gb = s_gbase[s_uniform - 1u];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            uint dst = gb + item_pos(j);
+            store_key(dst * KEY_WORDS, g_w0[j]);
+            if (KEY_WORDS == 2u) store_key(dst * 2u + 1u, g_w1[j]);
+            if (VAL_WORDS >= 1u) store_val(dst * VAL_WORDS, g_v0[j]);
+            if (VAL_WORDS == 2u) store_val(dst * 2u + 1u, g_v1[j]);
+        }
+        return;
+    }
 
     // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination.
     [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];

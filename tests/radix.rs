@@ -18,7 +18,7 @@ enum Dist {
     FewUnique,
     Entropy(u32),
     FloatSpecials,
-    /// Long runs of one top byte (uniform tiles in the high digit places), random low bits.
+    /// Long runs of one low byte (uniform tiles in the first pass), random high bits.
     Runs,
 }
 
@@ -48,12 +48,9 @@ fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
             .map(|_| (0..k).fold(mask, |a, _| a & r.next_u64()))
             .collect(),
         Dist::FloatSpecials => (0..n).map(|_| r.next_u64() & mask).collect(),
-        Dist::Runs => {
-            let top = key.bits() - 8;
-            (0..n as u64)
-                .map(|i| ((i / 1500) << top | (r.next_u64() & 0xffff)) & mask)
-                .collect()
-        }
+        Dist::Runs => (0..n as u64)
+            .map(|i| ((r.next_u64() << 8) | ((i / 1500) & 0xff)) & mask)
+            .collect(),
     };
     if let Dist::FloatSpecials = dist {
         let specials: Vec<u64> = if key.bytes() == 4 {
