@@ -253,8 +253,13 @@ impl Sorter {
         count: BufferRef,
         capacity: u64,
     ) -> Result<()> {
-        self.radix
-            .cmd_sort(rec, keys, values, scratch, radix::Count::Gpu { count, capacity })
+        self.radix.cmd_sort(
+            rec,
+            keys,
+            values,
+            scratch,
+            radix::Count::Gpu { count, capacity },
+        )
     }
 
     /// Byte offset, within the scratch, of the control block for a sort planned for `max_n` keys (host n or
@@ -314,7 +319,11 @@ pub fn sort<K: SortKey>(ctx: &Arc<Context>, keys: &mut [K]) -> Result<()> {
 }
 
 /// Sorts `keys` on the GPU as `config` says (its key and value types are taken from `K`).
-pub fn sort_with<K: SortKey>(ctx: &Arc<Context>, keys: &mut [K], config: &SortConfig) -> Result<()> {
+pub fn sort_with<K: SortKey>(
+    ctx: &Arc<Context>,
+    keys: &mut [K],
+    config: &SortConfig,
+) -> Result<()> {
     host_sort::<K, u32>(ctx, keys, None, config)
 }
 

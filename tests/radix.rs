@@ -24,7 +24,11 @@ enum Dist {
 
 fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
     let mut r = Rng(seed);
-    let mask = if key.bytes() == 4 { 0xffff_ffffu64 } else { u64::MAX };
+    let mask = if key.bytes() == 4 {
+        0xffff_ffffu64
+    } else {
+        u64::MAX
+    };
     let mut v: Vec<u64> = match dist {
         Dist::Uniform => (0..n).map(|_| r.next_u64() & mask).collect(),
         Dist::AllEqual => {
@@ -95,7 +99,9 @@ fn to_words(raw: &[u64], bytes: u32) -> Vec<u32> {
     if bytes == 4 {
         raw.iter().map(|&x| x as u32).collect()
     } else {
-        raw.iter().flat_map(|&x| [x as u32, (x >> 32) as u32]).collect()
+        raw.iter()
+            .flat_map(|&x| [x as u32, (x >> 32) as u32])
+            .collect()
     }
 }
 
@@ -196,7 +202,9 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
         }
     }
     if gpu_n.is_some() {
-        let meta = scratch.read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize).unwrap();
+        let meta = scratch
+            .read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize)
+            .unwrap();
         let base = (sorter.control_offset(n as u64) / 4) as usize;
         assert_eq!(meta[base + radix::CTRL_N as usize], m as u32, "{label}");
         assert_eq!(meta[base + radix::CTRL_OVERFLOW as usize], 0, "{label}");
@@ -223,34 +231,70 @@ fn push_constant_structs_match_reflection() {
         ("radix_plan", std::mem::size_of::<upfront::PlanPush>()),
         ("radix_setup", std::mem::size_of::<setup::SetupPush>()),
         ("radix_copy", 0),
-        ("radix_onesweep_ballot", std::mem::size_of::<onesweep::OnesweepPush>()),
-        ("radix_onesweep_partitioned", std::mem::size_of::<onesweep::OnesweepPush>()),
-        ("radix_onesweep_downsweep", std::mem::size_of::<onesweep::OnesweepPush>()),
+        (
+            "radix_onesweep_ballot",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_partitioned",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_downsweep",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
         (
             "radix_onesweep_downsweep_partitioned",
             std::mem::size_of::<onesweep::OnesweepPush>(),
         ),
         ("radix_upsweep", std::mem::size_of::<rts::UpsweepPush>()),
         ("radix_spine", std::mem::size_of::<rts::SpinePush>()),
-        ("radix_small_ballot", std::mem::size_of::<small::SmallPush>()),
-        ("radix_small_partitioned", std::mem::size_of::<small::SmallPush>()),
+        (
+            "radix_small_ballot",
+            std::mem::size_of::<small::SmallPush>(),
+        ),
+        (
+            "radix_small_partitioned",
+            std::mem::size_of::<small::SmallPush>(),
+        ),
     ];
     for (shader, size) in cases {
         let iface = reflect(shader).unwrap();
-        assert_eq!(iface.push_constant_size as usize, *size, "push constants of {shader}");
+        assert_eq!(
+            iface.push_constant_size as usize, *size,
+            "push constants of {shader}"
+        );
     }
 }
 
 #[test]
 fn cpu_reference_orders_floats_totally() {
-    let mut k = vec![f32::NAN, -f32::NAN, 1.0, -0.0, 0.0, f32::INFINITY, f32::NEG_INFINITY, -1.0];
+    let mut k = vec![
+        f32::NAN,
+        -f32::NAN,
+        1.0,
+        -0.0,
+        0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -1.0,
+    ];
     let mut v: Vec<u32> = (0..k.len() as u32).collect();
     sort::cpu_sort_reference(&mut k, Some(&mut v), Order::Ascending, None);
     let bits: Vec<u32> = k.iter().map(|x| x.to_bits()).collect();
-    let want: Vec<u32> = [-f32::NAN, f32::NEG_INFINITY, -1.0, -0.0, 0.0, 1.0, f32::INFINITY, f32::NAN]
-        .iter()
-        .map(|x| x.to_bits())
-        .collect();
+    let want: Vec<u32> = [
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -1.0,
+        -0.0,
+        0.0,
+        1.0,
+        f32::INFINITY,
+        f32::NAN,
+    ]
+    .iter()
+    .map(|x| x.to_bits())
+    .collect();
     assert_eq!(bits, want);
     sort::cpu_sort_reference(&mut k, Some(&mut v), Order::Descending, None);
     assert_eq!(k[0].to_bits(), f32::NAN.to_bits());
@@ -270,8 +314,16 @@ fn full_matrix() {
                         } else {
                             Dist::Entropy(1 + (bits.is_some() as u32))
                         };
-                        for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan, SortAlgorithm::Small] {
-                            let n = if alg == SortAlgorithm::Small { small_max - 3 } else { 5000 };
+                        for alg in [
+                            SortAlgorithm::Onesweep,
+                            SortAlgorithm::ReduceThenScan,
+                            SortAlgorithm::Small,
+                        ] {
+                            let n = if alg == SortAlgorithm::Small {
+                                small_max - 3
+                            } else {
+                                5000
+                            };
                             let mut c = Case::new(key);
                             c.value = value;
                             c.order = order;
@@ -328,17 +380,39 @@ fn edge_sizes() {
         let p = lavapipe_policy(ctx);
         let tile = p.tile() as usize;
         let small = p.small_sort_max as usize;
-        let mut sizes: Vec<usize> = vec![0, 1, 2, 3, 7, 31, 33, 255, 257, 2 * tile + 1, 3 * tile - 1, 12345];
+        let mut sizes: Vec<usize> = vec![
+            0,
+            1,
+            2,
+            3,
+            7,
+            31,
+            33,
+            255,
+            257,
+            2 * tile + 1,
+            3 * tile - 1,
+            12345,
+        ];
         sizes.extend(tile - 2..=tile + 2);
         sizes.extend(small - 2..=small + 2);
         for key in [KeyType::U32, KeyType::F64] {
-            for alg in [SortAlgorithm::Auto, SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan, SortAlgorithm::Small] {
+            for alg in [
+                SortAlgorithm::Auto,
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
                 for &n in &sizes {
                     if alg == SortAlgorithm::Small && n > small {
                         continue;
                     }
                     let mut c = Case::new(key);
-                    c.value = if key == KeyType::U32 { ValueType::U64 } else { ValueType::U32 };
+                    c.value = if key == KeyType::U32 {
+                        ValueType::U64
+                    } else {
+                        ValueType::U32
+                    };
                     c.algorithm = alg;
                     check(ctx, &c, &gen(key, Dist::Uniform, n, n as u64), None);
                 }
@@ -354,7 +428,11 @@ fn digit_widths() {
         for digit_bits in 4..=8 {
             let mut p = lavapipe_policy(ctx);
             p.digit_bits = digit_bits;
-            for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan, SortAlgorithm::Small] {
+            for alg in [
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
                 for (key, bits) in [
                     (KeyType::U64, None),
                     (KeyType::I64, Some((27, 45))),
@@ -365,8 +443,17 @@ fn digit_widths() {
                     c.bits = bits;
                     c.algorithm = alg;
                     c.policy = Some(p);
-                    let n = if alg == SortAlgorithm::Small { 1500 } else { 4100 };
-                    check(ctx, &c, &gen(key, Dist::Uniform, n, digit_bits as u64), None);
+                    let n = if alg == SortAlgorithm::Small {
+                        1500
+                    } else {
+                        4100
+                    };
+                    check(
+                        ctx,
+                        &c,
+                        &gen(key, Dist::Uniform, n, digit_bits as u64),
+                        None,
+                    );
                 }
             }
         }
@@ -381,7 +468,10 @@ fn onesweep_forward_progress_emulation() {
             let mut p = lavapipe_policy(ctx);
             p.stall_every = stall_every;
             p.spin_limit = spin;
-            for (key, value) in [(KeyType::U32, ValueType::U32), (KeyType::F64, ValueType::U64)] {
+            for (key, value) in [
+                (KeyType::U32, ValueType::U32),
+                (KeyType::F64, ValueType::U64),
+            ] {
                 let mut c = Case::new(key);
                 c.value = value;
                 c.algorithm = SortAlgorithm::Onesweep;
@@ -398,8 +488,19 @@ fn onesweep_forward_progress_emulation() {
 #[test]
 fn gpu_side_count() {
     with_gpu(|ctx| {
-        for alg in [SortAlgorithm::Auto, SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan, SortAlgorithm::Small] {
-            for (cap, m) in [(1500usize, 1000usize), (1500, 0), (1500, 1), (1500, 1500), (9000, 5001)] {
+        for alg in [
+            SortAlgorithm::Auto,
+            SortAlgorithm::Onesweep,
+            SortAlgorithm::ReduceThenScan,
+            SortAlgorithm::Small,
+        ] {
+            for (cap, m) in [
+                (1500usize, 1000usize),
+                (1500, 0),
+                (1500, 1),
+                (1500, 1500),
+                (9000, 5001),
+            ] {
                 if alg == SortAlgorithm::Small && cap > 2048 {
                     continue;
                 }
@@ -420,14 +521,28 @@ fn gpu_side_count_overflow_is_clamped_and_flagged() {
     with_gpu(|ctx| {
         for alg in [SortAlgorithm::Onesweep, SortAlgorithm::Small] {
             let cap = 1000usize;
-            let sorter = Sorter::new(ctx, SortConfig { algorithm: alg, ..Default::default() }).unwrap();
+            let sorter = Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: alg,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
             let raw: Vec<u32> = Rng(5).vec_u32(cap);
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
             let req = sorter.storage_requirements(cap as u64);
             let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
             let cnt = Buffer::from_slice(ctx, "test::count", &[5000u32]).unwrap();
             ctx.submit("test::sort", |rec| {
-                sorter.cmd_sort_indirect(rec, kb.as_ref(), None, scratch.as_ref(), cnt.as_ref(), cap as u64)
+                sorter.cmd_sort_indirect(
+                    rec,
+                    kb.as_ref(),
+                    None,
+                    scratch.as_ref(),
+                    cnt.as_ref(),
+                    cap as u64,
+                )
             })
             .unwrap();
             let mut want = raw.clone();
@@ -454,7 +569,12 @@ fn large() {
         let mut c = Case::new(KeyType::F32);
         c.algorithm = SortAlgorithm::ReduceThenScan;
         c.order = Order::Descending;
-        check(ctx, &c, &gen(KeyType::F32, Dist::FloatSpecials, (1 << 20) + 5, 2), None);
+        check(
+            ctx,
+            &c,
+            &gen(KeyType::F32, Dist::FloatSpecials, (1 << 20) + 5, 2),
+            None,
+        );
     });
 }
 
@@ -463,7 +583,9 @@ fn large() {
 fn host_forms() {
     with_gpu(|ctx| {
         let mut r = Rng(11);
-        let mut k: Vec<f32> = (0..5000).map(|_| (r.next_u32() % 1000) as f32 - 500.0).collect();
+        let mut k: Vec<f32> = (0..5000)
+            .map(|_| (r.next_u32() % 1000) as f32 - 500.0)
+            .collect();
         let mut want = k.clone();
         sort::sort(ctx, &mut k).unwrap();
         sort::cpu_sort_reference::<f32, u32>(&mut want, None, Order::Ascending, None);
@@ -471,7 +593,10 @@ fn host_forms() {
         let mut k: Vec<i64> = (0..3000).map(|_| r.next_u64() as i64 >> 40).collect();
         let mut v: Vec<f64> = (0..3000).map(|i| i as f64).collect();
         let (mut wk, mut wv) = (k.clone(), v.clone());
-        let cfg = SortConfig { order: Order::Descending, ..Default::default() };
+        let cfg = SortConfig {
+            order: Order::Descending,
+            ..Default::default()
+        };
         sort::sort_pairs_with(ctx, &mut k, &mut v, &cfg).unwrap();
         sort::cpu_sort_reference(&mut wk, Some(&mut wv), Order::Descending, None);
         assert_eq!(k, wk);
@@ -504,50 +629,90 @@ fn bad_input_is_rejected_and_writes_nothing() {
     with_gpu(|ctx| {
         // Bit ranges.
         for bits in [(0, 33), (5, 5), (6, 2)] {
-            let cfg = SortConfig { bits: Some(bits), ..Default::default() };
-            assert!(matches!(Sorter::new(ctx, cfg), Err(Error::InvalidArgument(_))), "{bits:?}");
+            let cfg = SortConfig {
+                bits: Some(bits),
+                ..Default::default()
+            };
+            assert!(
+                matches!(Sorter::new(ctx, cfg), Err(Error::InvalidArgument(_))),
+                "{bits:?}"
+            );
         }
-        let cfg = SortConfig { key: KeyType::U64, bits: Some((0, 65)), ..Default::default() };
-        assert!(matches!(Sorter::new(ctx, cfg), Err(Error::InvalidArgument(_))));
+        let cfg = SortConfig {
+            key: KeyType::U64,
+            bits: Some((0, 65)),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Sorter::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
         // Policy.
         let mut p = lavapipe_policy(ctx);
         p.digit_bits = 9;
-        let cfg = SortConfig { policy: Some(p), ..Default::default() };
+        let cfg = SortConfig {
+            policy: Some(p),
+            ..Default::default()
+        };
         assert!(Sorter::new(ctx, cfg).is_err());
 
         let n = 5000usize;
         let raw = Rng(3).vec_u32(n);
-        let cfg = SortConfig { value: ValueType::U32, algorithm: SortAlgorithm::Onesweep, ..Default::default() };
+        let cfg = SortConfig {
+            value: ValueType::U32,
+            algorithm: SortAlgorithm::Onesweep,
+            ..Default::default()
+        };
         let sorter = Sorter::new(ctx, cfg).unwrap();
         let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
         let vb = Buffer::from_slice(ctx, "test::vals", &raw).unwrap();
         let req = sorter.storage_requirements(n as u64);
         let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
         let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
-        let run = |k: vksort::BufferRef, v: Option<vksort::BufferRef>, s: vksort::BufferRef, n: u64| {
-            ctx.submit("test::bad", |rec| sorter.cmd_sort(rec, k, v, s, n))
-        };
+        let run =
+            |k: vksort::BufferRef, v: Option<vksort::BufferRef>, s: vksort::BufferRef, n: u64| {
+                ctx.submit("test::bad", |rec| sorter.cmd_sort(rec, k, v, s, n))
+            };
         let nb = (n * 4) as u64;
         // value buffer shorter than the keys
         assert!(matches!(
-            run(kb.as_ref(), Some(vb.slice(0, nb - 4)), scratch.as_ref(), n as u64),
+            run(
+                kb.as_ref(),
+                Some(vb.slice(0, nb - 4)),
+                scratch.as_ref(),
+                n as u64
+            ),
             Err(Error::BufferTooSmall { .. })
         ));
         // missing values
-        assert!(matches!(run(kb.as_ref(), None, scratch.as_ref(), n as u64), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            run(kb.as_ref(), None, scratch.as_ref(), n as u64),
+            Err(Error::InvalidArgument(_))
+        ));
         // key buffer too small for n
         assert!(matches!(
-            run(kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n as u64 + 1),
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n as u64 + 1
+            ),
             Err(Error::BufferTooSmall { .. })
         ));
         // scratch too small
         assert!(matches!(
-            run(kb.as_ref(), Some(vb.as_ref()), scratch.slice(0, req.scratch_bytes - 4), n as u64),
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.slice(0, req.scratch_bytes - 4),
+                n as u64
+            ),
             Err(Error::BufferTooSmall { .. })
         ));
         // missing usage
         let mut no_ind = scratch.as_ref();
-        no_ind.usage = ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST;
+        no_ind.usage =
+            ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST;
         assert!(matches!(
             run(kb.as_ref(), Some(vb.as_ref()), no_ind, n as u64),
             Err(Error::MissingUsage { .. })
@@ -567,16 +732,39 @@ fn bad_input_is_rejected_and_writes_nothing() {
         ));
         // GPU-side count: misaligned count offset, count buffer too small
         let r = ctx.submit("test::bad", |rec| {
-            sorter.cmd_sort_indirect(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), cnt.slice(2, 4), n as u64)
+            sorter.cmd_sort_indirect(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                cnt.slice(2, 4),
+                n as u64,
+            )
         });
         assert!(matches!(r, Err(Error::Misaligned { .. })), "{r:?}");
         let r = ctx.submit("test::bad", |rec| {
-            sorter.cmd_sort_indirect(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), cnt.slice(0, 2), n as u64)
+            sorter.cmd_sort_indirect(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                cnt.slice(0, 2),
+                n as u64,
+            )
         });
         assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
         // Small with too many keys
-        let small = Sorter::new(ctx, SortConfig { algorithm: SortAlgorithm::Small, ..Default::default() }).unwrap();
-        let r = ctx.submit("test::bad", |rec| small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64));
+        let small = Sorter::new(
+            ctx,
+            SortConfig {
+                algorithm: SortAlgorithm::Small,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let r = ctx.submit("test::bad", |rec| {
+            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+        });
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
         assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);
         assert_eq!(vb.read_vec::<u32>(n).unwrap(), raw);
@@ -588,16 +776,26 @@ fn auto_resolves_by_size() {
     with_gpu(|ctx| {
         let s = Sorter::new(ctx, SortConfig::default()).unwrap();
         let p = *s.policy();
-        assert_eq!(s.algorithm_for(p.small_sort_max as u64), SortAlgorithm::Small);
+        assert_eq!(
+            s.algorithm_for(p.small_sort_max as u64),
+            SortAlgorithm::Small
+        );
         let big = s.algorithm_for(p.small_sort_max as u64 + 1);
-        assert!(matches!(big, SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan));
+        assert!(matches!(
+            big,
+            SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan
+        ));
     });
 }
 
 #[test]
 fn smoke() {
     with_gpu(|ctx| {
-        for alg in [SortAlgorithm::Small, SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+        for alg in [
+            SortAlgorithm::Small,
+            SortAlgorithm::Onesweep,
+            SortAlgorithm::ReduceThenScan,
+        ] {
             let mut c = Case::new(KeyType::U32);
             c.algorithm = alg;
             c.value = ValueType::U32;

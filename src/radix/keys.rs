@@ -15,7 +15,11 @@ pub fn transform(kind: KeyType, raw: u64, order: Order) -> u64 {
         KeyType::I32 => (raw ^ 0x8000_0000) & 0xffff_ffff,
         KeyType::F32 => {
             let x = raw as u32;
-            (if x & 0x8000_0000 != 0 { !x } else { x | 0x8000_0000 }) as u64
+            (if x & 0x8000_0000 != 0 {
+                !x
+            } else {
+                x | 0x8000_0000
+            }) as u64
         }
         KeyType::U64 => raw,
         KeyType::I64 => raw ^ (1u64 << 63),

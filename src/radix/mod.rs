@@ -16,6 +16,7 @@
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
 //! - `vksort::radix::copy`: only when an odd number of passes ran (decided on the GPU; indirect with 0 groups
 //!   otherwise): 2(k + v) B/key.
+//!
 //! Besides these, `vksort::radix::clear` fills (vkCmdFillBuffer) the control block, histograms and (Onesweep)
 //! the look-back status: ~4 x places x 2^digit_bits / tile B per key.
 //! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
@@ -288,7 +289,9 @@ impl RadixSort {
     pub fn new(ctx: &Arc<Context>, config: &SortConfig) -> Result<Self> {
         let caps = ctx.caps();
         let plan = SubgroupPlan::for_device(caps);
-        let policy = config.policy.unwrap_or_else(|| RadixPolicy::for_device(caps));
+        let policy = config
+            .policy
+            .unwrap_or_else(|| RadixPolicy::for_device(caps));
         policy.check(caps, &plan)?;
         ctx.require_subgroup_ops(
             vk::SubgroupFeatureFlags::BASIC
@@ -418,7 +421,9 @@ impl RadixSort {
         }
         keys.check(ctx, "keys", kb, vk::BufferUsageFlags::STORAGE_BUFFER)?;
         match (values, self.val_words) {
-            (Some(v), w) if w > 0 => v.check(ctx, "values", vb, vk::BufferUsageFlags::STORAGE_BUFFER)?,
+            (Some(v), w) if w > 0 => {
+                v.check(ctx, "values", vb, vk::BufferUsageFlags::STORAGE_BUFFER)?
+            }
             (None, 0) => {}
             (Some(_), _) => {
                 return Err(Error::InvalidArgument(
@@ -457,7 +462,12 @@ impl RadixSort {
                         available: c.size,
                     });
                 }
-                bound.check(ctx, "count", bound.size, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+                bound.check(
+                    ctx,
+                    "count",
+                    bound.size,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                )?;
                 Some((bound, word as u32))
             }
             None => None,
@@ -481,7 +491,12 @@ impl RadixSort {
         })
     }
 
-    fn record_passes(&self, rec: &mut Recorder, b: &Bindings, algorithm: SortAlgorithm) -> Result<()> {
+    fn record_passes(
+        &self,
+        rec: &mut Recorder,
+        b: &Bindings,
+        algorithm: SortAlgorithm,
+    ) -> Result<()> {
         // Clear the control block, histograms and (Onesweep) status; n from the host goes in word 0.
         let clear_bytes = if algorithm == SortAlgorithm::Onesweep {
             b.layout.meta_bytes
