@@ -805,3 +805,92 @@ fn smoke() {
         }
     });
 }
+
+/// Every pass is labelled and timed when a profiler is attached.
+#[test]
+fn passes_are_labelled_and_profiled() {
+    with_gpu(|ctx| {
+        let cases = [
+            (
+                SortAlgorithm::Onesweep,
+                vec![
+                    "vksort::radix::clear",
+                    "vksort::radix::clear",
+                    "vksort::radix::upfront",
+                    "vksort::radix::plan",
+                    "vksort::radix::onesweep::place0",
+                    "vksort::radix::onesweep::place1",
+                    "vksort::radix::onesweep::place2",
+                    "vksort::radix::onesweep::place3",
+                    "vksort::radix::copy",
+                ],
+            ),
+            (
+                SortAlgorithm::ReduceThenScan,
+                vec![
+                    "vksort::radix::clear",
+                    "vksort::radix::clear",
+                    "vksort::radix::upfront",
+                    "vksort::radix::plan",
+                    "vksort::radix::upsweep::place0",
+                    "vksort::radix::spine::place0",
+                    "vksort::radix::downsweep::place0",
+                    "vksort::radix::upsweep::place1",
+                    "vksort::radix::spine::place1",
+                    "vksort::radix::downsweep::place1",
+                    "vksort::radix::copy",
+                ],
+            ),
+            (SortAlgorithm::Small, vec!["vksort::radix::small"]),
+        ];
+        for (alg, want) in cases {
+            let bits = if alg == SortAlgorithm::ReduceThenScan {
+                Some((0, 16))
+            } else {
+                None
+            };
+            let sorter = Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: alg,
+                    bits,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let n = 2000usize;
+            let raw = Rng(9).vec_u32(n);
+            let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
+            let req = sorter.storage_requirements(n as u64);
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            let mut prof = vksort::gpu::Profiler::new(ctx, 64).unwrap();
+            ctx.submit_profiled("test::sort", Some(&mut prof), |rec| {
+                sorter.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+            })
+            .unwrap();
+            let labels: Vec<String> = prof
+                .results()
+                .unwrap()
+                .into_iter()
+                .map(|p| p.label)
+                .collect();
+            assert_eq!(labels, want, "{alg:?}");
+            let mut sorted = raw.clone();
+            sorted.sort_by_key(|&x| if bits.is_some() { x & 0xffff } else { x });
+            assert!(kb.read_vec::<u32>(n).unwrap() == sorted, "{alg:?}");
+        }
+        // Partitioned ranking needs VK_NV_shader_subgroup_partitioned.
+        if !ctx.caps().subgroup_partitioned {
+            let mut p = lavapipe_policy(ctx);
+            p.use_partitioned = true;
+            let r = Sorter::new(
+                ctx,
+                SortConfig {
+                    policy: Some(p),
+                    ..Default::default()
+                },
+            );
+            assert!(matches!(r, Err(Error::Unsupported { .. })));
+        }
+    });
+}
