@@ -13,6 +13,7 @@ layout(push_constant) uniform Push {
     uint capacity;
     uint chunk;        // keys per upfront workgroup
     uint max_x;        // maxComputeWorkGroupCount[0]
+    uint max_groups;   // most upfront workgroups
 } pc;
 
 void main() {
@@ -22,7 +23,7 @@ void main() {
     meta[CTRL_N] = n;
     meta[CTRL_RAW_COUNT] = raw;
     meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
-    uint groups = div_ceil(n, pc.chunk);
+    uint groups = min(div_ceil(n, pc.chunk), pc.max_groups);
     uint x = groups == 0u ? 0u : min(groups, pc.max_x);
     meta[CTRL_UPFRONT_ARGS + 0u] = x;
     meta[CTRL_UPFRONT_ARGS + 1u] = groups == 0u ? 1u : div_ceil(groups, x);

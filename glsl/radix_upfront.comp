@@ -1,7 +1,8 @@
 #version 460
 // radix_upfront.comp (vksort::radix::upfront): reads the keys once and adds the digit histogram of every digit
-// place to meta[hist_off + place * RADIX + digit] (zeroed before). Workgroup g covers keys
-// [g * WG_SIZE * KPT, (g + 1) * WG_SIZE * KPT); n comes from the control block.
+// place to meta[hist_off + place * RADIX + digit] (zeroed before). G = min(ceil(n / (WG_SIZE * KPT)),
+// max_groups) workgroups; workgroup g covers chunks g, g + G, ... of WG_SIZE * KPT keys, so the global atomics
+// stay few (G x places x RADIX). n comes from the control block.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
@@ -22,6 +23,7 @@ layout(push_constant) uniform Push {
     uint key_kind;
     uint flags;     // bit 0: descending
     uint hist_off;
+    uint max_groups;
 } pc;
 
 shared uint s_hist[PLACES * RADIX];
@@ -29,22 +31,25 @@ shared uint s_hist[PLACES * RADIX];
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
-    uint groups = div_ceil(n, WG_SIZE * KPT);
+    uint chunks = div_ceil(n, WG_SIZE * KPT);
+    uint groups = min(chunks, pc.max_groups);
     uint g = flat_group_id();
     if (g >= groups) return;
     for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) s_hist[i] = 0u;
     barrier();
     bool desc = (pc.flags & 1u) != 0u;
-    uint base = g * WG_SIZE * KPT;
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = base + k * WG_SIZE + lid;
-        if (idx < n) {
-            uvec2 key = uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u);
-            uvec2 t = key_transform(key, pc.key_kind, desc);
-            for (uint p = 0u; p < PLACES; p++) {
-                uint shift = pc.lo + p * DIGIT_BITS;
-                uint bits = min(DIGIT_BITS, pc.hi - shift);
-                atomicAdd(s_hist[p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
+    for (uint c = g; c < chunks; c += groups) {
+        uint base = c * WG_SIZE * KPT;
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint idx = base + k * WG_SIZE + lid;
+            if (idx < n) {
+                uvec2 key = uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u);
+                uvec2 t = key_transform(key, pc.key_kind, desc);
+                for (uint p = 0u; p < PLACES; p++) {
+                    uint shift = pc.lo + p * DIGIT_BITS;
+                    uint bits = min(DIGIT_BITS, pc.hi - shift);
+                    atomicAdd(s_hist[p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
+                }
             }
         }
     }

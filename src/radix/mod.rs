@@ -89,8 +89,10 @@ pub struct RadixPolicy {
     pub small_workgroup_size: u32,
     /// Keys per invocation of the one-workgroup sort.
     pub small_keys_per_thread: u32,
-    /// Keys per invocation of the upfront histogram pass.
+    /// Keys per invocation of the upfront histogram pass (per chunk).
     pub upfront_keys_per_thread: u32,
+    /// Most workgroups of the upfront histogram pass (each loops over chunks), bounding its global atomics.
+    pub upfront_max_groups: u32,
     /// Whether Auto may use Onesweep (inter-workgroup waiting) on this device; else reduce-then-scan.
     pub onesweep_safe: bool,
 }
@@ -117,6 +119,7 @@ impl RadixPolicy {
                 small_workgroup_size: 512,
                 small_keys_per_thread: 16,
                 upfront_keys_per_thread: 16,
+                upfront_max_groups: 1024,
                 onesweep_safe: true,
             }
         } else if caps.is_cpu() {
@@ -131,6 +134,7 @@ impl RadixPolicy {
                 small_workgroup_size: 128,
                 small_keys_per_thread: 16,
                 upfront_keys_per_thread: 8,
+                upfront_max_groups: 64,
                 onesweep_safe: true,
             }
         } else {
@@ -145,6 +149,7 @@ impl RadixPolicy {
                 small_workgroup_size: 256,
                 small_keys_per_thread: 16,
                 upfront_keys_per_thread: 16,
+                upfront_max_groups: 512,
                 onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
             }
         };
@@ -200,6 +205,9 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
         {
             return bad("keys per thread must be in 1..=32".into());
+        }
+        if self.upfront_max_groups == 0 {
+            return bad("upfront_max_groups must be at least 1".into());
         }
         if !(1..=60000).contains(&self.spin_limit) {
             return bad(format!("spin_limit {} not in 1..=60000", self.spin_limit));

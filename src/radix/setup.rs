@@ -15,6 +15,7 @@ pub struct SetupPush {
     pub capacity: u32,
     pub chunk: u32,
     pub max_x: u32,
+    pub max_groups: u32,
 }
 
 const COPY_WG: u32 = 256;
@@ -38,6 +39,7 @@ pub(crate) fn record(
         capacity: b.max_n as u32,
         chunk: super::upfront::upfront_wg(s) * s.policy.upfront_keys_per_thread,
         max_x: s.ctx.caps().max_workgroup_count[0],
+        max_groups: s.policy.upfront_max_groups,
     };
     rec.dispatch("vksort::radix::setup", &k, &[count, b.meta], &push, 1)
 }

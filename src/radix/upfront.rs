@@ -16,6 +16,7 @@ pub struct UpfrontPush {
     pub key_kind: u32,
     pub flags: u32,
     pub hist_off: u32,
+    pub max_groups: u32,
 }
 
 /// Push constants of `radix_plan`.
@@ -49,11 +50,13 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         key_kind: s.key.kind(),
         flags: s.flags(),
         hist_off: b.layout.hist_word as u32,
+        max_groups: s.policy.upfront_max_groups,
     };
     let bindings = [b.keys, b.meta];
     match b.count {
         None => {
-            let groups = b.max_n.div_ceil((wg * kpt) as u64) as u32;
+            let groups =
+                (b.max_n.div_ceil((wg * kpt) as u64) as u32).min(s.policy.upfront_max_groups);
             rec.dispatch("vksort::radix::upfront", &k, &bindings, &push, groups)
         }
         Some(_) => rec.dispatch_indirect(
