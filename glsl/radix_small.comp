@@ -3,6 +3,8 @@
 // values) are read once into registers, every digit place is ranked (radix_rank.glsl) and exchanged through
 // shared memory, and the result is written once. n is the host's (push constant) or read from the count
 // buffer and clamped to the capacity (then n and the overflow flag are recorded in the control block).
+// Digit places where every key has the same digit (found from the AND and OR of all transformed keys) are
+// skipped.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
 #include "common.glsl"
@@ -38,6 +40,8 @@ layout(push_constant) uniform Push {
 shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
+shared uint s_and[2];
+shared uint s_or[2];
 
 #include "radix_rank.glsl"
 
@@ -99,9 +103,36 @@ void main() {
             if (VAL_WORDS == 2u) g_v1[j] = vals[i * VAL_WORDS + 1u];
         }
     }
+    // Bits where all keys agree (AND == OR of the transformed keys): passes over only such bits are skipped.
+    if (gl_LocalInvocationID.x == 0u) {
+        s_and[0] = ~0u;
+        s_and[1] = ~0u;
+        s_or[0] = 0u;
+        s_or[1] = 0u;
+    }
+    barrier();
+    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        if (item_pos(j) < n) {
+            uvec2 t = key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc);
+            a &= t;
+            o |= t;
+        }
+    }
+    a = subgroupAnd(a);
+    o = subgroupOr(o);
+    if (subgroupElect()) {
+        atomicAnd(s_and[0], a.x);
+        atomicAnd(s_and[1], a.y);
+        atomicOr(s_or[0], o.x);
+        atomicOr(s_or[1], o.y);
+    }
+    barrier();
+    uvec2 differ = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]);
     for (uint shift = pc.lo; shift < pc.hi; shift += DIGIT_BITS) {
         uint bits = min(DIGIT_BITS, pc.hi - shift);
         uint mask = (1u << bits) - 1u;
+        if (key_digit(differ, shift, mask) == 0u) continue;
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             // Items past n sit at the end and carry the largest digit: they stay at the end.
             g_digit[j] = item_pos(j) < n
