@@ -896,3 +896,44 @@ fn passes_are_labelled_and_profiled() {
         }
     });
 }
+
+/// Other workgroup sizes, tile sizes and digit widths (workgroups larger and smaller than the radix).
+#[test]
+fn policy_variations() {
+    with_gpu(|ctx| {
+        for (wg, kpt, digit_bits, swg, skpt) in
+            [(256, 5, 7, 64, 7), (64, 3, 8, 128, 5), (192, 1, 6, 192, 2)]
+        {
+            let mut p = lavapipe_policy(ctx);
+            p.workgroup_size = wg;
+            p.keys_per_thread = kpt;
+            p.digit_bits = digit_bits;
+            p.small_workgroup_size = swg;
+            p.small_keys_per_thread = skpt;
+            p.small_sort_max = swg * skpt;
+            p.upfront_keys_per_thread = 3;
+            for alg in [
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
+                for (key, value) in [
+                    (KeyType::F32, ValueType::U64),
+                    (KeyType::I64, ValueType::U32),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.algorithm = alg;
+                    c.policy = Some(p);
+                    c.order = Order::Descending;
+                    let n = if alg == SortAlgorithm::Small {
+                        p.small_sort_max as usize - 1
+                    } else {
+                        3001
+                    };
+                    check(ctx, &c, &gen(key, Dist::FloatSpecials, n, wg as u64), None);
+                }
+            }
+        }
+    });
+}

@@ -177,6 +177,24 @@ impl RadixPolicy {
         p
     }
 
+    /// The policy for a device and a key/value type: [`RadixPolicy::for_device`], with fewer keys per invocation
+    /// on GPUs when a key and its value take 3 or 4 words (64-bit keys with values, 32-bit keys with 64-bit
+    /// values), so the per-invocation registers (keys, values, ranks, destinations) stay in the register file.
+    /// CPU drivers keep the device policy. This is what [`crate::sort::Sorter`] uses when the config has no
+    /// policy.
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: crate::sort::ValueType) -> Self {
+        let mut p = Self::for_device(caps);
+        let words = (key.bytes() + value.bytes()) / 4;
+        if !caps.is_cpu() && words >= 3 {
+            p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
+            p.small_keys_per_thread = p.small_keys_per_thread.min(8);
+            p.small_sort_max = p
+                .small_sort_max
+                .min(p.small_workgroup_size * p.small_keys_per_thread);
+        }
+        p
+    }
+
     /// Keys per tile of the pass kernels.
     pub fn tile(&self) -> u32 {
         self.workgroup_size * self.keys_per_thread
@@ -299,7 +317,7 @@ impl RadixSort {
         let plan = SubgroupPlan::for_device(caps);
         let policy = config
             .policy
-            .unwrap_or_else(|| RadixPolicy::for_device(caps));
+            .unwrap_or_else(|| RadixPolicy::for_sort(caps, config.key, config.value));
         policy.check(caps, &plan)?;
         ctx.require_subgroup_ops(
             vk::SubgroupFeatureFlags::BASIC
