@@ -113,6 +113,25 @@ pub enum Order {
     Descending,
 }
 
+impl Order {
+    pub const ALL: [Order; 2] = [Order::Ascending, Order::Descending];
+    /// "asc" or "desc".
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Ascending => "asc",
+            Order::Descending => "desc",
+        }
+    }
+    /// Accepts "asc"/"ascending" and "desc"/"descending".
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "asc" | "ascending" => Some(Order::Ascending),
+            "desc" | "descending" => Some(Order::Descending),
+            _ => None,
+        }
+    }
+}
+
 /// Which radix-sort algorithm runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum SortAlgorithm {
