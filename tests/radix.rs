@@ -577,6 +577,15 @@ fn large() {
             &gen(KeyType::F32, Dist::FloatSpecials, (1 << 20) + 5, 2),
             None,
         );
+        let mut c = Case::new(KeyType::I64);
+        c.value = ValueType::U64;
+        c.algorithm = SortAlgorithm::Onesweep;
+        check(
+            ctx,
+            &c,
+            &gen(KeyType::I64, Dist::Entropy(2), (1 << 20) + 7, 3),
+            None,
+        );
     });
 }
 
