@@ -14,3 +14,5 @@ pub mod shaders;
 
 pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
+pub mod radix;
+pub mod sort;

@@ -1,0 +1,30 @@
+#version 460
+// radix_copy.comp (vksort::radix::copy): when an odd number of passes ran, copies the sorted keys (and values)
+// from the scratch side back to the caller's buffers. Dispatched indirectly with 0 groups when not needed.
+#include "common.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 4;
+layout(constant_id = 3) const uint KEY_WORDS = 1;
+layout(constant_id = 4) const uint VAL_WORDS = 0;
+
+layout(set = 0, binding = 0, std430) writeonly buffer KeysA { uint keys_a[]; };
+layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer ValsA { uint vals_a[]; };
+layout(set = 0, binding = 3, std430) readonly buffer ValsB { uint vals_b[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+
+void main() {
+    uint n = meta[CTRL_N];
+    if (meta[CTRL_FINAL_SEL] == 0u) return;
+    uint g = flat_group_id();
+    uint base = g * WG_SIZE * KPT;
+    if (base >= n) return;
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint i = base + k * WG_SIZE + gl_LocalInvocationID.x;
+        if (i < n) {
+            for (uint w = 0u; w < KEY_WORDS; w++) keys_a[i * KEY_WORDS + w] = keys_b[i * KEY_WORDS + w];
+            for (uint w = 0u; w < VAL_WORDS; w++) vals_a[i * VAL_WORDS + w] = vals_b[i * VAL_WORDS + w];
+        }
+    }
+}

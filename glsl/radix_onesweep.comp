@@ -1,0 +1,241 @@
+#version 460
+// radix_onesweep.comp: one digit place of the LSD radix sort, in one pass (Onesweep). Variants:
+//   ballot / partitioned:                     tiles claimed through an atomic counter, decoupled look-back
+//                                             over per-digit tile counts (vksort::radix::onesweep)
+//   downsweep / downsweep_partitioned:        tile = workgroup id, offsets from the reduce-then-scan spine
+//                                             (vksort::radix::downsweep)
+// Reads keys (and values) from the source side chosen by the plan (0: caller's buffers A, 1: scratch B),
+// writes them, stably ranked by this place's digit, to the other side; each digit's run of a tile leaves
+// through shared memory so that global writes are contiguous.
+//
+// Forward progress: the look-back waits at most SPIN_LIMIT polls on a predecessor tile's status; then it counts
+// that tile's digit itself from the keys and goes on. STALL_EVERY > 0 (tests only) makes tiles with
+// id % STALL_EVERY == 1 never publish their status, so successors must take that path.
+// @variant ballot LOOKBACK=1
+// @variant partitioned LOOKBACK=1 PARTITIONED=1
+// @variant downsweep LOOKBACK=0
+// @variant downsweep_partitioned LOOKBACK=0 PARTITIONED=1
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 5) const uint VAL_WORDS = 0;
+layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
+layout(constant_id = 7) const uint STALL_EVERY = 0;
+
+const uint RADIX = 1u << DIGIT_BITS;
+const uint TILE = WG_SIZE * KPT;
+const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
+const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+
+layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
+layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
+layout(set = 0, binding = 2, std430) buffer ValsA { uint vals_a[]; };
+layout(set = 0, binding = 3, std430) buffer ValsB { uint vals_b[]; };
+layout(set = 0, binding = 4, std430) coherent buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint shift;       // lowest bit of this digit place (of the transformed key)
+    uint pass_bits;   // digit width of this place (<= DIGIT_BITS)
+    uint pass_index;  // digit place index (counters, status, plan records, global offsets)
+    uint key_kind;    // keys.glsl KEY_KIND_*
+    uint flags;       // bit 0: descending
+    uint hist_off;    // meta word offset of the global digit offsets
+    uint status_off;  // meta word offset of the look-back status / spine offsets
+    uint pad;
+} pc;
+
+shared uint smem[SMEM_WORDS];
+shared uint s_tot[RADIX];
+shared uint s_lstart[RADIX];
+shared uint s_gbase[RADIX];
+shared uint s_tile;
+shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
+
+#include "radix_rank.glsl"
+
+uint g_sel;
+
+uint load_key(uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
+uint load_val(uint i) { return g_sel == 0u ? vals_a[i] : vals_b[i]; }
+void store_key(uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
+void store_val(uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
+
+uint digit_at(uint idx, uint mask) {
+    uvec2 k = uvec2(load_key(idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(idx * KEY_WORDS + 1u) : 0u);
+    return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), pc.shift, mask);
+}
+
+#if LOOKBACK
+// Counts digit d in (full) tile p from the keys: the look-back's way forward past a stalled predecessor.
+uint recount(uint p, uint d, uint mask) {
+    uint c = 0u;
+    for (uint i = 0u; i < TILE; i++) {
+        if (digit_at(p * TILE + i, mask) == d) c++;
+    }
+    return c;
+}
+
+// Sum of digit d's counts over tiles [0, tile).
+uint look_back(uint tile, uint d, uint sbase, uint mask) {
+    uint excl = 0u;
+    uint p = tile;
+    while (p > 0u) {
+        p--;
+        uint s = 0u;
+        for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
+            s = atomicOr(meta[sbase + p * RADIX + d], 0u);
+            if (s != 0u) break;
+        }
+        if (s == 0u) {
+            excl += recount(p, d, mask);
+            continue;
+        }
+        excl += s & COUNT_MASK;
+        if ((s & FLAG_INCLUSIVE) != 0u) break;
+    }
+    return excl;
+}
+#endif
+
+uint g_w0[KPT];
+uint g_w1[KPT];
+uint g_v0[KPT];
+uint g_v1[KPT];
+uint g_pos[KPT];
+uint g_dest[KPT];
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint n = meta[CTRL_N];
+    uint tiles = div_ceil(n, TILE);
+    uint rec = CTRL_PASS + 8u * pc.pass_index;
+    g_sel = meta[rec + 3u];
+#if LOOKBACK
+    if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
+    barrier();
+    uint tile = s_tile;
+#else
+    uint tile = flat_group_id();
+#endif
+    if (tile >= tiles) return;
+    uint tile_base = tile * TILE;
+    uint tile_n = min(TILE, n - tile_base);
+    uint mask = (1u << pc.pass_bits) - 1u;
+    bool desc = (pc.flags & 1u) != 0u;
+
+    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last.
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint lp = item_pos(j);
+        uint idx = tile_base + lp;
+        bool valid = lp < tile_n;
+        uint w0 = 0u, w1 = 0u;
+        if (valid) {
+            w0 = load_key(idx * KEY_WORDS);
+            if (KEY_WORDS == 2u) w1 = load_key(idx * KEY_WORDS + 1u);
+            if (VAL_WORDS >= 1u) g_v0[j] = load_val(idx * VAL_WORDS);
+            if (VAL_WORDS == 2u) g_v1[j] = load_val(idx * VAL_WORDS + 1u);
+        }
+        g_w0[j] = w0;
+        g_w1[j] = w1;
+        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) : mask;
+    }
+
+    if (lid == 0u) s_uniform = 0u;
+    rank_digits(pc.pass_bits);
+
+#if LOOKBACK
+    uint sbase = pc.status_off + pc.pass_index * tiles * RADIX;
+    bool stalled = STALL_EVERY > 0u && tile % STALL_EVERY == 1u;
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        if (!stalled) {
+            atomicExchange(meta[sbase + tile * RADIX + d],
+                           (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d]);
+        }
+    }
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        uint excl = 0u;
+        if (tile > 0u) {
+            excl = look_back(tile, d, sbase, mask);
+            if (!stalled) atomicExchange(meta[sbase + tile * RADIX + d], FLAG_INCLUSIVE | (excl + s_tot[d]));
+        }
+        s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d] + excl - s_lstart[d];
+    }
+#else
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
+    }
+#endif
+
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
+    }
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint d = g_digit[j];
+        g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
+    }
+    barrier();
+
+    // Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
+    if (s_uniform != 0u) {
+        uint gb = s_gbase[s_uniform - 1u];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            uint dst = gb + item_pos(j);
+            store_key(dst * KEY_WORDS, g_w0[j]);
+            if (KEY_WORDS == 2u) store_key(dst * 2u + 1u, g_w1[j]);
+            if (VAL_WORDS >= 1u) store_val(dst * VAL_WORDS, g_v0[j]);
+            if (VAL_WORDS == 2u) store_val(dst * 2u + 1u, g_v1[j]);
+        }
+        return;
+    }
+
+    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination.
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint i = k * WG_SIZE + lid;
+        if (i < tile_n) {
+            uint w = smem[i];
+            uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
+            g_dest[k] = s_gbase[d] + i;
+            if (KEY_WORDS == 1u) store_key(g_dest[k], w);
+        }
+    }
+    if (KEY_WORDS == 2u) {
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            if (i < tile_n) store_key(g_dest[k] * 2u, smem[i]);
+        }
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            if (i < tile_n) store_key(g_dest[k] * 2u + 1u, smem[i]);
+        }
+    }
+    if (VAL_WORDS >= 1u) {
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            if (i < tile_n) store_val(g_dest[k] * VAL_WORDS, smem[i]);
+        }
+    }
+    if (VAL_WORDS == 2u) {
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            if (i < tile_n) store_val(g_dest[k] * 2u + 1u, smem[i]);
+        }
+    }
+}

@@ -1,0 +1,162 @@
+#version 460
+// radix_small.comp (vksort::radix::small): the whole sort in one workgroup for n <= WG_SIZE * KPT. Keys (and
+// values) are read once into registers, every digit place is ranked (radix_rank.glsl) and exchanged through
+// shared memory, and the result is written once. n is the host's (push constant) or read from the count
+// buffer and clamped to the capacity (then n and the overflow flag are recorded in the control block).
+// Digit places where every key has the same digit (found from the AND and OR of all transformed keys) are
+// skipped.
+// @variant ballot
+// @variant partitioned PARTITIONED=1
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 5) const uint VAL_WORDS = 0;
+
+const uint RADIX = 1u << DIGIT_BITS;
+const uint TILE = WG_SIZE * KPT;
+const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
+const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+
+layout(set = 0, binding = 0, std430) buffer Keys { uint keys[]; };
+layout(set = 0, binding = 1, std430) buffer Vals { uint vals[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Count { uint count[]; };
+layout(set = 0, binding = 3, std430) buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint n_host;
+    uint use_count;    // 1: n = min(count[count_word], capacity)
+    uint count_word;
+    uint capacity;
+    uint lo;
+    uint hi;
+    uint key_kind;
+    uint flags;        // bit 0: descending
+} pc;
+
+shared uint smem[SMEM_WORDS];
+shared uint s_tot[RADIX];
+shared uint s_lstart[RADIX];
+shared uint s_and[2];
+shared uint s_or[2];
+
+#include "radix_rank.glsl"
+
+uint g_w0[KPT];
+uint g_w1[KPT];
+uint g_v0[KPT];
+uint g_v1[KPT];
+uint g_pos[KPT];
+
+void exchange_w0() {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
+    barrier();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w0[j] = smem[item_pos(j)];
+    barrier();
+}
+void exchange_w1() {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
+    barrier();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w1[j] = smem[item_pos(j)];
+    barrier();
+}
+void exchange_v0() {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
+    barrier();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v0[j] = smem[item_pos(j)];
+    barrier();
+}
+void exchange_v1() {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
+    barrier();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v1[j] = smem[item_pos(j)];
+    barrier();
+}
+
+void main() {
+    uint n = pc.n_host;
+    if (pc.use_count != 0u) {
+        uint raw = count[pc.count_word];
+        n = min(raw, pc.capacity);
+        if (gl_LocalInvocationID.x == 0u) {
+            meta[CTRL_N] = n;
+            meta[CTRL_RAW_COUNT] = raw;
+            meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+        }
+    }
+    n = min(n, TILE);
+    if (n <= 1u) return;
+    bool desc = (pc.flags & 1u) != 0u;
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint i = item_pos(j);
+        g_w0[j] = 0u;
+        g_w1[j] = 0u;
+        g_v0[j] = 0u;
+        g_v1[j] = 0u;
+        if (i < n) {
+            g_w0[j] = keys[i * KEY_WORDS];
+            if (KEY_WORDS == 2u) g_w1[j] = keys[i * KEY_WORDS + 1u];
+            if (VAL_WORDS >= 1u) g_v0[j] = vals[i * VAL_WORDS];
+            if (VAL_WORDS == 2u) g_v1[j] = vals[i * VAL_WORDS + 1u];
+        }
+    }
+    // Bits where all keys agree (AND == OR of the transformed keys): passes over only such bits are skipped.
+    if (gl_LocalInvocationID.x == 0u) {
+        s_and[0] = ~0u;
+        s_and[1] = ~0u;
+        s_or[0] = 0u;
+        s_or[1] = 0u;
+    }
+    barrier();
+    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        if (item_pos(j) < n) {
+            uvec2 t = key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc);
+            a &= t;
+            o |= t;
+        }
+    }
+    a = subgroupAnd(a);
+    o = subgroupOr(o);
+    if (subgroupElect()) {
+        atomicAnd(s_and[0], a.x);
+        atomicAnd(s_and[1], a.y);
+        atomicOr(s_or[0], o.x);
+        atomicOr(s_or[1], o.y);
+    }
+    barrier();
+    uvec2 differ = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]);
+    for (uint shift = pc.lo; shift < pc.hi; shift += DIGIT_BITS) {
+        uint bits = min(DIGIT_BITS, pc.hi - shift);
+        uint mask = (1u << bits) - 1u;
+        if (key_digit(differ, shift, mask) == 0u) continue;
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            // Items past n sit at the end and carry the largest digit: they stay at the end.
+            g_digit[j] = item_pos(j) < n
+                ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), shift, mask)
+                : mask;
+        }
+        rank_digits(bits);
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            uint d = g_digit[j];
+            g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
+        }
+        barrier();
+        exchange_w0();
+        if (KEY_WORDS == 2u) exchange_w1();
+        if (VAL_WORDS >= 1u) exchange_v0();
+        if (VAL_WORDS == 2u) exchange_v1();
+    }
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint i = item_pos(j);
+        if (i < n) {
+            keys[i * KEY_WORDS] = g_w0[j];
+            if (KEY_WORDS == 2u) keys[i * KEY_WORDS + 1u] = g_w1[j];
+            if (VAL_WORDS >= 1u) vals[i * VAL_WORDS] = g_v0[j];
+            if (VAL_WORDS == 2u) vals[i * VAL_WORDS + 1u] = g_v1[j];
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#version 460
+// radix_upfront.comp (vksort::radix::upfront): reads the keys once and adds the digit histogram of every digit
+// place to meta[hist_off + place * RADIX + digit] (zeroed before). G = min(ceil(n / (WG_SIZE * KPT)),
+// max_groups) workgroups; workgroup g covers chunks g, g + G, ... of WG_SIZE * KPT keys, so the global atomics
+// stay few (G x places x RADIX). n comes from the control block.
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 5) const uint PLACES = 4;
+
+const uint RADIX = 1u << DIGIT_BITS;
+
+layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
+layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint lo;        // first bit of the sorted range
+    uint hi;        // end of the sorted range
+    uint key_kind;
+    uint flags;     // bit 0: descending
+    uint hist_off;
+    uint max_groups;
+} pc;
+
+shared uint s_hist[PLACES * RADIX];
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint n = meta[CTRL_N];
+    uint chunks = div_ceil(n, WG_SIZE * KPT);
+    uint groups = min(chunks, pc.max_groups);
+    uint g = flat_group_id();
+    if (g >= groups) return;
+    for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) s_hist[i] = 0u;
+    barrier();
+    bool desc = (pc.flags & 1u) != 0u;
+    for (uint c = g; c < chunks; c += groups) {
+        uint base = c * WG_SIZE * KPT;
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint idx = base + k * WG_SIZE + lid;
+            if (idx < n) {
+                uvec2 key = uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u);
+                uvec2 t = key_transform(key, pc.key_kind, desc);
+                for (uint p = 0u; p < PLACES; p++) {
+                    uint shift = pc.lo + p * DIGIT_BITS;
+                    uint bits = min(DIGIT_BITS, pc.hi - shift);
+                    atomicAdd(s_hist[p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
+                }
+            }
+        }
+    }
+    barrier();
+    for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) {
+        uint c = s_hist[i];
+        if (c != 0u) atomicAdd(meta[pc.hist_off + i], c);
+    }
+}

@@ -1,0 +1,55 @@
+#version 460
+// radix_upsweep.comp (vksort::radix::upsweep): reduce-then-scan, step 1 of a digit place: the digit counts of
+// tile g = workgroup id, written digit-major to meta[status_off + digit * tiles + g].
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+
+const uint RADIX = 1u << DIGIT_BITS;
+const uint TILE = WG_SIZE * KPT;
+
+layout(set = 0, binding = 0, std430) readonly buffer KeysA { uint keys_a[]; };
+layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };
+layout(set = 0, binding = 2, std430) buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint shift;
+    uint pass_bits;
+    uint pass_index;
+    uint key_kind;
+    uint flags;
+    uint status_off;
+} pc;
+
+shared uint s_hist[RADIX];
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint n = meta[CTRL_N];
+    uint tiles = div_ceil(n, TILE);
+    uint g = flat_group_id();
+    if (g >= tiles) return;
+    uint sel = meta[CTRL_PASS + 8u * pc.pass_index + 3u];
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_hist[d] = 0u;
+    barrier();
+    uint mask = (1u << pc.pass_bits) - 1u;
+    bool desc = (pc.flags & 1u) != 0u;
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = g * TILE + k * WG_SIZE + lid;
+        if (idx < n) {
+            uvec2 key;
+            if (sel == 0u) {
+                key = uvec2(keys_a[idx * KEY_WORDS], KEY_WORDS == 2u ? keys_a[idx * KEY_WORDS + 1u] : 0u);
+            } else {
+                key = uvec2(keys_b[idx * KEY_WORDS], KEY_WORDS == 2u ? keys_b[idx * KEY_WORDS + 1u] : 0u);
+            }
+            atomicAdd(s_hist[key_digit(key_transform(key, pc.key_kind, desc), pc.shift, mask)], 1u);
+        }
+    }
+    barrier();
+    for (uint d = lid; d < RADIX; d += WG_SIZE) meta[pc.status_off + d * tiles + g] = s_hist[d];
+}

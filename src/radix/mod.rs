@@ -1,0 +1,588 @@
+//! LSD radix sort, one pass per digit place (Onesweep, after Adinets & Merrill 2022), with a reduce-then-scan
+//! alternative and a one-workgroup path for small inputs. The dispatch/plan layer: policy, scratch layout, and
+//! the sequence of passes. The public API is [`crate::sort`].
+//!
+//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
+//! - `vksort::radix::setup` (GPU-side count only): reads the count, clamps it to the capacity, records n and an
+//!   overflow flag, writes the upfront pass's indirect arguments. O(1).
+//! - `vksort::radix::upfront`: reads the keys once (k B/key) and builds the histograms of every digit place.
+//! - `vksort::radix::plan`: one workgroup: global exclusive digit offsets per place; skips places whose
+//!   histogram has one digit holding all n keys (a no-op pass); writes every later pass's indirect dispatch
+//!   arguments (0 groups when skipped) and which side (caller's buffers or scratch) each pass reads.
+//! - `vksort::radix::onesweep::place<p>` (Onesweep, one per place): reads and writes keys and values once
+//!   (2(k + v) B/key) plus the look-back status (~4 x 2^digit_bits / tile B per tile).
+//! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
+//!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
+//! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
+//! - `vksort::radix::copy`: only when an odd number of passes ran (decided on the GPU; indirect with 0 groups
+//!   otherwise): 2(k + v) B/key.
+//!
+//! Besides these, `vksort::radix::clear` fills (vkCmdFillBuffer) the control block, histograms and (Onesweep)
+//! the look-back status: ~4 x places x 2^digit_bits / tile B per key.
+//! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
+//! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block.
+//!
+//! # Scratch layout (`storage_requirements(max_n)`, offsets aligned to 256 bytes)
+//! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | histograms
+//! (places x RADIX u32) | status (places x tiles x RADIX u32)]`.
+//!
+//! # Forward progress
+//! Onesweep's look-back polls a predecessor's status at most `spin_limit` times; then the waiting workgroup
+//! counts the predecessor tile's digit from its keys and goes on, so it never depends on another workgroup
+//! being scheduled. `stall_every` (tests) makes chosen tiles never publish, forcing that path.
+
+pub mod keys;
+pub mod onesweep;
+pub mod rts;
+pub mod setup;
+pub mod small;
+pub mod upfront;
+
+use crate::error::{Error, Result};
+use crate::gpu::{BufferRef, Context, DeviceCaps, Kernel, Recorder};
+use crate::policy::SubgroupPlan;
+use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig};
+use ash::vk;
+use std::sync::Arc;
+
+/// Control block words (u32 index into the meta region; see `glsl/include/radix_common.glsl`).
+pub const CTRL_N: u64 = 0;
+pub const CTRL_OVERFLOW: u64 = 1;
+pub const CTRL_RAW_COUNT: u64 = 2;
+pub const CTRL_TILES: u64 = 3;
+pub(crate) const CTRL_UPFRONT_ARGS: u64 = 4;
+pub(crate) const CTRL_COPY_ARGS: u64 = 8;
+pub(crate) const CTRL_PASS: u64 = 32;
+pub(crate) const CTRL_WORDS: u64 = 256;
+/// Most keys one sort takes (the look-back status word holds a 30-bit count).
+pub const MAX_KEYS: u64 = (1 << 30) - 1;
+
+/// Usage flags the scratch buffer needs.
+pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
+        | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
+        | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
+);
+
+/// Tuning of the radix sort, passed to the shaders as specialization constants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RadixPolicy {
+    /// Invocations per workgroup of the onesweep, upsweep and downsweep passes (rounded to a multiple of the
+    /// largest subgroup size).
+    pub workgroup_size: u32,
+    /// Keys per invocation of those passes: a tile is workgroup_size x keys_per_thread keys.
+    pub keys_per_thread: u32,
+    /// Bits per digit place, 4..=8.
+    pub digit_bits: u32,
+    /// Look-back polls of a not-ready predecessor before the waiting workgroup counts its digits itself
+    /// (1..=60000: lavapipe ends loops after 65535 iterations).
+    pub spin_limit: u32,
+    /// Tests only: tiles with id % stall_every == 1 never publish their look-back status (0: off).
+    pub stall_every: u32,
+    /// Rank with subgroupPartitionNV (match-any) instead of ballot matching; needs
+    /// VK_NV_shader_subgroup_partitioned.
+    pub use_partitioned: bool,
+    /// Auto uses the one-workgroup sort up to this many keys (at most small_workgroup_size x
+    /// small_keys_per_thread).
+    pub small_sort_max: u32,
+    /// Invocations of the one-workgroup sort.
+    pub small_workgroup_size: u32,
+    /// Keys per invocation of the one-workgroup sort.
+    pub small_keys_per_thread: u32,
+    /// Keys per invocation of the upfront histogram pass (per chunk).
+    pub upfront_keys_per_thread: u32,
+    /// Most workgroups of the upfront histogram pass (each loops over chunks), bounding its global atomics.
+    pub upfront_max_groups: u32,
+    /// Whether Auto may use Onesweep (inter-workgroup waiting) on this device; else reduce-then-scan.
+    pub onesweep_safe: bool,
+}
+
+impl RadixPolicy {
+    /// The policy for a device:
+    /// - NVIDIA: 512 x 15 keys per tile, 8-bit digits, match-any ranking where available, one-workgroup sort up
+    ///   to 8192 keys (512 x 16).
+    /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048.
+    /// - Others: 256 x 12, shrunk until the shared memory fits; Onesweep is not used by Auto on ARM (Mali),
+    ///   Qualcomm (Adreno) and Apple (MoltenVK) GPUs, whose schedulers give weak forward-progress guarantees
+    ///   (the fallback keeps Onesweep correct there, but slow): they get reduce-then-scan.
+    pub fn for_device(caps: &DeviceCaps) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        let mut p = if caps.vendor_id == 0x10de {
+            Self {
+                workgroup_size: 512,
+                keys_per_thread: 15,
+                digit_bits: 8,
+                spin_limit: 4096,
+                stall_every: 0,
+                use_partitioned: caps.subgroup_partitioned,
+                small_sort_max: 8192,
+                small_workgroup_size: 512,
+                small_keys_per_thread: 16,
+                upfront_keys_per_thread: 16,
+                upfront_max_groups: 1024,
+                onesweep_safe: true,
+            }
+        } else if caps.is_cpu() {
+            Self {
+                workgroup_size: 128,
+                keys_per_thread: 8,
+                digit_bits: 8,
+                spin_limit: 256,
+                stall_every: 0,
+                use_partitioned: false,
+                small_sort_max: 2048,
+                small_workgroup_size: 128,
+                small_keys_per_thread: 16,
+                upfront_keys_per_thread: 8,
+                upfront_max_groups: 64,
+                onesweep_safe: true,
+            }
+        } else {
+            Self {
+                workgroup_size: 256,
+                keys_per_thread: 12,
+                digit_bits: 8,
+                spin_limit: 4096,
+                stall_every: 0,
+                use_partitioned: caps.subgroup_partitioned,
+                small_sort_max: 4096,
+                small_workgroup_size: 256,
+                small_keys_per_thread: 16,
+                upfront_keys_per_thread: 16,
+                upfront_max_groups: 512,
+                onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
+            }
+        };
+        // Shrink until the kernels' shared memory fits.
+        for _ in 0..16 {
+            if p.check(caps, &plan).is_ok() {
+                break;
+            }
+            if p.keys_per_thread > 4 {
+                p.keys_per_thread -= 2;
+            } else if p.workgroup_size > plan.max * 2 && p.workgroup_size > 64 {
+                p.workgroup_size /= 2;
+            } else if p.digit_bits > 4 {
+                p.digit_bits -= 1;
+            }
+            if p.small_keys_per_thread > 4 {
+                p.small_keys_per_thread -= 2;
+            } else if p.small_workgroup_size > plan.max * 2 && p.small_workgroup_size > 64 {
+                p.small_workgroup_size /= 2;
+            }
+            p.small_sort_max = p
+                .small_sort_max
+                .min(p.small_workgroup_size * p.small_keys_per_thread);
+        }
+        p
+    }
+
+    /// The policy for a device and a key/value type: [`RadixPolicy::for_device`], with fewer keys per invocation
+    /// on GPUs when a key and its value take 3 or 4 words (64-bit keys with values, 32-bit keys with 64-bit
+    /// values), so the per-invocation registers (keys, values, ranks, destinations) stay in the register file.
+    /// CPU drivers keep the device policy. This is what [`crate::sort::Sorter`] uses when the config has no
+    /// policy.
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: crate::sort::ValueType) -> Self {
+        let mut p = Self::for_device(caps);
+        let words = (key.bytes() + value.bytes()) / 4;
+        if !caps.is_cpu() && words >= 3 {
+            p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
+            p.small_keys_per_thread = p.small_keys_per_thread.min(8);
+            p.small_sort_max = p
+                .small_sort_max
+                .min(p.small_workgroup_size * p.small_keys_per_thread);
+        }
+        p
+    }
+
+    /// Keys per tile of the pass kernels.
+    pub fn tile(&self) -> u32 {
+        self.workgroup_size * self.keys_per_thread
+    }
+
+    pub(crate) fn radix(&self) -> u32 {
+        1 << self.digit_bits
+    }
+
+    /// Shared memory bytes of a ranking kernel with `wg` invocations and `items` keys per workgroup.
+    fn rank_shared_bytes(&self, plan: &SubgroupPlan, wg: u32, items: u32) -> u64 {
+        let max_sg = (wg / plan.min.max(1)) as u64;
+        let r = self.radix() as u64;
+        let words = (items as u64).max(max_sg * r) + 3 * r + max_sg + 4;
+        words * 4
+    }
+
+    /// Checks the policy against the device (shared memory, limits, features).
+    pub fn check(&self, caps: &DeviceCaps, plan: &SubgroupPlan) -> Result<()> {
+        let bad = |what: String| Err(Error::InvalidArgument(format!("radix policy: {what}")));
+        if !(4..=8).contains(&self.digit_bits) {
+            return bad(format!("digit_bits {} not in 4..=8", self.digit_bits));
+        }
+        if !(1..=32).contains(&self.keys_per_thread)
+            || !(1..=32).contains(&self.small_keys_per_thread)
+            || !(1..=32).contains(&self.upfront_keys_per_thread)
+        {
+            return bad("keys per thread must be in 1..=32".into());
+        }
+        if self.upfront_max_groups == 0 {
+            return bad("upfront_max_groups must be at least 1".into());
+        }
+        if !(1..=60000).contains(&self.spin_limit) {
+            return bad(format!("spin_limit {} not in 1..=60000", self.spin_limit));
+        }
+        for (what, wg) in [
+            ("workgroup_size", self.workgroup_size),
+            ("small_workgroup_size", self.small_workgroup_size),
+        ] {
+            if wg == 0 || wg > caps.max_workgroup_invocations || wg % plan.max != 0 {
+                return bad(format!(
+                    "{what} {wg} must be a multiple of the subgroup size {} within {}",
+                    plan.max, caps.max_workgroup_invocations
+                ));
+            }
+        }
+        if self.small_sort_max > self.small_workgroup_size * self.small_keys_per_thread {
+            return bad(format!(
+                "small_sort_max {} above small_workgroup_size x small_keys_per_thread",
+                self.small_sort_max
+            ));
+        }
+        if self.use_partitioned && !caps.subgroup_partitioned {
+            return Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: "use_partitioned needs VK_NV_shader_subgroup_partitioned".into(),
+            });
+        }
+        let shared = caps.max_shared_memory as u64;
+        let a = self.rank_shared_bytes(plan, self.workgroup_size, self.tile());
+        let b = self.rank_shared_bytes(
+            plan,
+            self.small_workgroup_size,
+            self.small_workgroup_size * self.small_keys_per_thread,
+        );
+        let c = 16 * 256 * 4;
+        if a.max(b).max(c) > shared {
+            return bad(format!(
+                "needs {} bytes of shared memory, the device has {shared}",
+                a.max(b).max(c)
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where the count comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Count {
+    Host(u64),
+    Gpu { count: BufferRef, capacity: u64 },
+}
+
+/// Byte layout of the scratch buffer for a capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub alt_keys_off: u64,
+    pub alt_keys_bytes: u64,
+    pub alt_vals_off: u64,
+    pub alt_vals_bytes: u64,
+    pub meta_off: u64,
+    pub meta_bytes: u64,
+    /// Meta word offsets.
+    pub hist_word: u64,
+    pub status_word: u64,
+    pub status_words: u64,
+    pub total: u64,
+}
+
+const ALIGN: u64 = 256;
+
+/// The radix sort behind a [`crate::sort::Sorter`].
+pub struct RadixSort {
+    pub(crate) ctx: Arc<Context>,
+    pub policy: RadixPolicy,
+    pub(crate) plan: SubgroupPlan,
+    pub(crate) key: KeyType,
+    pub(crate) key_words: u32,
+    pub(crate) val_words: u32,
+    pub(crate) descending: bool,
+    pub(crate) lo: u32,
+    pub(crate) hi: u32,
+    pub(crate) places: u32,
+    pub(crate) algorithm: SortAlgorithm,
+}
+
+impl RadixSort {
+    pub fn new(ctx: &Arc<Context>, config: &SortConfig) -> Result<Self> {
+        let caps = ctx.caps();
+        let plan = SubgroupPlan::for_device(caps);
+        let policy = config
+            .policy
+            .unwrap_or_else(|| RadixPolicy::for_sort(caps, config.key, config.value));
+        policy.check(caps, &plan)?;
+        ctx.require_subgroup_ops(
+            vk::SubgroupFeatureFlags::BASIC
+                | vk::SubgroupFeatureFlags::VOTE
+                | vk::SubgroupFeatureFlags::ARITHMETIC
+                | vk::SubgroupFeatureFlags::BALLOT
+                | vk::SubgroupFeatureFlags::SHUFFLE,
+            "subgroup basic, vote, arithmetic, ballot and shuffle operations",
+        )?;
+        let kbits = config.key.bits();
+        let (lo, hi) = config.bits.unwrap_or((0, kbits));
+        if lo >= hi || hi > kbits {
+            return Err(Error::InvalidArgument(format!(
+                "bit range [{lo}, {hi}) is not within [0, {kbits}) or is empty"
+            )));
+        }
+        let places = (hi - lo).div_ceil(policy.digit_bits);
+        Ok(Self {
+            ctx: ctx.clone(),
+            policy,
+            plan,
+            key: config.key,
+            key_words: config.key.bytes() / 4,
+            val_words: config.value.bytes() / 4,
+            descending: config.order == Order::Descending,
+            lo,
+            hi,
+            places,
+            algorithm: config.algorithm,
+        })
+    }
+
+    pub(crate) fn flags(&self) -> u32 {
+        self.descending as u32
+    }
+
+    pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
+        match self.algorithm {
+            SortAlgorithm::Auto => {
+                if n <= self.policy.small_sort_max as u64 {
+                    SortAlgorithm::Small
+                } else if self.policy.onesweep_safe {
+                    SortAlgorithm::Onesweep
+                } else {
+                    SortAlgorithm::ReduceThenScan
+                }
+            }
+            a => a,
+        }
+    }
+
+    /// The scratch layout for up to `max_n` keys.
+    pub fn layout(&self, max_n: u64) -> Layout {
+        let cap = max_n.max(1);
+        let alt_keys_bytes = cap * self.key_words as u64 * 4;
+        let alt_vals_bytes = cap * self.val_words as u64 * 4;
+        let alt_vals_off = alt_keys_bytes.next_multiple_of(ALIGN);
+        let meta_off = (alt_vals_off + alt_vals_bytes).next_multiple_of(ALIGN);
+        let radix = self.policy.radix() as u64;
+        let tiles = cap.div_ceil(self.policy.tile() as u64);
+        let hist_word = CTRL_WORDS;
+        let status_word = hist_word + self.places as u64 * radix;
+        let status_words = self.places as u64 * tiles * radix;
+        let meta_bytes = (status_word + status_words) * 4;
+        Layout {
+            alt_keys_off: 0,
+            alt_keys_bytes,
+            alt_vals_off,
+            alt_vals_bytes,
+            meta_off,
+            meta_bytes,
+            hist_word,
+            status_word,
+            status_words,
+            total: meta_off + meta_bytes,
+        }
+    }
+
+    pub(crate) fn kernel(&self, shader: &str, wg: u32, extra: &[u32]) -> Result<Arc<Kernel>> {
+        self.plan.kernel(&self.ctx, shader, wg, extra)
+    }
+
+    /// Checks everything, then records the sort.
+    pub fn cmd_sort(
+        &self,
+        rec: &mut Recorder,
+        keys: BufferRef,
+        values: Option<BufferRef>,
+        scratch: BufferRef,
+        count: Count,
+    ) -> Result<()> {
+        let ctx = rec.ctx();
+        let (max_n, gpu_count) = match count {
+            Count::Host(n) => (n, None),
+            Count::Gpu { count, capacity } => (capacity, Some(count)),
+        };
+        if max_n > MAX_KEYS {
+            return Err(Error::TooLarge {
+                n: max_n,
+                elem_bytes: (self.key_words * 4) as u64,
+                limit: MAX_KEYS * (self.key_words * 4) as u64,
+            });
+        }
+        let algorithm = self.algorithm_for(max_n);
+        if algorithm == SortAlgorithm::Small && max_n > self.policy.small_sort_max as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "the small sort takes at most {} keys, not {max_n}",
+                self.policy.small_sort_max
+            )));
+        }
+        let kb = max_n * self.key_words as u64 * 4;
+        let vb = max_n * self.val_words as u64 * 4;
+        let range = ctx.caps().max_storage_buffer_range;
+        let layout = self.layout(max_n);
+        for (bytes, eb) in [
+            (kb, self.key_words as u64 * 4),
+            (vb, self.val_words as u64 * 4),
+            (layout.meta_bytes, 4),
+        ] {
+            if bytes > range {
+                return Err(Error::TooLarge {
+                    n: bytes / eb.max(1),
+                    elem_bytes: eb,
+                    limit: range,
+                });
+            }
+        }
+        keys.check(ctx, "keys", kb, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+        match (values, self.val_words) {
+            (Some(v), w) if w > 0 => {
+                v.check(ctx, "values", vb, vk::BufferUsageFlags::STORAGE_BUFFER)?
+            }
+            (None, 0) => {}
+            (Some(_), _) => {
+                return Err(Error::InvalidArgument(
+                    "values given to a keys-only sorter (config.value is None)".into(),
+                ))
+            }
+            (None, _) => {
+                return Err(Error::InvalidArgument(
+                    "the sorter carries values but no value buffer was given".into(),
+                ))
+            }
+        }
+        scratch.check(ctx, "scratch", layout.total, SCRATCH_USAGE)?;
+        let count_binding = match gpu_count {
+            Some(c) => {
+                if c.offset % 4 != 0 {
+                    return Err(Error::Misaligned {
+                        what: "count",
+                        offset: c.offset,
+                        alignment: 4,
+                    });
+                }
+                let align = ctx.caps().min_storage_buffer_offset_alignment.max(4);
+                let base = c.offset / align * align;
+                let word = (c.offset - base) / 4;
+                let bound = BufferRef {
+                    buffer: c.buffer,
+                    offset: base,
+                    size: c.offset - base + 4,
+                    usage: c.usage,
+                };
+                if c.size < 4 {
+                    return Err(Error::BufferTooSmall {
+                        what: "count",
+                        needed: 4,
+                        available: c.size,
+                    });
+                }
+                bound.check(
+                    ctx,
+                    "count",
+                    bound.size,
+                    vk::BufferUsageFlags::STORAGE_BUFFER,
+                )?;
+                Some((bound, word as u32))
+            }
+            None => None,
+        };
+        if gpu_count.is_none() && max_n <= 1 {
+            return Ok(());
+        }
+        let b = Bindings {
+            keys: keys.slice(0, kb.max(4)),
+            alt_keys: scratch.slice(layout.alt_keys_off, layout.alt_keys_bytes),
+            values: values.map(|v| v.slice(0, vb)),
+            alt_values: scratch.slice(layout.alt_vals_off, layout.alt_vals_bytes),
+            meta: scratch.slice(layout.meta_off, layout.meta_bytes),
+            layout,
+            max_n,
+            count: count_binding,
+        };
+        rec.scope("vksort::sort", |rec| match algorithm {
+            SortAlgorithm::Small => small::record(self, rec, &b),
+            _ => self.record_passes(rec, &b, algorithm),
+        })
+    }
+
+    fn record_passes(
+        &self,
+        rec: &mut Recorder,
+        b: &Bindings,
+        algorithm: SortAlgorithm,
+    ) -> Result<()> {
+        // Clear the control block, histograms and (Onesweep) status; n from the host goes in word 0.
+        let clear_bytes = if algorithm == SortAlgorithm::Onesweep {
+            b.layout.meta_bytes
+        } else {
+            b.layout.status_word * 4
+        };
+        match b.count {
+            None => {
+                rec.fill("vksort::radix::clear", b.meta.slice(0, 4), b.max_n as u32)?;
+                rec.fill("vksort::radix::clear", b.meta.slice(4, clear_bytes - 4), 0)?;
+            }
+            Some(_) => rec.fill("vksort::radix::clear", b.meta.slice(0, clear_bytes), 0)?,
+        }
+        rec.barrier();
+        if let Some((count, word)) = b.count {
+            setup::record(self, rec, b, count, word)?;
+            rec.barrier();
+        }
+        upfront::record(self, rec, b)?;
+        rec.barrier();
+        upfront::record_plan(self, rec, b)?;
+        rec.barrier();
+        for p in 0..self.places {
+            match algorithm {
+                SortAlgorithm::ReduceThenScan => rts::record(self, rec, b, p)?,
+                _ => onesweep::record(self, rec, b, p)?,
+            }
+            rec.barrier();
+        }
+        setup::record_copy(self, rec, b)
+    }
+
+    pub(crate) fn pass_shift(&self, p: u32) -> (u32, u32) {
+        let shift = self.lo + p * self.policy.digit_bits;
+        (shift, self.policy.digit_bits.min(self.hi - shift))
+    }
+}
+
+/// The regions a sort binds.
+pub(crate) struct Bindings {
+    pub keys: BufferRef,
+    pub alt_keys: BufferRef,
+    pub values: Option<BufferRef>,
+    pub alt_values: BufferRef,
+    pub meta: BufferRef,
+    pub layout: Layout,
+    pub max_n: u64,
+    pub count: Option<(BufferRef, u32)>,
+}
+
+impl Bindings {
+    /// Value bindings (the meta region stands in when there are no values; the shaders then never touch it).
+    pub fn vals(&self) -> (BufferRef, BufferRef) {
+        match self.values {
+            Some(v) => (v, self.alt_values),
+            None => (self.meta, self.meta),
+        }
+    }
+    /// The indirect arguments at meta word `word`.
+    pub fn args(&self, word: u64) -> BufferRef {
+        self.meta.slice(word * 4, 12)
+    }
+}

@@ -1,0 +1,81 @@
+//! Reduce-then-scan, per digit place (no inter-workgroup waiting):
+//! `vksort::radix::upsweep::place<p>` (glsl/radix_upsweep.comp) counts each tile's digits (digit-major into the
+//! status region), `vksort::radix::spine::place<p>` (glsl/radix_spine.comp, one workgroup per digit) scans them
+//! into global offsets, `vksort::radix::downsweep::place<p>` (radix_onesweep.comp, `downsweep` variants)
+//! re-ranks each tile and scatters. All three are dispatched indirectly from the plan.
+
+use super::{Bindings, RadixSort, CTRL_PASS};
+use crate::error::Result;
+use crate::gpu::Recorder;
+
+/// Push constants of `radix_upsweep`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct UpsweepPush {
+    pub shift: u32,
+    pub pass_bits: u32,
+    pub pass_index: u32,
+    pub key_kind: u32,
+    pub flags: u32,
+    pub status_off: u32,
+}
+
+/// Push constants of `radix_spine`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SpinePush {
+    pub pass_index: u32,
+    pub tile: u32,
+    pub hist_off: u32,
+    pub status_off: u32,
+}
+
+pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) -> Result<()> {
+    let (shift, bits) = s.pass_shift(p);
+    let rec_word = CTRL_PASS + 8 * p as u64;
+    let wg = s.policy.workgroup_size;
+    let up = s.kernel(
+        "radix_upsweep",
+        wg,
+        &[s.policy.keys_per_thread, s.policy.digit_bits, s.key_words],
+    )?;
+    rec.dispatch_indirect(
+        &format!("vksort::radix::upsweep::place{p}"),
+        &up,
+        &[b.keys, b.alt_keys, b.meta],
+        &UpsweepPush {
+            shift,
+            pass_bits: bits,
+            pass_index: p,
+            key_kind: s.key.kind(),
+            flags: s.flags(),
+            status_off: b.layout.status_word as u32,
+        },
+        b.args(rec_word),
+    )?;
+    rec.barrier();
+    let spine_wg = s.plan.workgroup_size(s.ctx.caps(), 256);
+    let spine = s.kernel("radix_spine", spine_wg, &[s.policy.digit_bits])?;
+    rec.dispatch_indirect(
+        &format!("vksort::radix::spine::place{p}"),
+        &spine,
+        &[b.meta],
+        &SpinePush {
+            pass_index: p,
+            tile: s.policy.tile(),
+            hist_off: b.layout.hist_word as u32,
+            status_off: b.layout.status_word as u32,
+        },
+        b.args(rec_word + 4),
+    )?;
+    rec.barrier();
+    let down = super::onesweep::kernel(s, true)?;
+    let (va, vb) = b.vals();
+    rec.dispatch_indirect(
+        &format!("vksort::radix::downsweep::place{p}"),
+        &down,
+        &[b.keys, b.alt_keys, va, vb, b.meta],
+        &super::onesweep::push(s, b, p),
+        b.args(rec_word),
+    )
+}

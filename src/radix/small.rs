@@ -1,0 +1,58 @@
+//! `vksort::radix::small` (glsl/radix_small.comp, variants `ballot` / `partitioned`): the whole sort in one
+//! workgroup, one dispatch, for n <= `policy.small_sort_max`. Reads and writes the caller's keys and values
+//! once; with a GPU-side count it records n and the overflow flag in the control block.
+
+use super::{Bindings, RadixSort};
+use crate::error::Result;
+use crate::gpu::Recorder;
+
+/// Push constants of `radix_small_*`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SmallPush {
+    pub n_host: u32,
+    pub use_count: u32,
+    pub count_word: u32,
+    pub capacity: u32,
+    pub lo: u32,
+    pub hi: u32,
+    pub key_kind: u32,
+    pub flags: u32,
+}
+
+pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    let name = if s.policy.use_partitioned {
+        "radix_small_partitioned"
+    } else {
+        "radix_small_ballot"
+    };
+    let k = s.kernel(
+        name,
+        s.policy.small_workgroup_size,
+        &[
+            s.policy.small_keys_per_thread,
+            s.policy.digit_bits,
+            s.key_words,
+            s.val_words,
+        ],
+    )?;
+    let (count, word) = b.count.unwrap_or((b.meta, 0));
+    let push = SmallPush {
+        n_host: b.max_n as u32,
+        use_count: b.count.is_some() as u32,
+        count_word: word,
+        capacity: b.max_n as u32,
+        lo: s.lo,
+        hi: s.hi,
+        key_kind: s.key.kind(),
+        flags: s.flags(),
+    };
+    let (va, _) = b.vals();
+    rec.dispatch(
+        "vksort::radix::small",
+        &k,
+        &[b.keys, va, count, b.meta],
+        &push,
+        1,
+    )
+}

@@ -1,0 +1,83 @@
+//! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
+//! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
+//! indirect arguments. Reads the keys (caller's buffer) and the control block; writes the histogram and
+//! control regions of the meta scratch (cleared before).
+
+use super::{Bindings, RadixSort, CTRL_UPFRONT_ARGS};
+use crate::error::Result;
+use crate::gpu::Recorder;
+
+/// Push constants of `radix_upfront`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct UpfrontPush {
+    pub lo: u32,
+    pub hi: u32,
+    pub key_kind: u32,
+    pub flags: u32,
+    pub hist_off: u32,
+    pub max_groups: u32,
+}
+
+/// Push constants of `radix_plan`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PlanPush {
+    pub places: u32,
+    pub tile: u32,
+    pub max_x: u32,
+    pub hist_off: u32,
+    pub copy_chunk: u32,
+}
+
+pub(crate) const UPFRONT_WG: u32 = 256;
+
+pub(crate) fn upfront_wg(s: &RadixSort) -> u32 {
+    s.plan.workgroup_size(s.ctx.caps(), UPFRONT_WG)
+}
+
+pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    let wg = upfront_wg(s);
+    let kpt = s.policy.upfront_keys_per_thread;
+    let k = s.kernel(
+        "radix_upfront",
+        wg,
+        &[kpt, s.policy.digit_bits, s.key_words, s.places],
+    )?;
+    let push = UpfrontPush {
+        lo: s.lo,
+        hi: s.hi,
+        key_kind: s.key.kind(),
+        flags: s.flags(),
+        hist_off: b.layout.hist_word as u32,
+        max_groups: s.policy.upfront_max_groups,
+    };
+    let bindings = [b.keys, b.meta];
+    match b.count {
+        None => {
+            let groups =
+                (b.max_n.div_ceil((wg * kpt) as u64) as u32).min(s.policy.upfront_max_groups);
+            rec.dispatch("vksort::radix::upfront", &k, &bindings, &push, groups)
+        }
+        Some(_) => rec.dispatch_indirect(
+            "vksort::radix::upfront",
+            &k,
+            &bindings,
+            &push,
+            b.args(CTRL_UPFRONT_ARGS),
+        ),
+    }
+}
+
+pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    let wg = s.plan.workgroup_size(s.ctx.caps(), 256);
+    let k = s.kernel("radix_plan", wg, &[s.policy.digit_bits])?;
+    let push = PlanPush {
+        places: s.places,
+        tile: s.policy.tile(),
+        max_x: s.ctx.caps().max_workgroup_count[0],
+        hist_off: b.layout.hist_word as u32,
+        copy_chunk: super::setup::copy_chunk(s),
+    };
+    rec.dispatch("vksort::radix::plan", &k, &[b.meta], &push, 1)
+}

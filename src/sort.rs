@@ -1,0 +1,438 @@
+//! The public sort API: key/value types, the configuration, the [`Sorter`] (recorded form) and the host forms.
+//!
+//! What it sorts: keys of type u32, i32, f32, u64, i64 or f64 (floats in IEEE 754 totalOrder: -NaN < -inf < ...
+//! < -0.0 < +0.0 < ... < +inf < +NaN), optionally with a 4- or 8-byte value per key, ascending or descending,
+//! always stable (equal keys keep their input order, in both orders), on all key bits or on a bit range
+//! `[lo, hi)` of the transformed key (see [`crate::radix::keys`]; as CUB's begin_bit/end_bit). The sorted keys
+//! and values land back in the caller's buffers.
+//!
+//! Memory: besides the caller's key and value buffers, a scratch buffer of
+//! [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
+//! (ping-pong), a 1 KiB control block, the digit histograms (places x 2^digit_bits u32) and the look-back status
+//! (places x tiles x 2^digit_bits u32, about 0.5 bytes per key and place with the NVIDIA policy, 1 byte with
+//! lavapipe's). Layout and passes: [`crate::radix`].
+//!
+//! Limits: at most 2^30 - 1 keys per sort (the look-back status packs a 30-bit count), and each of the keys,
+//! values and scratch regions within `maxStorageBufferRange`. Larger inputs are rejected with
+//! [`Error::TooLarge`].
+
+use crate::error::{Error, Result};
+use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::radix::{self, RadixPolicy};
+use ash::vk;
+use std::sync::Arc;
+
+/// The type of the sort keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyType {
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+}
+
+impl KeyType {
+    pub const ALL: [KeyType; 6] = [
+        KeyType::U32,
+        KeyType::I32,
+        KeyType::F32,
+        KeyType::U64,
+        KeyType::I64,
+        KeyType::F64,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyType::U32 => "u32",
+            KeyType::I32 => "i32",
+            KeyType::F32 => "f32",
+            KeyType::U64 => "u64",
+            KeyType::I64 => "i64",
+            KeyType::F64 => "f64",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+    /// Bytes per key.
+    pub fn bytes(self) -> u32 {
+        match self {
+            KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
+            _ => 8,
+        }
+    }
+    /// Bits per key.
+    pub fn bits(self) -> u32 {
+        self.bytes() * 8
+    }
+    /// The shaders' key kind (keys.glsl KEY_KIND_*).
+    pub(crate) fn kind(self) -> u32 {
+        self as u32
+    }
+}
+
+/// The type of the values carried with the keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    /// Keys only.
+    None,
+    /// 4 bytes per key (any 4-byte type).
+    U32,
+    /// 8 bytes per key (any 8-byte type).
+    U64,
+}
+
+impl ValueType {
+    pub const ALL: [ValueType; 3] = [ValueType::None, ValueType::U32, ValueType::U64];
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueType::None => "none",
+            ValueType::U32 => "u32",
+            ValueType::U64 => "u64",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+    /// Bytes per value (0 for none).
+    pub fn bytes(self) -> u32 {
+        match self {
+            ValueType::None => 0,
+            ValueType::U32 => 4,
+            ValueType::U64 => 8,
+        }
+    }
+}
+
+/// Sort order. Both are stable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    #[default]
+    Ascending,
+    Descending,
+}
+
+impl Order {
+    pub const ALL: [Order; 2] = [Order::Ascending, Order::Descending];
+    /// "asc" or "desc".
+    pub fn name(self) -> &'static str {
+        match self {
+            Order::Ascending => "asc",
+            Order::Descending => "desc",
+        }
+    }
+    /// Accepts "asc"/"ascending" and "desc"/"descending".
+    pub fn from_name(s: &str) -> Option<Self> {
+        match s {
+            "asc" | "ascending" => Some(Order::Ascending),
+            "desc" | "descending" => Some(Order::Descending),
+            _ => None,
+        }
+    }
+}
+
+/// Which radix-sort algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SortAlgorithm {
+    /// Small for n <= `policy.small_sort_max`, else Onesweep where the device policy allows it
+    /// (`policy.onesweep_safe`), else ReduceThenScan.
+    #[default]
+    Auto,
+    /// One pass per digit place with decoupled look-back (bounded spin and a self-made fallback).
+    Onesweep,
+    /// Upsweep, spine and downsweep per digit place; no inter-workgroup waiting.
+    ReduceThenScan,
+    /// One workgroup sorts everything in shared memory (n <= `policy.small_sort_max`).
+    Small,
+}
+
+impl SortAlgorithm {
+    pub const ALL: [SortAlgorithm; 4] = [
+        SortAlgorithm::Auto,
+        SortAlgorithm::Onesweep,
+        SortAlgorithm::ReduceThenScan,
+        SortAlgorithm::Small,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            SortAlgorithm::Auto => "auto",
+            SortAlgorithm::Onesweep => "onesweep",
+            SortAlgorithm::ReduceThenScan => "reduce-then-scan",
+            SortAlgorithm::Small => "small",
+        }
+    }
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// What a [`Sorter`] sorts and how.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SortConfig {
+    pub key: KeyType,
+    pub value: ValueType,
+    pub order: Order,
+    /// Sort on bits `[lo, hi)` of the transformed key only (None: all bits). Needs lo < hi <= key bits.
+    pub bits: Option<(u32, u32)>,
+    pub algorithm: SortAlgorithm,
+    /// Tuning; None: [`RadixPolicy::for_device`].
+    pub policy: Option<RadixPolicy>,
+}
+
+impl Default for SortConfig {
+    fn default() -> Self {
+        Self {
+            key: KeyType::U32,
+            value: ValueType::None,
+            order: Order::Ascending,
+            bits: None,
+            algorithm: SortAlgorithm::Auto,
+            policy: None,
+        }
+    }
+}
+
+/// The scratch buffer a sort needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageRequirements {
+    pub scratch_bytes: u64,
+    pub scratch_usage: vk::BufferUsageFlags,
+}
+
+/// A planned sort for one [`SortConfig`] on one context: records sorts into command buffers.
+pub struct Sorter {
+    pub(crate) ctx: Arc<Context>,
+    pub(crate) config: SortConfig,
+    pub(crate) radix: radix::RadixSort,
+}
+
+impl Sorter {
+    /// Validates `config` (bit range, policy against the device limits, needed subgroup operations).
+    pub fn new(ctx: &Arc<Context>, config: SortConfig) -> Result<Self> {
+        let radix = radix::RadixSort::new(ctx, &config)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            config,
+            radix,
+        })
+    }
+
+    pub fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    pub fn config(&self) -> &SortConfig {
+        &self.config
+    }
+
+    /// The policy in use.
+    pub fn policy(&self) -> &RadixPolicy {
+        &self.radix.policy
+    }
+
+    /// Scratch needed to sort up to `max_n` keys (any algorithm).
+    pub fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
+        StorageRequirements {
+            scratch_bytes: self.radix.layout(max_n).total,
+            scratch_usage: radix::SCRATCH_USAGE,
+        }
+    }
+
+    /// What [`SortAlgorithm::Auto`] (or the configured algorithm) resolves to for `n` keys.
+    pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
+        self.radix.algorithm_for(n)
+    }
+
+    /// Records the sort of the first `n` keys of `keys` (and values) in place. `scratch` holds
+    /// [`Sorter::storage_requirements`]`(n)` bytes with its usage flags. Barrier contract: [`crate::gpu::recorder`].
+    pub fn cmd_sort(
+        &self,
+        rec: &mut Recorder,
+        keys: BufferRef,
+        values: Option<BufferRef>,
+        scratch: BufferRef,
+        n: u64,
+    ) -> Result<()> {
+        self.radix
+            .cmd_sort(rec, keys, values, scratch, radix::Count::Host(n))
+    }
+
+    /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
+    /// this command. The count is clamped to `capacity` (the size the buffers and scratch are made for); the
+    /// clamped count and an overflow flag are left in the scratch's control block
+    /// ([`crate::radix::CTRL_N`], [`crate::radix::CTRL_OVERFLOW`], [`crate::radix::CTRL_RAW_COUNT`] at
+    /// [`Sorter::control_offset`]).
+    pub fn cmd_sort_indirect(
+        &self,
+        rec: &mut Recorder,
+        keys: BufferRef,
+        values: Option<BufferRef>,
+        scratch: BufferRef,
+        count: BufferRef,
+        capacity: u64,
+    ) -> Result<()> {
+        self.radix.cmd_sort(
+            rec,
+            keys,
+            values,
+            scratch,
+            radix::Count::Gpu { count, capacity },
+        )
+    }
+
+    /// Byte offset, within the scratch, of the control block for a sort planned for `max_n` keys (host n or
+    /// the capacity): u32 words [`crate::radix::CTRL_N`] (sorted count), [`crate::radix::CTRL_OVERFLOW`]
+    /// (1 when the GPU-side count exceeded the capacity), [`crate::radix::CTRL_RAW_COUNT`].
+    pub fn control_offset(&self, max_n: u64) -> u64 {
+        self.radix.layout(max_n).meta_off
+    }
+}
+
+/// A key type the sort handles.
+pub trait SortKey: bytemuck::Pod {
+    const TYPE: KeyType;
+    /// The key's raw bits (32-bit keys in the low word).
+    fn raw_bits(&self) -> u64;
+}
+
+/// A value type the sort carries.
+pub trait SortValue: bytemuck::Pod {
+    const TYPE: ValueType;
+}
+
+macro_rules! sort_key {
+    ($t:ty, $k:ident, $conv:expr) => {
+        impl SortKey for $t {
+            const TYPE: KeyType = KeyType::$k;
+            fn raw_bits(&self) -> u64 {
+                $conv(*self)
+            }
+        }
+    };
+}
+sort_key!(u32, U32, |x: u32| x as u64);
+sort_key!(i32, I32, |x: i32| x as u32 as u64);
+sort_key!(f32, F32, |x: f32| x.to_bits() as u64);
+sort_key!(u64, U64, |x: u64| x);
+sort_key!(i64, I64, |x: i64| x as u64);
+sort_key!(f64, F64, |x: f64| x.to_bits());
+
+macro_rules! sort_value {
+    ($t:ty, $v:ident) => {
+        impl SortValue for $t {
+            const TYPE: ValueType = ValueType::$v;
+        }
+    };
+}
+sort_value!(u32, U32);
+sort_value!(i32, U32);
+sort_value!(f32, U32);
+sort_value!(u64, U64);
+sort_value!(i64, U64);
+sort_value!(f64, U64);
+
+/// Sorts `keys` ascending on the GPU.
+pub fn sort<K: SortKey>(ctx: &Arc<Context>, keys: &mut [K]) -> Result<()> {
+    sort_with(ctx, keys, &SortConfig::default())
+}
+
+/// Sorts `keys` on the GPU as `config` says (its key and value types are taken from `K`).
+pub fn sort_with<K: SortKey>(
+    ctx: &Arc<Context>,
+    keys: &mut [K],
+    config: &SortConfig,
+) -> Result<()> {
+    host_sort::<K, u32>(ctx, keys, None, config)
+}
+
+/// Sorts `keys` ascending and carries `values` along (stable).
+pub fn sort_pairs<K: SortKey, V: SortValue>(
+    ctx: &Arc<Context>,
+    keys: &mut [K],
+    values: &mut [V],
+) -> Result<()> {
+    sort_pairs_with(ctx, keys, values, &SortConfig::default())
+}
+
+/// Sorts `keys` as `config` says and carries `values` along (stable).
+pub fn sort_pairs_with<K: SortKey, V: SortValue>(
+    ctx: &Arc<Context>,
+    keys: &mut [K],
+    values: &mut [V],
+    config: &SortConfig,
+) -> Result<()> {
+    if values.len() != keys.len() {
+        return Err(Error::InvalidArgument(format!(
+            "{} values for {} keys",
+            values.len(),
+            keys.len()
+        )));
+    }
+    host_sort(ctx, keys, Some(values), config)
+}
+
+fn host_sort<K: SortKey, V: SortValue>(
+    ctx: &Arc<Context>,
+    keys: &mut [K],
+    values: Option<&mut [V]>,
+    config: &SortConfig,
+) -> Result<()> {
+    let config = SortConfig {
+        key: K::TYPE,
+        value: if values.is_some() {
+            V::TYPE
+        } else {
+            ValueType::None
+        },
+        ..*config
+    };
+    let sorter = Sorter::new(ctx, config)?;
+    let n = keys.len() as u64;
+    if n <= 1 {
+        return Ok(());
+    }
+    let kb = Buffer::from_slice(ctx, "vksort::sort::keys", keys)?;
+    let vb = match &values {
+        Some(v) => Some(Buffer::from_slice(ctx, "vksort::sort::values", v)?),
+        None => None,
+    };
+    let req = sorter.storage_requirements(n);
+    let scratch = Buffer::device_local(ctx, "vksort::sort::scratch", req.scratch_bytes)?;
+    ctx.submit("vksort::sort", |rec| {
+        sorter.cmd_sort(
+            rec,
+            kb.as_ref(),
+            vb.as_ref().map(|b| b.as_ref()),
+            scratch.as_ref(),
+            n,
+        )
+    })?;
+    keys.copy_from_slice(&kb.read_vec::<K>(keys.len())?);
+    if let (Some(v), Some(b)) = (values, vb) {
+        v.copy_from_slice(&b.read_vec::<V>(v.len())?);
+    }
+    Ok(())
+}
+
+/// The CPU reference: a stable sort of `keys` (and `values`, when given) by the transformed key bits, as the GPU
+/// sort does for `order` and `bits`.
+pub fn cpu_sort_reference<K: SortKey, V: Copy>(
+    keys: &mut [K],
+    values: Option<&mut [V]>,
+    order: Order,
+    bits: Option<(u32, u32)>,
+) {
+    let raw: Vec<u64> = keys.iter().map(|k| k.raw_bits()).collect();
+    let perm = radix::keys::reference_permutation(K::TYPE, &raw, order, bits);
+    let old: Vec<K> = keys.to_vec();
+    for (i, &p) in perm.iter().enumerate() {
+        keys[i] = old[p];
+    }
+    if let Some(v) = values {
+        let old: Vec<V> = v.to_vec();
+        for (i, &p) in perm.iter().enumerate() {
+            v[i] = old[p];
+        }
+    }
+}

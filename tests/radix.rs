@@ -1,0 +1,948 @@
+//! The radix sort: every key type, value width, order, bit range and algorithm against the CPU reference
+//! (bitwise, stability checked through values = input index), edge sizes, forward-progress emulation, GPU-side
+//! counts, and rejected input.
+mod common;
+use common::{with_gpu, Rng};
+use std::sync::Arc;
+use vksort::gpu::{kernel::reflect, Buffer};
+use vksort::radix::{self, RadixPolicy};
+use vksort::sort::{self, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::{Context, Error};
+
+#[derive(Clone, Copy, Debug)]
+enum Dist {
+    Uniform,
+    AllEqual,
+    Sorted,
+    Reverse,
+    FewUnique,
+    Entropy(u32),
+    FloatSpecials,
+    /// Long runs of one low byte (uniform tiles in the first pass), random high bits.
+    Runs,
+}
+
+fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
+    let mut r = Rng(seed);
+    let mask = if key.bytes() == 4 {
+        0xffff_ffffu64
+    } else {
+        u64::MAX
+    };
+    let mut v: Vec<u64> = match dist {
+        Dist::Uniform => (0..n).map(|_| r.next_u64() & mask).collect(),
+        Dist::AllEqual => {
+            let x = r.next_u64() & mask;
+            vec![x; n]
+        }
+        Dist::Sorted | Dist::Reverse => {
+            let mut v: Vec<u64> = (0..n).map(|_| r.next_u64() & mask).collect();
+            let perm = radix::keys::reference_permutation(key, &v, Order::Ascending, None);
+            v = perm.iter().map(|&i| v[i]).collect();
+            if let Dist::Reverse = dist {
+                v.reverse();
+            }
+            v
+        }
+        Dist::FewUnique => {
+            let u: Vec<u64> = (0..5).map(|_| r.next_u64() & mask).collect();
+            (0..n).map(|_| u[(r.next_u32() % 5) as usize]).collect()
+        }
+        Dist::Entropy(k) => (0..n)
+            .map(|_| (0..k).fold(mask, |a, _| a & r.next_u64()))
+            .collect(),
+        Dist::FloatSpecials => (0..n).map(|_| r.next_u64() & mask).collect(),
+        Dist::Runs => (0..n as u64)
+            .map(|i| ((r.next_u64() << 8) | ((i / 1500) & 0xff)) & mask)
+            .collect(),
+    };
+    if let Dist::FloatSpecials = dist {
+        let specials: Vec<u64> = if key.bytes() == 4 {
+            vec![
+                0,
+                0x8000_0000,
+                0x7f80_0000,
+                0xff80_0000,
+                0x7fc0_0000,
+                0xffc0_0000,
+                0x7f80_0001,
+                0xff80_0123,
+                0x7fff_ffff,
+                0xffff_ffff,
+                1.0f32.to_bits() as u64,
+                (-1.0f32).to_bits() as u64,
+            ]
+        } else {
+            vec![
+                0,
+                1 << 63,
+                0x7ff0_0000_0000_0000,
+                0xfff0_0000_0000_0000,
+                0x7ff8_0000_0000_0000,
+                0xfff8_0000_0000_0000,
+                0x7ff0_0000_0000_0001,
+                0xfff0_0000_0012_3456,
+                1.0f64.to_bits(),
+                (-1.0f64).to_bits(),
+            ]
+        };
+        for x in v.iter_mut() {
+            if r.next_u32() % 4 == 0 {
+                *x = specials[(r.next_u32() as usize) % specials.len()];
+            }
+        }
+    }
+    v
+}
+
+fn to_words(raw: &[u64], bytes: u32) -> Vec<u32> {
+    if bytes == 4 {
+        raw.iter().map(|&x| x as u32).collect()
+    } else {
+        raw.iter()
+            .flat_map(|&x| [x as u32, (x >> 32) as u32])
+            .collect()
+    }
+}
+
+fn values_for(n: usize, vt: ValueType) -> Vec<u64> {
+    (0..n as u64)
+        .map(|i| match vt {
+            ValueType::U64 => i | ((i ^ 0x5a5a) << 32),
+            _ => i,
+        })
+        .collect()
+}
+
+struct Case {
+    key: KeyType,
+    value: ValueType,
+    order: Order,
+    bits: Option<(u32, u32)>,
+    algorithm: SortAlgorithm,
+    policy: Option<RadixPolicy>,
+}
+
+impl Case {
+    fn new(key: KeyType) -> Self {
+        Self {
+            key,
+            value: ValueType::None,
+            order: Order::Ascending,
+            bits: None,
+            algorithm: SortAlgorithm::Auto,
+            policy: None,
+        }
+    }
+    fn config(&self) -> SortConfig {
+        SortConfig {
+            key: self.key,
+            value: self.value,
+            order: self.order,
+            bits: self.bits,
+            algorithm: self.algorithm,
+            policy: self.policy,
+        }
+    }
+}
+
+/// Sorts `raw` on the GPU (host count, or a GPU-side count `gpu_n` <= raw.len() with capacity raw.len()) and
+/// compares with the CPU reference bit for bit.
+fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
+    let sorter = Sorter::new(ctx, c.config()).unwrap();
+    let n = raw.len();
+    let kw = to_words(raw, c.key.bytes());
+    let vals = values_for(n, c.value);
+    let vw = to_words(&vals, c.value.bytes().max(4));
+    let kb = Buffer::from_slice(ctx, "test::keys", &pad(&kw)).unwrap();
+    let vb = Buffer::from_slice(ctx, "test::vals", &pad(&vw)).unwrap();
+    let req = sorter.storage_requirements(n as u64);
+    let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+    let cnt = Buffer::from_slice(ctx, "test::count", &[gpu_n.unwrap_or(0) as u32; 4]).unwrap();
+    let values = (c.value != ValueType::None).then(|| vb.as_ref());
+    ctx.submit("test::sort", |rec| match gpu_n {
+        None => sorter.cmd_sort(rec, kb.as_ref(), values, scratch.as_ref(), n as u64),
+        Some(_) => sorter.cmd_sort_indirect(
+            rec,
+            kb.as_ref(),
+            values,
+            scratch.as_ref(),
+            cnt.slice(4, 4),
+            n as u64,
+        ),
+    })
+    .unwrap();
+    let m = gpu_n.unwrap_or(n);
+    let perm = radix::keys::reference_permutation(c.key, &raw[..m], c.order, c.bits);
+    let mut want_k: Vec<u64> = perm.iter().map(|&i| raw[i]).collect();
+    want_k.extend_from_slice(&raw[m..]);
+    let got_k = kb.read_vec::<u32>(kw.len()).unwrap();
+    let label = format!(
+        "{:?} {:?} {:?} {:?} {:?} n={n} gpu_n={gpu_n:?} -> {:?}",
+        c.key,
+        c.value,
+        c.order,
+        c.bits,
+        c.algorithm,
+        sorter.algorithm_for(n as u64)
+    );
+    let want_kw = to_words(&want_k, c.key.bytes());
+    if got_k != want_kw {
+        let first = got_k.iter().zip(&want_kw).position(|(a, b)| a != b);
+        panic!("keys differ: {label}; first difference at word {first:?}");
+    }
+    if c.value != ValueType::None {
+        let mut want_v: Vec<u64> = perm.iter().map(|&i| vals[i]).collect();
+        want_v.extend_from_slice(&vals[m..]);
+        let want_vw = to_words(&want_v, c.value.bytes());
+        let got_v = vb.read_vec::<u32>(want_vw.len()).unwrap();
+        if got_v != want_vw {
+            let first = got_v.iter().zip(&want_vw).position(|(a, b)| a != b);
+            panic!("values differ (stability): {label}; first difference at word {first:?}");
+        }
+    }
+    if gpu_n.is_some() {
+        let meta = scratch
+            .read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize)
+            .unwrap();
+        let base = (sorter.control_offset(n as u64) / 4) as usize;
+        assert_eq!(meta[base + radix::CTRL_N as usize], m as u32, "{label}");
+        assert_eq!(meta[base + radix::CTRL_OVERFLOW as usize], 0, "{label}");
+    }
+}
+
+fn pad(w: &[u32]) -> Vec<u32> {
+    let mut v = w.to_vec();
+    v.resize(w.len().max(4), 0);
+    v
+}
+
+fn lavapipe_policy(ctx: &Arc<Context>) -> RadixPolicy {
+    RadixPolicy::for_device(ctx.caps())
+}
+
+const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)), Some((13, 14))];
+
+#[test]
+fn push_constant_structs_match_reflection() {
+    use vksort::radix::{onesweep, rts, setup, small, upfront};
+    let cases: &[(&str, usize)] = &[
+        ("radix_upfront", std::mem::size_of::<upfront::UpfrontPush>()),
+        ("radix_plan", std::mem::size_of::<upfront::PlanPush>()),
+        ("radix_setup", std::mem::size_of::<setup::SetupPush>()),
+        ("radix_copy", 0),
+        (
+            "radix_onesweep_ballot",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_partitioned",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_downsweep",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_downsweep_partitioned",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        ("radix_upsweep", std::mem::size_of::<rts::UpsweepPush>()),
+        ("radix_spine", std::mem::size_of::<rts::SpinePush>()),
+        (
+            "radix_small_ballot",
+            std::mem::size_of::<small::SmallPush>(),
+        ),
+        (
+            "radix_small_partitioned",
+            std::mem::size_of::<small::SmallPush>(),
+        ),
+    ];
+    for (shader, size) in cases {
+        let iface = reflect(shader).unwrap();
+        assert_eq!(
+            iface.push_constant_size as usize, *size,
+            "push constants of {shader}"
+        );
+    }
+}
+
+#[test]
+fn cpu_reference_orders_floats_totally() {
+    let mut k = vec![
+        f32::NAN,
+        -f32::NAN,
+        1.0,
+        -0.0,
+        0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        -1.0,
+    ];
+    let mut v: Vec<u32> = (0..k.len() as u32).collect();
+    sort::cpu_sort_reference(&mut k, Some(&mut v), Order::Ascending, None);
+    let bits: Vec<u32> = k.iter().map(|x| x.to_bits()).collect();
+    let want: Vec<u32> = [
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        -1.0,
+        -0.0,
+        0.0,
+        1.0,
+        f32::INFINITY,
+        f32::NAN,
+    ]
+    .iter()
+    .map(|x| x.to_bits())
+    .collect();
+    assert_eq!(bits, want);
+    sort::cpu_sort_reference(&mut k, Some(&mut v), Order::Descending, None);
+    assert_eq!(k[0].to_bits(), f32::NAN.to_bits());
+}
+
+/// Every key type x value width x order x bit range, every algorithm, at one moderate size.
+#[test]
+fn full_matrix() {
+    with_gpu(|ctx| {
+        let small_max = lavapipe_policy(ctx).small_sort_max as usize;
+        for key in KeyType::ALL {
+            for value in ValueType::ALL {
+                for order in [Order::Ascending, Order::Descending] {
+                    for bits in BIT_RANGES {
+                        let dist = if matches!(key, KeyType::F32 | KeyType::F64) {
+                            Dist::FloatSpecials
+                        } else {
+                            Dist::Entropy(1 + (bits.is_some() as u32))
+                        };
+                        for alg in [
+                            SortAlgorithm::Onesweep,
+                            SortAlgorithm::ReduceThenScan,
+                            SortAlgorithm::Small,
+                        ] {
+                            let n = if alg == SortAlgorithm::Small {
+                                small_max - 3
+                            } else {
+                                5000
+                            };
+                            let mut c = Case::new(key);
+                            c.value = value;
+                            c.order = order;
+                            c.bits = bits;
+                            c.algorithm = alg;
+                            check(ctx, &c, &gen(key, dist, n, n as u64 ^ key as u64), None);
+                        }
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Every distribution for every key type, ascending and descending, with values (stability).
+#[test]
+fn distributions() {
+    with_gpu(|ctx| {
+        let dists = [
+            Dist::Uniform,
+            Dist::AllEqual,
+            Dist::Sorted,
+            Dist::Reverse,
+            Dist::FewUnique,
+            Dist::Entropy(2),
+            Dist::Entropy(4),
+            Dist::FloatSpecials,
+            Dist::Runs,
+        ];
+        for key in KeyType::ALL {
+            for dist in dists {
+                for order in [Order::Ascending, Order::Descending] {
+                    for (alg, n) in [
+                        (SortAlgorithm::Auto, 3333),
+                        (SortAlgorithm::Auto, 777),
+                        (SortAlgorithm::ReduceThenScan, 5000),
+                    ] {
+                        let mut c = Case::new(key);
+                        c.value = ValueType::U32;
+                        c.order = order;
+                        c.algorithm = alg;
+                        check(ctx, &c, &gen(key, dist, n, 7 + n as u64), None);
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Sizes around tile boundaries, tiny and odd sizes, for every algorithm.
+#[test]
+fn edge_sizes() {
+    with_gpu(|ctx| {
+        let p = lavapipe_policy(ctx);
+        let tile = p.tile() as usize;
+        let small = p.small_sort_max as usize;
+        let mut sizes: Vec<usize> = vec![
+            0,
+            1,
+            2,
+            3,
+            7,
+            31,
+            33,
+            255,
+            257,
+            2 * tile + 1,
+            3 * tile - 1,
+            12345,
+        ];
+        sizes.extend(tile - 2..=tile + 2);
+        sizes.extend(small - 2..=small + 2);
+        for key in [KeyType::U32, KeyType::F64] {
+            for alg in [
+                SortAlgorithm::Auto,
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
+                for &n in &sizes {
+                    if alg == SortAlgorithm::Small && n > small {
+                        continue;
+                    }
+                    let mut c = Case::new(key);
+                    c.value = if key == KeyType::U32 {
+                        ValueType::U64
+                    } else {
+                        ValueType::U32
+                    };
+                    c.algorithm = alg;
+                    check(ctx, &c, &gen(key, Dist::Uniform, n, n as u64), None);
+                }
+            }
+        }
+    });
+}
+
+/// Digit widths 4..=8 (digits straddling the 32-bit word boundary of 64-bit keys, odd bit ranges).
+#[test]
+fn digit_widths() {
+    with_gpu(|ctx| {
+        for digit_bits in 4..=8 {
+            let mut p = lavapipe_policy(ctx);
+            p.digit_bits = digit_bits;
+            // Few upfront workgroups: each loops over several chunks.
+            p.upfront_max_groups = [1, 3, 64, 2, 1000][digit_bits as usize - 4];
+            for alg in [
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
+                for (key, bits) in [
+                    (KeyType::U64, None),
+                    (KeyType::I64, Some((27, 45))),
+                    (KeyType::I32, Some((3, 32))),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = ValueType::U32;
+                    c.bits = bits;
+                    c.algorithm = alg;
+                    c.policy = Some(p);
+                    let n = if alg == SortAlgorithm::Small {
+                        1500
+                    } else {
+                        4100
+                    };
+                    check(
+                        ctx,
+                        &c,
+                        &gen(key, Dist::Uniform, n, digit_bits as u64),
+                        None,
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// Forward progress: tiles that never publish their look-back status; the sort still completes correctly.
+#[test]
+fn onesweep_forward_progress_emulation() {
+    with_gpu(|ctx| {
+        for (stall_every, spin) in [(2, 1), (3, 4), (7, 64)] {
+            let mut p = lavapipe_policy(ctx);
+            p.stall_every = stall_every;
+            p.spin_limit = spin;
+            for (key, value) in [
+                (KeyType::U32, ValueType::U32),
+                (KeyType::F64, ValueType::U64),
+            ] {
+                let mut c = Case::new(key);
+                c.value = value;
+                c.algorithm = SortAlgorithm::Onesweep;
+                c.policy = Some(p);
+                let n = 20 * p.tile() as usize + 17;
+                check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
+                check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
+            }
+        }
+    });
+}
+
+/// A GPU-side count below the capacity (and zero), for every algorithm.
+#[test]
+fn gpu_side_count() {
+    with_gpu(|ctx| {
+        for alg in [
+            SortAlgorithm::Auto,
+            SortAlgorithm::Onesweep,
+            SortAlgorithm::ReduceThenScan,
+            SortAlgorithm::Small,
+        ] {
+            for (cap, m) in [
+                (1500usize, 1000usize),
+                (1500, 0),
+                (1500, 1),
+                (1500, 1500),
+                (9000, 5001),
+            ] {
+                if alg == SortAlgorithm::Small && cap > 2048 {
+                    continue;
+                }
+                for key in [KeyType::U32, KeyType::I64] {
+                    let mut c = Case::new(key);
+                    c.value = ValueType::U32;
+                    c.algorithm = alg;
+                    check(ctx, &c, &gen(key, Dist::Uniform, cap, m as u64), Some(m));
+                }
+            }
+        }
+    });
+}
+
+/// A GPU-side count above the capacity is clamped and flagged.
+#[test]
+fn gpu_side_count_overflow_is_clamped_and_flagged() {
+    with_gpu(|ctx| {
+        for alg in [SortAlgorithm::Onesweep, SortAlgorithm::Small] {
+            let cap = 1000usize;
+            let sorter = Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: alg,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let raw: Vec<u32> = Rng(5).vec_u32(cap);
+            let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
+            let req = sorter.storage_requirements(cap as u64);
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            let cnt = Buffer::from_slice(ctx, "test::count", &[5000u32]).unwrap();
+            ctx.submit("test::sort", |rec| {
+                sorter.cmd_sort_indirect(
+                    rec,
+                    kb.as_ref(),
+                    None,
+                    scratch.as_ref(),
+                    cnt.as_ref(),
+                    cap as u64,
+                )
+            })
+            .unwrap();
+            let mut want = raw.clone();
+            want.sort();
+            assert_eq!(kb.read_vec::<u32>(cap).unwrap(), want);
+            let base = (sorter.control_offset(cap as u64) / 4) as usize;
+            let meta = scratch.read_vec::<u32>(base + 4).unwrap();
+            assert_eq!(meta[base + radix::CTRL_N as usize], cap as u32);
+            assert_eq!(meta[base + radix::CTRL_OVERFLOW as usize], 1);
+            assert_eq!(meta[base + radix::CTRL_RAW_COUNT as usize], 5000);
+        }
+    });
+}
+
+/// Large inputs, once per algorithm (slow on lavapipe).
+#[test]
+fn large() {
+    with_gpu(|ctx| {
+        let n = (1 << 22) + 3;
+        let mut c = Case::new(KeyType::U32);
+        c.value = ValueType::U32;
+        c.algorithm = SortAlgorithm::Onesweep;
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 1), None);
+        let mut c = Case::new(KeyType::F32);
+        c.algorithm = SortAlgorithm::ReduceThenScan;
+        c.order = Order::Descending;
+        check(
+            ctx,
+            &c,
+            &gen(KeyType::F32, Dist::FloatSpecials, (1 << 20) + 5, 2),
+            None,
+        );
+        let mut c = Case::new(KeyType::I64);
+        c.value = ValueType::U64;
+        c.algorithm = SortAlgorithm::Onesweep;
+        check(
+            ctx,
+            &c,
+            &gen(KeyType::I64, Dist::Entropy(2), (1 << 20) + 7, 3),
+            None,
+        );
+    });
+}
+
+/// The host forms.
+#[test]
+fn host_forms() {
+    with_gpu(|ctx| {
+        let mut r = Rng(11);
+        let mut k: Vec<f32> = (0..5000)
+            .map(|_| (r.next_u32() % 1000) as f32 - 500.0)
+            .collect();
+        let mut want = k.clone();
+        sort::sort(ctx, &mut k).unwrap();
+        sort::cpu_sort_reference::<f32, u32>(&mut want, None, Order::Ascending, None);
+        assert_eq!(k, want);
+        let mut k: Vec<i64> = (0..3000).map(|_| r.next_u64() as i64 >> 40).collect();
+        let mut v: Vec<f64> = (0..3000).map(|i| i as f64).collect();
+        let (mut wk, mut wv) = (k.clone(), v.clone());
+        let cfg = SortConfig {
+            order: Order::Descending,
+            ..Default::default()
+        };
+        sort::sort_pairs_with(ctx, &mut k, &mut v, &cfg).unwrap();
+        sort::cpu_sort_reference(&mut wk, Some(&mut wv), Order::Descending, None);
+        assert_eq!(k, wk);
+        assert_eq!(v, wv);
+        let mut e: Vec<u32> = vec![];
+        sort::sort(ctx, &mut e).unwrap();
+        let mut one = vec![5u64];
+        sort::sort(ctx, &mut one).unwrap();
+        assert!(sort::sort_pairs(ctx, &mut [1u32, 2], &mut [1u32]).is_err());
+    });
+}
+
+#[test]
+fn names_round_trip() {
+    for a in SortAlgorithm::ALL {
+        assert_eq!(SortAlgorithm::from_name(a.name()), Some(a));
+    }
+    for k in KeyType::ALL {
+        assert_eq!(KeyType::from_name(k.name()), Some(k));
+    }
+    for v in ValueType::ALL {
+        assert_eq!(ValueType::from_name(v.name()), Some(v));
+    }
+    assert_eq!(SortAlgorithm::ReduceThenScan.name(), "reduce-then-scan");
+}
+
+/// Rejected input returns a typed error and leaves the buffers untouched.
+#[test]
+fn bad_input_is_rejected_and_writes_nothing() {
+    with_gpu(|ctx| {
+        // Bit ranges.
+        for bits in [(0, 33), (5, 5), (6, 2)] {
+            let cfg = SortConfig {
+                bits: Some(bits),
+                ..Default::default()
+            };
+            assert!(
+                matches!(Sorter::new(ctx, cfg), Err(Error::InvalidArgument(_))),
+                "{bits:?}"
+            );
+        }
+        let cfg = SortConfig {
+            key: KeyType::U64,
+            bits: Some((0, 65)),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Sorter::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
+        // Policy.
+        let mut p = lavapipe_policy(ctx);
+        p.digit_bits = 9;
+        let cfg = SortConfig {
+            policy: Some(p),
+            ..Default::default()
+        };
+        assert!(Sorter::new(ctx, cfg).is_err());
+
+        let n = 5000usize;
+        let raw = Rng(3).vec_u32(n);
+        let cfg = SortConfig {
+            value: ValueType::U32,
+            algorithm: SortAlgorithm::Onesweep,
+            ..Default::default()
+        };
+        let sorter = Sorter::new(ctx, cfg).unwrap();
+        let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
+        let vb = Buffer::from_slice(ctx, "test::vals", &raw).unwrap();
+        let req = sorter.storage_requirements(n as u64);
+        let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+        let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
+        let run =
+            |k: vksort::BufferRef, v: Option<vksort::BufferRef>, s: vksort::BufferRef, n: u64| {
+                ctx.submit("test::bad", |rec| sorter.cmd_sort(rec, k, v, s, n))
+            };
+        let nb = (n * 4) as u64;
+        // value buffer shorter than the keys
+        assert!(matches!(
+            run(
+                kb.as_ref(),
+                Some(vb.slice(0, nb - 4)),
+                scratch.as_ref(),
+                n as u64
+            ),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        // missing values
+        assert!(matches!(
+            run(kb.as_ref(), None, scratch.as_ref(), n as u64),
+            Err(Error::InvalidArgument(_))
+        ));
+        // key buffer too small for n
+        assert!(matches!(
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n as u64 + 1
+            ),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        // scratch too small
+        assert!(matches!(
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.slice(0, req.scratch_bytes - 4),
+                n as u64
+            ),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        // missing usage
+        let mut no_ind = scratch.as_ref();
+        no_ind.usage =
+            ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST;
+        assert!(matches!(
+            run(kb.as_ref(), Some(vb.as_ref()), no_ind, n as u64),
+            Err(Error::MissingUsage { .. })
+        ));
+        // misaligned offset
+        let align = ctx.caps().min_storage_buffer_offset_alignment.max(4);
+        if align > 4 {
+            assert!(matches!(
+                run(kb.slice(4, nb - 4), Some(vb.as_ref()), scratch.as_ref(), 10),
+                Err(Error::Misaligned { .. })
+            ));
+        }
+        // too many keys
+        assert!(matches!(
+            run(kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), 1 << 30),
+            Err(Error::TooLarge { .. })
+        ));
+        // GPU-side count: misaligned count offset, count buffer too small
+        let r = ctx.submit("test::bad", |rec| {
+            sorter.cmd_sort_indirect(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                cnt.slice(2, 4),
+                n as u64,
+            )
+        });
+        assert!(matches!(r, Err(Error::Misaligned { .. })), "{r:?}");
+        let r = ctx.submit("test::bad", |rec| {
+            sorter.cmd_sort_indirect(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                cnt.slice(0, 2),
+                n as u64,
+            )
+        });
+        assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
+        // Small with too many keys
+        let small = Sorter::new(
+            ctx,
+            SortConfig {
+                algorithm: SortAlgorithm::Small,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let r = ctx.submit("test::bad", |rec| {
+            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+        });
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+        assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);
+        assert_eq!(vb.read_vec::<u32>(n).unwrap(), raw);
+    });
+}
+
+#[test]
+fn auto_resolves_by_size() {
+    with_gpu(|ctx| {
+        let s = Sorter::new(ctx, SortConfig::default()).unwrap();
+        let p = *s.policy();
+        assert_eq!(
+            s.algorithm_for(p.small_sort_max as u64),
+            SortAlgorithm::Small
+        );
+        let big = s.algorithm_for(p.small_sort_max as u64 + 1);
+        assert!(matches!(
+            big,
+            SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan
+        ));
+    });
+}
+
+#[test]
+fn smoke() {
+    with_gpu(|ctx| {
+        for alg in [
+            SortAlgorithm::Small,
+            SortAlgorithm::Onesweep,
+            SortAlgorithm::ReduceThenScan,
+        ] {
+            let mut c = Case::new(KeyType::U32);
+            c.algorithm = alg;
+            c.value = ValueType::U32;
+            for n in [2usize, 100, 1000, 2000] {
+                check(ctx, &c, &gen(c.key, Dist::Uniform, n, n as u64), None);
+            }
+        }
+    });
+}
+
+/// Every pass is labelled and timed when a profiler is attached.
+#[test]
+fn passes_are_labelled_and_profiled() {
+    with_gpu(|ctx| {
+        let cases = [
+            (
+                SortAlgorithm::Onesweep,
+                vec![
+                    "vksort::radix::clear",
+                    "vksort::radix::clear",
+                    "vksort::radix::upfront",
+                    "vksort::radix::plan",
+                    "vksort::radix::onesweep::place0",
+                    "vksort::radix::onesweep::place1",
+                    "vksort::radix::onesweep::place2",
+                    "vksort::radix::onesweep::place3",
+                    "vksort::radix::copy",
+                ],
+            ),
+            (
+                SortAlgorithm::ReduceThenScan,
+                vec![
+                    "vksort::radix::clear",
+                    "vksort::radix::clear",
+                    "vksort::radix::upfront",
+                    "vksort::radix::plan",
+                    "vksort::radix::upsweep::place0",
+                    "vksort::radix::spine::place0",
+                    "vksort::radix::downsweep::place0",
+                    "vksort::radix::upsweep::place1",
+                    "vksort::radix::spine::place1",
+                    "vksort::radix::downsweep::place1",
+                    "vksort::radix::copy",
+                ],
+            ),
+            (SortAlgorithm::Small, vec!["vksort::radix::small"]),
+        ];
+        for (alg, want) in cases {
+            let bits = if alg == SortAlgorithm::ReduceThenScan {
+                Some((0, 16))
+            } else {
+                None
+            };
+            let sorter = Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: alg,
+                    bits,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let n = 2000usize;
+            let raw = Rng(9).vec_u32(n);
+            let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
+            let req = sorter.storage_requirements(n as u64);
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            let mut prof = vksort::gpu::Profiler::new(ctx, 64).unwrap();
+            ctx.submit_profiled("test::sort", Some(&mut prof), |rec| {
+                sorter.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+            })
+            .unwrap();
+            let labels: Vec<String> = prof
+                .results()
+                .unwrap()
+                .into_iter()
+                .map(|p| p.label)
+                .collect();
+            assert_eq!(labels, want, "{alg:?}");
+            let mut sorted = raw.clone();
+            sorted.sort_by_key(|&x| if bits.is_some() { x & 0xffff } else { x });
+            assert!(kb.read_vec::<u32>(n).unwrap() == sorted, "{alg:?}");
+        }
+        // Partitioned ranking needs VK_NV_shader_subgroup_partitioned.
+        if !ctx.caps().subgroup_partitioned {
+            let mut p = lavapipe_policy(ctx);
+            p.use_partitioned = true;
+            let r = Sorter::new(
+                ctx,
+                SortConfig {
+                    policy: Some(p),
+                    ..Default::default()
+                },
+            );
+            assert!(matches!(r, Err(Error::Unsupported { .. })));
+        }
+    });
+}
+
+/// Other workgroup sizes, tile sizes and digit widths (workgroups larger and smaller than the radix).
+#[test]
+fn policy_variations() {
+    with_gpu(|ctx| {
+        for (wg, kpt, digit_bits, swg, skpt) in
+            [(256, 5, 7, 64, 7), (64, 3, 8, 128, 5), (192, 1, 6, 192, 2)]
+        {
+            let mut p = lavapipe_policy(ctx);
+            p.workgroup_size = wg;
+            p.keys_per_thread = kpt;
+            p.digit_bits = digit_bits;
+            p.small_workgroup_size = swg;
+            p.small_keys_per_thread = skpt;
+            p.small_sort_max = swg * skpt;
+            p.upfront_keys_per_thread = 3;
+            for alg in [
+                SortAlgorithm::Onesweep,
+                SortAlgorithm::ReduceThenScan,
+                SortAlgorithm::Small,
+            ] {
+                for (key, value) in [
+                    (KeyType::F32, ValueType::U64),
+                    (KeyType::I64, ValueType::U32),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.algorithm = alg;
+                    c.policy = Some(p);
+                    c.order = Order::Descending;
+                    let n = if alg == SortAlgorithm::Small {
+                        p.small_sort_max as usize - 1
+                    } else {
+                        3001
+                    };
+                    check(ctx, &c, &gen(key, Dist::FloatSpecials, n, wg as u64), None);
+                }
+            }
+        }
+    });
+}
