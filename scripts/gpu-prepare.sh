@@ -15,8 +15,11 @@ if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
 fi
 [ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' .git/info/exclude || echo /.device/ >> .git/info/exclude; }
 rm -f .gpu/bin/*
-cargo build --release --bin vksort
+cargo build --release --bin vksort --examples
 cp target/release/vksort .gpu/bin/
+for e in target/release/examples/*; do
+  [ -x "$e" ] && [ -f "$e" ] && case "$e" in *-*) ;; *) cp "$e" ".gpu/bin/example-$(basename "$e")" ;; esac
+done
 cargo test --release --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import sys, json
 for line in sys.stdin:
