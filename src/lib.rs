@@ -6,10 +6,13 @@
 //! [`gpu::recorder`] for the barrier contract) and a host form built on it.
 
 pub mod copy;
+pub mod compact;
 pub mod diagnostics;
 pub mod error;
 pub mod gpu;
 pub mod policy;
+pub mod reduce;
+pub mod scan;
 pub mod shaders;
 
 pub use error::{Error, Result};
