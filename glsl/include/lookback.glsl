@@ -127,7 +127,7 @@ LB_T lb_lookback(uint tile) {
                 flag = pf != LB_INVALID ? pf : LB_AGGREGATE;
                 value = pf != LB_INVALID ? published : agg;
             }
-            if (gl_LocalInvocationIndex == 0u) atomicAdd(lb_fallbacks, 1u);
+            if (lane == 0u) atomicAdd(lb_fallbacks, 1u);
             lb_clear_lane(missing, j);
         }
         uvec4 incl = subgroupBallot(flag == LB_INCLUSIVE);
@@ -149,7 +149,7 @@ void lb_stall_delay() {
     if (sink == 0xdeadbeefu) lb_reserved1 = sink;   // keeps the loop
 }
 
-// Publishes this tile's aggregate, looks back (every subgroup), publishes the inclusive prefix and returns the
+// Publishes this tile's aggregate, looks back (subgroup 0), publishes the inclusive prefix and returns the
 // tile's exclusive prefix in every invocation. Every invocation must call it (it contains a barrier). Output
 // writes after it are ordered after the publications (memory barrier + control barrier).
 LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
@@ -157,12 +157,9 @@ LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
     if (gl_LocalInvocationIndex == 0u && !stalled) {
         lb_publish(tile, tile == 0u ? LB_INCLUSIVE : LB_AGGREGATE, aggregate);
     }
-    // Every subgroup looks back (they compute the same prefix); one invocation publishes. A look-back by
-    // subgroup 0 alone, the others waiting at the barrier, lost lanes on lavapipe (llvmpipe) in testing, so
-    // the redundant form is used: the extra status reads hit L2 and the subgroups would otherwise idle.
-    {
+    if (gl_SubgroupID == 0u) {
         LB_T prefix = tile == 0u ? LB_T(0) : lb_lookback(tile);
-        if (gl_LocalInvocationIndex == 0u) {
+        if (gl_SubgroupInvocationID == 0u) {
             if (stalled) {
                 if (STALL_MODE == 1u) {
                     lb_stall_delay();

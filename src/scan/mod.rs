@@ -151,11 +151,11 @@ pub enum StallMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScanPolicy {
     /// Invocations per workgroup: a power of two, a multiple of the device's largest subgroup size.
-    /// Default: 256 (128 on CPU devices).
+    /// Default: 256; on CPU devices (lavapipe) the largest subgroup size, i.e. one subgroup per workgroup.
     pub workgroup_size: u32,
     /// Elements per invocation of a look-back / reduce-then-scan / reduce / compaction tile: a multiple of
     /// 4 in 4..=64 (loaded as 16-byte vectors). The tile is `workgroup_size * items_per_thread` elements
-    /// (at least 512). Default: 16. Blelloch uses min(this, 8) rounded down to a power of two (and less if
+    /// (at least 512). Default: 16 (or more, up to 64, to reach a 512-element tile). Blelloch uses min(this, 8) rounded down to a power of two (and less if
     /// shared memory is short); Hillis-Steele 4.
     pub items_per_thread: u32,
     /// Look-back: spin rounds on a window of unpublished predecessors before the waiting workgroup reduces
@@ -175,7 +175,10 @@ impl ScanPolicy {
     /// The policy for a device.
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        let wish = if caps.is_cpu() { 128 } else { 256 };
+        // lavapipe: one subgroup per workgroup. With several subgroups per workgroup the look-back scan gave
+        // wrong tiles intermittently on lavapipe with 2+ threads (never with one thread, never with one
+        // subgroup); see the module docs.
+        let wish = if caps.is_cpu() { plan.max } else { 256 };
         let mut wg = plan.workgroup_size(caps, wish);
         if !wg.is_power_of_two() {
             wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
