@@ -58,7 +58,11 @@ impl Compactor {
     }
 
     fn kernel(&self, ctx: &Context, flags: bool) -> Result<Arc<crate::gpu::Kernel>> {
-        let name = if flags { "compact_flags" } else { "compact_values" };
+        let name = if flags {
+            "compact_flags"
+        } else {
+            "compact_values"
+        };
         let mut spec = vec![self.policy.items_per_thread / 4, 0];
         spec.extend_from_slice(&self.policy.lookback_spec());
         self.plan

@@ -5,8 +5,8 @@
 //! ([`gpu`]) underneath. Every primitive has a `cmd_*` form that records into the caller's command buffer (see
 //! [`gpu::recorder`] for the barrier contract) and a host form built on it.
 
-pub mod copy;
 pub mod compact;
+pub mod copy;
 pub mod diagnostics;
 pub mod error;
 pub mod gpu;

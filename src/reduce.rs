@@ -96,7 +96,11 @@ pub fn cmd_reduce(
         rec.dispatch(
             "vksort::reduce",
             &kernel,
-            &[input.slice(0, (n * eb).max(4)), output.slice(0, eb), scratch],
+            &[
+                input.slice(0, (n * eb).max(4)),
+                output.slice(0, eb),
+                scratch,
+            ],
             &ReducePush {
                 n: n as u32,
                 tiles,

@@ -163,9 +163,17 @@ fn lookback_survives_stalled_tiles() {
                     let d = data_u32(n * 2, 5);
                     let input = Buffer::from_slice(ctx, "test::in", &d).unwrap();
                     let output = Buffer::device_local(ctx, "test::out", n as u64 * 8).unwrap();
-                    let scratch = Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64)).unwrap();
+                    let scratch =
+                        Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64))
+                            .unwrap();
                     ctx.submit("test::stall", |rec| {
-                        s.cmd_scan(rec, input.as_ref(), output.as_ref(), scratch.as_ref(), n as u64)
+                        s.cmd_scan(
+                            rec,
+                            input.as_ref(),
+                            output.as_ref(),
+                            scratch.as_ref(),
+                            n as u64,
+                        )
                     })
                     .unwrap();
                     let header = scratch.read_vec::<u32>(2).unwrap();
@@ -195,7 +203,8 @@ fn in_place_scans() {
                     let d = data_u32(n, 9);
                     let buf = Buffer::from_slice(ctx, "test::inplace", &d).unwrap();
                     let scratch =
-                        Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64)).unwrap();
+                        Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64))
+                            .unwrap();
                     ctx.submit("test::inplace", |rec| {
                         s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
                     })
@@ -226,33 +235,53 @@ fn bad_input_is_rejected_and_output_untouched() {
             )
             .unwrap();
             let input = Buffer::from_slice(ctx, "test::in", &vec![1u32; n as usize]).unwrap();
-            let output = Buffer::from_slice(ctx, "test::out", &vec![7u32; n as usize + 64]).unwrap();
+            let output =
+                Buffer::from_slice(ctx, "test::out", &vec![7u32; n as usize + 64]).unwrap();
             let scratch = Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n)).unwrap();
-            let run = |i: vksort::BufferRef, o: vksort::BufferRef, sc: vksort::BufferRef, n: u64| {
-                ctx.submit("test::bad", |rec| s.cmd_scan(rec, i, o, sc, n))
-            };
+            let run =
+                |i: vksort::BufferRef, o: vksort::BufferRef, sc: vksort::BufferRef, n: u64| {
+                    ctx.submit("test::bad", |rec| s.cmd_scan(rec, i, o, sc, n))
+                };
             let (i, o, sc) = (input.as_ref(), output.as_ref(), scratch.as_ref());
-            assert!(matches!(run(i.slice(0, 400), o, sc, n), Err(Error::BufferTooSmall { what: "input", .. })));
-            assert!(matches!(run(i, o.slice(0, 400), sc, n), Err(Error::BufferTooSmall { what: "output", .. })));
+            assert!(matches!(
+                run(i.slice(0, 400), o, sc, n),
+                Err(Error::BufferTooSmall { what: "input", .. })
+            ));
+            assert!(matches!(
+                run(i, o.slice(0, 400), sc, n),
+                Err(Error::BufferTooSmall { what: "output", .. })
+            ));
             if s.scratch_bytes(n) > 16 {
                 assert!(matches!(
                     run(i, o, sc.slice(0, s.scratch_bytes(n) - 16), n),
-                    Err(Error::BufferTooSmall { what: "scratch", .. })
+                    Err(Error::BufferTooSmall {
+                        what: "scratch",
+                        ..
+                    })
                 ));
             }
             let mut no_storage = o;
             no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
-            assert!(matches!(run(i, no_storage, sc, n), Err(Error::MissingUsage { .. })));
+            assert!(matches!(
+                run(i, no_storage, sc, n),
+                Err(Error::MissingUsage { .. })
+            ));
             let mis = o.slice(4, 4000);
             assert!(matches!(run(i, mis, sc, n), Err(Error::Misaligned { .. })));
             let huge = ctx.caps().max_storage_buffer_range / 4 + 1;
             assert!(matches!(run(i, o, sc, huge), Err(Error::TooLarge { .. })));
-            assert_eq!(output.read_vec::<u32>(n as usize + 64).unwrap(), vec![7u32; n as usize + 64]);
+            assert_eq!(
+                output.read_vec::<u32>(n as usize + 64).unwrap(),
+                vec![7u32; n as usize + 64]
+            );
         }
         // Devices without 64-bit support or subgroup ballot are refused by name.
         let mut caps = ctx.caps().clone();
         caps.int64 = false;
-        assert!(matches!(scan::check_device(&caps, ScanElem::U64), Err(Error::Unsupported { .. })));
+        assert!(matches!(
+            scan::check_device(&caps, ScanElem::U64),
+            Err(Error::Unsupported { .. })
+        ));
         assert!(scan::check_device(&caps, ScanElem::U32).is_ok());
         caps.subgroup_ops &= !ash::vk::SubgroupFeatureFlags::BALLOT;
         let e = scan::check_device(&caps, ScanElem::U32).unwrap_err();
@@ -272,7 +301,10 @@ fn bad_input_is_rejected_and_output_untouched() {
             policy: Some(bad),
             ..Default::default()
         };
-        assert!(matches!(Scanner::new(ctx, cfg), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            Scanner::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
         let bad = ScanPolicy {
             spin_limit: 70000,
             ..ScanPolicy::for_device(ctx.caps())
@@ -281,7 +313,10 @@ fn bad_input_is_rejected_and_output_untouched() {
             policy: Some(bad),
             ..Default::default()
         };
-        assert!(matches!(Scanner::new(ctx, cfg), Err(Error::InvalidArgument(_))));
+        assert!(matches!(
+            Scanner::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
     });
 }
 
@@ -289,19 +324,34 @@ fn bad_input_is_rejected_and_output_untouched() {
 fn push_constant_structs_match_reflection() {
     use vksort::scan::{add, blelloch_tile, downsweep, hillis_steele, lookback, reduce, spine};
     let cases: &[(&str, usize)] = &[
-        ("scan_lookback", std::mem::size_of::<lookback::LookbackPush>()),
+        (
+            "scan_lookback",
+            std::mem::size_of::<lookback::LookbackPush>(),
+        ),
         ("scan_reduce", std::mem::size_of::<reduce::ReducePush>()),
         ("scan_spine", std::mem::size_of::<spine::SpinePush>()),
-        ("scan_downsweep", std::mem::size_of::<downsweep::DownsweepPush>()),
-        ("scan_hillis_steele", std::mem::size_of::<hillis_steele::HillisSteelePush>()),
-        ("scan_blelloch_tile", std::mem::size_of::<blelloch_tile::BlellochPush>()),
+        (
+            "scan_downsweep",
+            std::mem::size_of::<downsweep::DownsweepPush>(),
+        ),
+        (
+            "scan_hillis_steele",
+            std::mem::size_of::<hillis_steele::HillisSteelePush>(),
+        ),
+        (
+            "scan_blelloch_tile",
+            std::mem::size_of::<blelloch_tile::BlellochPush>(),
+        ),
         ("scan_add", std::mem::size_of::<add::AddPush>()),
     ];
     for (stem, size) in cases {
         for elem in ["u32", "u64"] {
             let name = format!("{stem}_{elem}");
             let iface = reflect(&name).unwrap();
-            assert_eq!(iface.push_constant_size as usize, *size, "push constants of {name}");
+            assert_eq!(
+                iface.push_constant_size as usize, *size,
+                "push constants of {name}"
+            );
         }
     }
 }
@@ -315,10 +365,17 @@ fn names_round_trip_and_passes_are_labelled() {
     assert_eq!(ScanAlgorithm::from_name("nope"), None);
     with_gpu(|ctx| {
         let expect: &[(ScanAlgorithm, &[&str])] = &[
-            (ScanAlgorithm::DecoupledLookback, &["vksort::scan::clear", "vksort::scan::lookback"]),
+            (
+                ScanAlgorithm::DecoupledLookback,
+                &["vksort::scan::clear", "vksort::scan::lookback"],
+            ),
             (
                 ScanAlgorithm::ReduceThenScan,
-                &["vksort::scan::reduce", "vksort::scan::spine", "vksort::scan::downsweep"],
+                &[
+                    "vksort::scan::reduce",
+                    "vksort::scan::spine",
+                    "vksort::scan::downsweep",
+                ],
             ),
         ];
         let d = data_u32(5000, 1);
@@ -330,7 +387,12 @@ fn names_round_trip_and_passes_are_labelled() {
             };
             let got = scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
             assert_eq!(got, cpu_scan_u32(&d, ScanKind::Exclusive));
-            let passes: Vec<String> = prof.results().unwrap().into_iter().map(|p| p.label).collect();
+            let passes: Vec<String> = prof
+                .results()
+                .unwrap()
+                .into_iter()
+                .map(|p| p.label)
+                .collect();
             assert_eq!(&passes, labels);
         }
         for algorithm in [ScanAlgorithm::Blelloch, ScanAlgorithm::HillisSteele] {

@@ -183,7 +183,9 @@ impl ScanPolicy {
         if !wg.is_power_of_two() {
             wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
         }
-        let items = (16u32).max(MIN_TILE.div_ceil(wg).next_multiple_of(4)).min(64);
+        let items = (16u32)
+            .max(MIN_TILE.div_ceil(wg).next_multiple_of(4))
+            .min(64);
         Self {
             workgroup_size: wg,
             items_per_thread: items,
@@ -516,7 +518,9 @@ impl Scanner {
         let output = output.slice(0, bytes);
         let n32 = n as u32;
         rec.scope("vksort::scan", |rec| match self.config.algorithm {
-            ScanAlgorithm::DecoupledLookback => self.record_lookback(rec, input, output, scratch, n32),
+            ScanAlgorithm::DecoupledLookback => {
+                self.record_lookback(rec, input, output, scratch, n32)
+            }
             ScanAlgorithm::ReduceThenScan => self.record_rts(rec, input, output, scratch, n32),
             ScanAlgorithm::Blelloch => self.record_blelloch(rec, input, output, scratch, n32),
             ScanAlgorithm::HillisSteele => self.record_hs(rec, input, output, scratch, n32),
@@ -700,11 +704,7 @@ fn scan_host<T: bytemuck::Pod>(
     let scanner = Scanner::new(ctx, config)?;
     let n = data.len() as u64;
     let input = Buffer::from_slice(ctx, "vksort::scan::input", data)?;
-    let output = Buffer::device_local(
-        ctx,
-        "vksort::scan::output",
-        n * config.elem.bytes(),
-    )?;
+    let output = Buffer::device_local(ctx, "vksort::scan::output", n * config.elem.bytes())?;
     let scratch = Buffer::device_local(ctx, "vksort::scan::scratch", scanner.scratch_bytes(n))?;
     ctx.submit_profiled("vksort::scan", profiler, |rec| {
         scanner.cmd_scan(rec, input.as_ref(), output.as_ref(), scratch.as_ref(), n)
