@@ -113,6 +113,13 @@ impl Compactor {
             status_bytes,
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
+        let overlap = crate::scan::overlaps(&input, &output, bytes)
+            || flags.is_some_and(|f| crate::scan::overlaps(&f, &output, bytes));
+        if overlap {
+            return Err(crate::Error::InvalidArgument(
+                "compaction output overlaps its input or flags".into(),
+            ));
+        }
         let kernel = self.kernel(ctx, flags.is_some())?;
         let tiles = self.tiles(n) as u32;
         let status = scratch.slice(0, status_bytes);

@@ -195,6 +195,10 @@ fn bad_input_is_rejected_and_output_untouched() {
             run(i, None, o, s, huge),
             Err(Error::TooLarge { .. })
         ));
+        assert!(matches!(
+            run(o, None, o, s, n),
+            Err(Error::InvalidArgument(_))
+        ));
         // Reduce.
         let rs =
             Buffer::device_local(ctx, "test::rscratch", reduce::reduce_scratch_bytes(n)).unwrap();

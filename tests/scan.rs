@@ -187,10 +187,37 @@ fn lookback_survives_stalled_tiles() {
     });
 }
 
-/// input == output works for every algorithm.
+/// input == output works for every algorithm (and for the look-back with late-publishing stalled tiles).
 #[test]
 fn in_place_scans() {
     with_gpu(|ctx| {
+        let late = ScanConfig {
+            policy: Some(stall_policy(ctx, StallMode::PublishLate)),
+            ..Default::default()
+        };
+        let never = ScanConfig {
+            policy: Some(stall_policy(ctx, StallMode::NeverPublish)),
+            ..Default::default()
+        };
+        for kind in KINDS {
+            let config = ScanConfig { kind, ..late };
+            let s = Scanner::new(ctx, config).unwrap();
+            let n = s.tile_size() as usize * 20 + 3;
+            let d = data_u32(n, 11);
+            let buf = Buffer::from_slice(ctx, "test::inplace", &d).unwrap();
+            let scratch =
+                Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64)).unwrap();
+            ctx.submit("test::inplace", |rec| {
+                s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
+            })
+            .unwrap();
+            assert_eq!(buf.read_vec::<u32>(n).unwrap(), cpu_scan_u32(&d, kind));
+            let s = Scanner::new(ctx, ScanConfig { kind, ..never }).unwrap();
+            let r = ctx.submit("test::inplace", |rec| {
+                s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
+            });
+            assert!(matches!(r, Err(Error::InvalidArgument(_))));
+        }
         for algorithm in ScanAlgorithm::ALL {
             for kind in KINDS {
                 let config = ScanConfig {
@@ -270,6 +297,11 @@ fn bad_input_is_rejected_and_output_untouched() {
             assert!(matches!(run(i, mis, sc, n), Err(Error::Misaligned { .. })));
             let huge = ctx.caps().max_storage_buffer_range / 4 + 1;
             assert!(matches!(run(i, o, sc, huge), Err(Error::TooLarge { .. })));
+            // Partial overlap of input and output.
+            assert!(matches!(
+                run(o.slice(0, 4000), o.slice(16, 4000), sc, 900),
+                Err(Error::InvalidArgument(_))
+            ));
             assert_eq!(
                 output.read_vec::<u32>(n as usize + 64).unwrap(),
                 vec![7u32; n as usize + 64]

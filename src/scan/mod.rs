@@ -10,8 +10,9 @@
 //! Contract of [`Scanner::cmd_scan`]:
 //! - Reads `n` elements of `input`, writes `n` elements of `output` (nothing else of it), and uses
 //!   `scratch` (at least [`Scanner::scratch_bytes`]`(n)` bytes; its content on entry does not matter and is
-//!   garbage afterwards). `input` may be the same region as `output` (an in-place scan) for every algorithm;
-//!   partially overlapping regions are not supported.
+//!   garbage afterwards). `input` may be the same region as `output` (an in-place scan) for every algorithm
+//!   (except with the [`StallMode::NeverPublish`] test emulation); partially overlapping regions are rejected.
+//!   Scratch must not overlap input or output.
 //! - Barriers: as in [`crate::gpu::recorder`]: the caller makes its writes of `input` visible before, and
 //!   waits for `output` after; between its own passes the scanner records [`Recorder::barrier`].
 //! - Checks every input before recording anything: buffer sizes, `STORAGE_BUFFER` usage (and `TRANSFER_DST`
@@ -290,6 +291,11 @@ pub fn check_device(caps: &DeviceCaps, elem: ScanElem) -> Result<()> {
     Ok(())
 }
 
+/// True when the first `bytes` bytes of `a` and `b` share memory.
+pub(crate) fn overlaps(a: &BufferRef, b: &BufferRef, bytes: u64) -> bool {
+    a.buffer == b.buffer && bytes > 0 && a.offset < b.offset + bytes && b.offset < a.offset + bytes
+}
+
 /// Offsets of scratch sub-regions are multiples of this.
 pub(crate) fn region_align(caps: &DeviceCaps) -> u64 {
     caps.min_storage_buffer_offset_alignment.max(16)
@@ -508,6 +514,24 @@ impl Scanner {
         let mut scratch_usage = vk::BufferUsageFlags::STORAGE_BUFFER;
         if self.config.algorithm == ScanAlgorithm::DecoupledLookback {
             scratch_usage |= vk::BufferUsageFlags::TRANSFER_DST;
+        }
+        let same = input.buffer == output.buffer && input.offset == output.offset;
+        if !same && overlaps(&input, &output, bytes) {
+            return Err(Error::InvalidArgument(
+                "scan input and output overlap partially (only an identical region is allowed)"
+                    .into(),
+            ));
+        }
+        if same
+            && self.config.algorithm == ScanAlgorithm::DecoupledLookback
+            && self.policy.stall_every != 0
+            && self.policy.stall_mode == StallMode::NeverPublish
+        {
+            return Err(Error::InvalidArgument(
+                "the NeverPublish stall emulation needs separate input and output (a tile that never \
+                 publishes would overwrite input that its successors reduce); use PublishLate in place"
+                    .into(),
+            ));
         }
         let scratch_needed = if n == 0 { 0 } else { self.scratch_bytes(n) };
         scratch.check(ctx, "scratch", scratch_needed, scratch_usage)?;
