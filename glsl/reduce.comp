@@ -1,7 +1,7 @@
 #version 460
 // reduce.comp: single-pass reduction (sum, min or max) of n elements into out[0].
 // `groups` workgroups each reduce tiles g, g + groups, ... (WG_SIZE * VECS 16-byte vectors per tile) and
-// write their partial to scratch; the last workgroup to finish (atomic counter, acquire/release) reduces
+// write their partial to scratch; the last workgroup to finish (atomic counter between buffer memory barriers) reduces
 // the partials and writes the result. n = 0 writes the identity.
 // Scratch: word 0 the done counter (cleared by the host), words 1..3 reserved, then `groups` partials.
 // Reads n elements, writes one (+ one partial per workgroup).
@@ -11,7 +11,6 @@
 // @variant u64_sum OP=0 ELEM_U64=1
 // @variant u64_min OP=1 ELEM_U64=1
 // @variant u64_max OP=2 ELEM_U64=1
-#extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
 #include "scan_elem.glsl"
 
@@ -96,12 +95,11 @@ void main() {
         }
     }
     ELEM_T part = wg_reduce(hreduce(acc));
-    if (gl_LocalInvocationIndex == 0u) {
-        partials[g] = part;
-        memoryBarrierBuffer();
-        uint prev = atomicAdd(done, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
-        is_last = prev == pc.groups - 1u;
-    }
+    if (gl_LocalInvocationIndex == 0u) partials[g] = part;
+    // Fences in uniform control flow (lavapipe mishandles them in divergent flow), relaxed counter.
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) is_last = atomicAdd(done, 1u) == pc.groups - 1u;
     barrier();
     if (!is_last) return;
     memoryBarrierBuffer();

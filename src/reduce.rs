@@ -2,7 +2,7 @@
 //! after `vksort::reduce::clear` (a fill of the scratch header).
 //!
 //! Single pass: at most [`MAX_GROUPS`] workgroups each reduce every `groups`-th tile and write a partial to
-//! scratch; the last workgroup to finish (an atomic counter with acquire/release semantics) reduces the
+//! scratch; the last workgroup to finish (an atomic counter between buffer memory barriers) reduces the
 //! partials and writes `output[0]`. Per element: reads 4 / 8 bytes (u32 / u64). Sums wrap. `n = 0` writes
 //! the identity (0 for sum and max, all ones for min).
 //!

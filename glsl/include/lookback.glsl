@@ -21,15 +21,22 @@
 // word either old or new; it accepts a status only when all its words carry the same non-zero flag. The
 // value published under a given flag never changes, so equal flags mean the pieces belong together: the
 // value travels inside the atomics, no 64-bit atomics and no separate payload/flag ordering are needed, for
-// 32- and 64-bit values alike. Stores are release and loads acquire (device scope, storage-buffer
-// semantics).
+// 32- and 64-bit values alike. All status atomics are relaxed (see below).
 //
 // Forward progress: Vulkan promises none between workgroups. A waiting subgroup spins at most SPIN_LIMIT
 // rounds on a window of predecessors; then it reduces every still-unpublished predecessor's input tile
 // itself (lb_fallback_aggregate) and continues. Afterwards it re-reads that predecessor's status (after a
 // memory barrier) and prefers a value published meanwhile, which keeps in-place scans correct: a tile
 // publishes its aggregate before it writes any output, so a reduction that saw overwritten input also sees
-// a published status on the re-read.
+// a published status on the re-read (LB_FENCE orders the two; see below).
+//
+// Memory semantics: every status word carries its own value, so the status atomics need no ordering of
+// other data and are relaxed (device scope). The only other cross-workgroup ordering, publication before
+// output writes (in-place scans), uses memoryBarrierBuffer() + barrier() in uniform control flow on the
+// writer and memoryBarrierBuffer() (LB_FENCE) before the re-read on the reader. Lavapipe (Mesa 22.3,
+// llvmpipe) breaks workgroup barriers when a memory barrier, or an acquire/release atomic, executes in
+// control flow that only some subgroups of a workgroup take (as the look-back does); hence relaxed atomics,
+// and LB_FENCE = 0 on CPU devices (the policy sets it).
 //
 // Emulation (tests): with STALL_EVERY > 0, tiles with tile % STALL_EVERY == 1 % STALL_EVERY publish no
 // aggregate; with STALL_MODE 0 they never publish anything, with STALL_MODE 1 they publish their inclusive
@@ -41,6 +48,7 @@
 layout(constant_id = 4) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 5) const uint STALL_EVERY = 0;
 layout(constant_id = 6) const uint STALL_MODE = 0;
+layout(constant_id = 7) const uint LB_FENCE = 1;   // fence between a fallback reduction and the re-read
 
 #define LB_INVALID 0u
 #define LB_AGGREGATE 1u
@@ -70,7 +78,7 @@ void lb_publish(uint tile, uint flag, LB_T value) {
     [[unroll]] for (uint w = 0u; w < LB_WORDS; w++) {
         uint piece = uint(value >> (16u * w)) & 0xffffu;
         atomicStore(lb_status[tile * LB_WORDS + w], (flag << 16) | piece, gl_ScopeDevice,
-                    gl_StorageSemanticsBuffer, gl_SemanticsRelease);
+                    gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
 }
 
@@ -80,7 +88,7 @@ uint lb_read(uint tile, out LB_T value) {
     value = LB_T(0);
     [[unroll]] for (uint w = 0u; w < LB_WORDS; w++) {
         uint word = atomicLoad(lb_status[tile * LB_WORDS + w], gl_ScopeDevice, gl_StorageSemanticsBuffer,
-                               gl_SemanticsAcquire);
+                               gl_SemanticsRelaxed);
         uint f = word >> 16;
         flag = (w == 0u || f == flag) ? f : LB_INVALID;
         value |= LB_T(word & 0xffffu) << (16u * w);
@@ -107,20 +115,20 @@ LB_T lb_lookback(uint tile) {
         LB_T value = LB_T(0);
         uint flag = LB_INCLUSIVE;   // before tile 0: an inclusive prefix of 0
         uvec4 missing = uvec4(0u);
-        for (uint spins = 0u; spins <= SPIN_LIMIT; spins++) {
+        for (uint spins = 0u;; spins++) {
             if (p >= 0) flag = lb_read(uint(p), value);
             uvec4 incl = subgroupBallot(flag == LB_INCLUSIVE);
             uint k = subgroupBallotFindLSB(incl);   // some lane is inclusive unless the window is all in range
             bool any_incl = incl != uvec4(0u);
             missing = subgroupBallot(flag == LB_INVALID && (!any_incl || lane <= k));
-            if (missing == uvec4(0u)) break;
+            if (missing == uvec4(0u) || spins >= SPIN_LIMIT) break;
         }
         // Fallback: reduce every still-missing predecessor here (at most gl_SubgroupSize of them).
         for (uint f = 0u; f < gl_SubgroupSize && missing != uvec4(0u); f++) {
             uint j = subgroupBallotFindLSB(missing);
             uint stuck = uint(base - int(j));
             LB_T agg = lb_fallback_aggregate(stuck);
-            memoryBarrierBuffer();
+            if (LB_FENCE != 0u) memoryBarrierBuffer();
             LB_T published;
             uint pf = lb_read(stuck, published);
             if (lane == j) {

@@ -152,7 +152,7 @@ pub enum StallMode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScanPolicy {
     /// Invocations per workgroup: a power of two, a multiple of the device's largest subgroup size.
-    /// Default: 256; on CPU devices (lavapipe) the largest subgroup size, i.e. one subgroup per workgroup.
+    /// Default: 256 (128 on CPU devices).
     pub workgroup_size: u32,
     /// Elements per invocation of a look-back / reduce-then-scan / reduce / compaction tile: a multiple of
     /// 4 in 4..=64 (loaded as 16-byte vectors). The tile is `workgroup_size * items_per_thread` elements
@@ -167,6 +167,10 @@ pub struct ScanPolicy {
     pub stall_every: u32,
     /// What stalled tiles do. Default: [`StallMode::NeverPublish`].
     pub stall_mode: StallMode,
+    /// Look-back: a memory barrier between a fallback reduction and the re-read of the predecessor's
+    /// status (the in-place ordering, see `glsl/include/lookback.glsl`). Default: true, false on CPU
+    /// devices (lavapipe breaks workgroup barriers around memory barriers in divergent control flow).
+    pub recheck_fence: bool,
 }
 
 /// The smallest tile (elements) a look-back policy may have: sizes [`crate::compact::compact_scratch_bytes`].
@@ -176,10 +180,7 @@ impl ScanPolicy {
     /// The policy for a device.
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        // lavapipe: one subgroup per workgroup. With several subgroups per workgroup the look-back scan gave
-        // wrong tiles intermittently on lavapipe with 2+ threads (never with one thread, never with one
-        // subgroup); see the module docs.
-        let wish = if caps.is_cpu() { plan.max } else { 256 };
+        let wish = if caps.is_cpu() { 128 } else { 256 };
         let mut wg = plan.workgroup_size(caps, wish);
         if !wg.is_power_of_two() {
             wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
@@ -193,6 +194,7 @@ impl ScanPolicy {
             spin_limit: if caps.is_cpu() { 256 } else { 2048 },
             stall_every: 0,
             stall_mode: StallMode::NeverPublish,
+            recheck_fence: !caps.is_cpu(),
         }
     }
 
@@ -236,8 +238,8 @@ impl ScanPolicy {
         self.workgroup_size * self.items_per_thread
     }
 
-    /// Specialization constants 4..=6 of `lookback.glsl`.
-    pub(crate) fn lookback_spec(&self) -> [u32; 3] {
+    /// Specialization constants 4..=7 of `lookback.glsl`.
+    pub(crate) fn lookback_spec(&self) -> [u32; 4] {
         [
             self.spin_limit,
             self.stall_every,
@@ -245,6 +247,7 @@ impl ScanPolicy {
                 StallMode::NeverPublish => 0,
                 StallMode::PublishLate => 1,
             },
+            self.recheck_fence as u32,
         ]
     }
 }
