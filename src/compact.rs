@@ -123,8 +123,15 @@ impl Compactor {
         let kernel = self.kernel(ctx, flags.is_some())?;
         let tiles = self.tiles(n) as u32;
         let status = scratch.slice(0, status_bytes);
-        // Bindings may not be empty ranges: n = 0 binds 4 bytes that the shader never reads.
-        let data = |b: BufferRef| b.slice(0, bytes.max(4));
+        // Bindings may not be empty: with n = 0 the count region stands in for the data bindings (the shader
+        // reads and writes no element then).
+        let data = |b: BufferRef| {
+            if n == 0 {
+                count_out.slice(0, 4)
+            } else {
+                b.slice(0, bytes)
+            }
+        };
         let mut bindings = vec![data(input)];
         if let Some(f) = flags {
             bindings.push(data(f));
