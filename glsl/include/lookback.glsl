@@ -162,7 +162,9 @@ void lb_stall_delay() {
 // writes after it are ordered after the publications (memory barrier + control barrier).
 LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
     bool stalled = lb_stalled(tile);
-    if (gl_LocalInvocationIndex == 0u && !stalled) {
+    // The invocation that publishes the aggregate also publishes the inclusive prefix (lane 0 of subgroup 0),
+    // so the two stores of a status word are ordered.
+    if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u && !stalled) {
         lb_publish(tile, tile == 0u ? LB_INCLUSIVE : LB_AGGREGATE, aggregate);
     }
     if (gl_SubgroupID == 0u) {
