@@ -5,11 +5,14 @@
 //! ([`gpu`]) underneath. Every primitive has a `cmd_*` form that records into the caller's command buffer (see
 //! [`gpu::recorder`] for the barrier contract) and a host form built on it.
 
+pub mod compact;
 pub mod copy;
 pub mod diagnostics;
 pub mod error;
 pub mod gpu;
 pub mod policy;
+pub mod reduce;
+pub mod scan;
 pub mod shaders;
 
 pub use error::{Error, Result};

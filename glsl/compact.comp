@@ -1,0 +1,118 @@
+#version 460
+// compact.comp: single-pass stable stream compaction. Keeps the elements that are non-zero (variant
+// `values`) or whose flag is non-zero (variant `flags`), in input order. One workgroup per tile (claimed
+// with an atomic counter): count the kept elements per 16-byte vector, scan the counts locally
+// (scan_tile.glsl's subgroup-striped layout), decoupled look-back over the tiles' counts (lookback.glsl),
+// then scatter the kept elements to their positions. The last tile writes the kept count to count_out[0].
+// Reads n elements (+ n flags), writes the kept elements and one count.
+// @variant values
+// @variant flags FLAGS=1
+#extension GL_KHR_memory_scope_semantics : require
+#include "common.glsl"
+
+layout(constant_id = 2) const uint VECS = 4;   // uvec4 per invocation
+
+layout(set = 0, binding = 0, std430) readonly buffer InV { uvec4 in_v[]; };
+#ifdef FLAGS
+layout(set = 0, binding = 1, std430) readonly buffer FlagV { uvec4 flag_v[]; };
+#define OUT_BINDING 2
+#define COUNT_BINDING 3
+#define LB_BINDING 4
+#else
+#define OUT_BINDING 1
+#define COUNT_BINDING 2
+#define LB_BINDING 3
+#endif
+layout(set = 0, binding = OUT_BINDING, std430) writeonly buffer Out { uint out_s[]; };
+layout(set = 0, binding = COUNT_BINDING, std430) writeonly buffer Count { uint count_out; };
+layout(push_constant) uniform Push {
+    uint n;
+    uint groups;  // tiles (at least 1, so that n = 0 writes a count of 0)
+} pc;
+
+const uint TILE_VECS = WG_SIZE * VECS;
+
+#define LB_T uint
+#define LB_WORDS 2u
+#include "lookback.glsl"
+#include "wg_scan.glsl"
+
+DEFINE_WG_SCAN(uint, cwg)
+
+uvec4 load4(uint vi, uint n) {
+    if (vi * 4u + 4u <= n) return in_v[vi];
+    uvec4 r = uvec4(0u);
+    [[unroll]] for (uint c = 0u; c < 4u; c++) {
+        if (vi * 4u + c < n) r[c] = in_v[vi][c];
+    }
+    return r;
+}
+
+// The keep mask (bit c: element c of vector vi is kept); elements at or above n are not kept.
+uint keep_mask(uint vi, uint n, uvec4 values) {
+#ifdef FLAGS
+    uvec4 f = uvec4(0u);
+    if (vi * 4u + 4u <= n) {
+        f = flag_v[vi];
+    } else {
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            if (vi * 4u + c < n) f[c] = flag_v[vi][c];
+        }
+    }
+#else
+    uvec4 f = values;   // elements past n were loaded as 0
+#endif
+    uint m = 0u;
+    [[unroll]] for (uint c = 0u; c < 4u; c++) {
+        if (f[c] != 0u && vi * 4u + c < n) m |= 1u << c;
+    }
+    return m;
+}
+
+uint lb_fallback_aggregate(uint tile) {
+    uint s = 0u;
+    uint first = tile * TILE_VECS;
+    for (uint i = gl_SubgroupInvocationID; i < TILE_VECS; i += gl_SubgroupSize) {
+        uint vi = first + i;
+#ifdef FLAGS
+        s += bitCount(keep_mask(vi, pc.n, uvec4(0u)));
+#else
+        s += bitCount(keep_mask(vi, pc.n, load4(vi, pc.n)));
+#endif
+    }
+    return subgroupAdd(s);
+}
+
+uvec4 vals[VECS];
+uint masks[VECS];
+uint offs[VECS];
+
+void main() {
+    if (flat_group_id() >= pc.groups) return;
+    uint tile = lb_claim_tile();
+    uint first = tile * TILE_VECS + gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
+    uint carry = 0u;
+    [[unroll]] for (uint j = 0u; j < VECS; j++) {
+        uint vi = first + j * gl_SubgroupSize;
+        vals[j] = load4(vi, pc.n);
+        masks[j] = keep_mask(vi, pc.n, vals[j]);
+        uint c = bitCount(masks[j]);
+        uint incl = subgroupInclusiveAdd(c);
+        offs[j] = carry + incl - c;
+        carry += subgroupBroadcast(incl, gl_SubgroupSize - 1u);
+    }
+    uint total;
+    uint before = cwg_exclusive_add(gl_SubgroupInvocationID == gl_SubgroupSize - 1u ? carry : 0u, total);
+    uint prefix = lb_tile_prefix(tile, total) + before;
+    [[unroll]] for (uint j = 0u; j < VECS; j++) {
+        uint pos = prefix + offs[j];
+        uint m = masks[j];
+        [[unroll]] for (uint c = 0u; c < 4u; c++) {
+            if ((m & (1u << c)) != 0u) {
+                out_s[pos] = vals[j][c];
+                pos++;
+            }
+        }
+    }
+    if (tile == pc.groups - 1u && gl_LocalInvocationIndex == 0u) count_out = lb_sh_prefix + total;
+}

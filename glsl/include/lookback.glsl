@@ -1,0 +1,187 @@
+// lookback.glsl: decoupled look-back (single-pass chained scan) shared by scan_lookback.comp and
+// compact.comp. Include after common.glsl (and after the shader's input declarations). Define before:
+//   LB_T        the value type (uint, or uint64_t with the int64 extensions enabled)
+//   LB_WORDS    status words per tile: 2 for a 32-bit LB_T, 4 for a 64-bit one
+//   LB_BINDING  the binding of the scratch buffer
+// and define after including:
+//   LB_T lb_fallback_aggregate(uint tile)
+//       the aggregate of tile `tile`, computed from the input; called uniformly by all lanes of one
+//       subgroup (it may use subgroup operations) and returns the value in every lane.
+//
+// Scratch (binding LB_BINDING, cleared to 0 by the host before the dispatch):
+//   word 0      tile counter: workgroups claim tiles in the order they start (atomicAdd), never by
+//               gl_WorkGroupID, so a tile's predecessors were all claimed by workgroups already running.
+//   word 1      fallback counter (diagnostics): predecessor tiles a waiting workgroup reduced itself.
+//   words 2..3  reserved (16-byte header).
+//   word 4..    status of tile t: LB_WORDS words at 4 + t * LB_WORDS.
+//
+// Status protocol ("split words"): the value is cut into 16-bit pieces; word w holds (flag << 16) | piece w.
+// flag: 0 = nothing published, 1 = aggregate (the tile's own total), 2 = inclusive prefix (everything up to
+// and including the tile). Each word is written and read with one 32-bit atomic, so a reader sees every
+// word either old or new; it accepts a status only when all its words carry the same non-zero flag. The
+// value published under a given flag never changes, so equal flags mean the pieces belong together: the
+// value travels inside the atomics, no 64-bit atomics and no separate payload/flag ordering are needed, for
+// 32- and 64-bit values alike. All status atomics are relaxed (see below).
+//
+// Forward progress: Vulkan promises none between workgroups. A waiting subgroup spins at most SPIN_LIMIT
+// rounds on a window of predecessors; then it reduces every still-unpublished predecessor's input tile
+// itself (lb_fallback_aggregate) and continues. Afterwards it re-reads that predecessor's status (after a
+// memory barrier) and prefers a value published meanwhile, which keeps in-place scans correct: a tile
+// publishes its aggregate before it writes any output, so a reduction that saw overwritten input also sees
+// a published status on the re-read (LB_FENCE orders the two; see below).
+//
+// Memory semantics: every status word carries its own value, so the status atomics need no ordering of
+// other data and are relaxed (device scope). The only other cross-workgroup ordering, publication before
+// output writes (in-place scans), uses memoryBarrierBuffer() + barrier() in uniform control flow on the
+// writer and memoryBarrierBuffer() (LB_FENCE) before the re-read on the reader. Lavapipe (Mesa 22.3,
+// llvmpipe) breaks workgroup barriers when a memory barrier, or an acquire/release atomic, executes in
+// control flow that only some subgroups of a workgroup take (as the look-back does); hence relaxed atomics,
+// and LB_FENCE = 0 on CPU devices (the policy sets it).
+//
+// Emulation (tests): with STALL_EVERY > 0, tiles with tile % STALL_EVERY == 1 % STALL_EVERY publish no
+// aggregate; with STALL_MODE 0 they never publish anything, with STALL_MODE 1 they publish their inclusive
+// prefix only after a long delay. Their successors must then fall back.
+//
+// Loops are bounded well below lavapipe's 65535 iterations per loop: spin rounds by SPIN_LIMIT (<= 60000),
+// windows by the tile count / subgroup size, fallbacks by the subgroup size.
+
+layout(constant_id = 4) const uint SPIN_LIMIT = 1024;
+layout(constant_id = 5) const uint STALL_EVERY = 0;
+layout(constant_id = 6) const uint STALL_MODE = 0;
+layout(constant_id = 7) const uint LB_FENCE = 1;   // fence between a fallback reduction and the re-read
+
+#define LB_INVALID 0u
+#define LB_AGGREGATE 1u
+#define LB_INCLUSIVE 2u
+
+layout(set = 0, binding = LB_BINDING, std430) buffer LbScratch {
+    uint lb_counter;
+    uint lb_fallbacks;
+    uint lb_reserved0;
+    uint lb_reserved1;
+    uint lb_status[];
+};
+
+shared uint lb_sh_tile;
+shared LB_T lb_sh_prefix;
+
+LB_T lb_fallback_aggregate(uint tile);
+
+// Claims the next tile for this workgroup. Every invocation must call it once.
+uint lb_claim_tile() {
+    if (gl_LocalInvocationIndex == 0u) lb_sh_tile = atomicAdd(lb_counter, 1u);
+    barrier();
+    return lb_sh_tile;
+}
+
+void lb_publish(uint tile, uint flag, LB_T value) {
+    [[unroll]] for (uint w = 0u; w < LB_WORDS; w++) {
+        uint piece = uint(value >> (16u * w)) & 0xffffu;
+        atomicStore(lb_status[tile * LB_WORDS + w], (flag << 16) | piece, gl_ScopeDevice,
+                    gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    }
+}
+
+// The flag of tile `tile` (LB_INVALID when unpublished or caught between two publications) and its value.
+uint lb_read(uint tile, out LB_T value) {
+    uint flag = 0xffffu;
+    value = LB_T(0);
+    [[unroll]] for (uint w = 0u; w < LB_WORDS; w++) {
+        uint word = atomicLoad(lb_status[tile * LB_WORDS + w], gl_ScopeDevice, gl_StorageSemanticsBuffer,
+                               gl_SemanticsRelaxed);
+        uint f = word >> 16;
+        flag = (w == 0u || f == flag) ? f : LB_INVALID;
+        value |= LB_T(word & 0xffffu) << (16u * w);
+    }
+    return flag;
+}
+
+bool lb_stalled(uint tile) {
+    return STALL_EVERY != 0u && tile % STALL_EVERY == 1u % STALL_EVERY;
+}
+
+void lb_clear_lane(inout uvec4 mask, uint lane) {
+    mask[lane >> 5] &= ~(1u << (lane & 31u));
+}
+
+// The exclusive prefix of tile `tile` (> 0): called by all lanes of one subgroup, returns it in every lane.
+// Lane i inspects predecessor base - i, so a window of gl_SubgroupSize predecessors is read at once.
+LB_T lb_lookback(uint tile) {
+    uint lane = gl_SubgroupInvocationID;
+    LB_T prefix = LB_T(0);
+    int base = int(tile) - 1;
+    while (base >= 0) {
+        int p = base - int(lane);
+        LB_T value = LB_T(0);
+        uint flag = LB_INCLUSIVE;   // before tile 0: an inclusive prefix of 0
+        uvec4 missing = uvec4(0u);
+        for (uint spins = 0u;; spins++) {
+            if (p >= 0) flag = lb_read(uint(p), value);
+            uvec4 incl = subgroupBallot(flag == LB_INCLUSIVE);
+            uint k = subgroupBallotFindLSB(incl);   // some lane is inclusive unless the window is all in range
+            bool any_incl = incl != uvec4(0u);
+            missing = subgroupBallot(flag == LB_INVALID && (!any_incl || lane <= k));
+            if (missing == uvec4(0u) || spins >= SPIN_LIMIT) break;
+        }
+        // Fallback: reduce every still-missing predecessor here (at most gl_SubgroupSize of them).
+        for (uint f = 0u; f < gl_SubgroupSize && missing != uvec4(0u); f++) {
+            uint j = subgroupBallotFindLSB(missing);
+            uint stuck = uint(base - int(j));
+            LB_T agg = lb_fallback_aggregate(stuck);
+            if (LB_FENCE != 0u) memoryBarrierBuffer();
+            LB_T published;
+            uint pf = lb_read(stuck, published);
+            if (lane == j) {
+                flag = pf != LB_INVALID ? pf : LB_AGGREGATE;
+                value = pf != LB_INVALID ? published : agg;
+            }
+            if (lane == 0u) atomicAdd(lb_fallbacks, 1u);
+            lb_clear_lane(missing, j);
+        }
+        uvec4 incl = subgroupBallot(flag == LB_INCLUSIVE);
+        bool any_incl = incl != uvec4(0u);
+        uint k = any_incl ? subgroupBallotFindLSB(incl) : gl_SubgroupSize - 1u;
+        prefix += subgroupAdd(lane <= k ? value : LB_T(0));
+        if (any_incl) break;
+        base -= int(gl_SubgroupSize);
+    }
+    return prefix;
+}
+
+void lb_stall_delay() {
+    uint rounds = min(SPIN_LIMIT * 4u + 64u, 60000u);
+    uint sink = 0u;
+    for (uint i = 0u; i < rounds; i++) {
+        sink += atomicLoad(lb_reserved0, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    }
+    if (sink == 0xdeadbeefu) lb_reserved1 = sink;   // keeps the loop
+}
+
+// Publishes this tile's aggregate, looks back (subgroup 0), publishes the inclusive prefix and returns the
+// tile's exclusive prefix in every invocation. Every invocation must call it (it contains a barrier). Output
+// writes after it are ordered after the publications (memory barrier + control barrier).
+LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
+    bool stalled = lb_stalled(tile);
+    // The invocation that publishes the aggregate also publishes the inclusive prefix (lane 0 of subgroup 0),
+    // so the two stores of a status word are ordered.
+    if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u && !stalled) {
+        lb_publish(tile, tile == 0u ? LB_INCLUSIVE : LB_AGGREGATE, aggregate);
+    }
+    if (gl_SubgroupID == 0u) {
+        LB_T prefix = tile == 0u ? LB_T(0) : lb_lookback(tile);
+        if (gl_SubgroupInvocationID == 0u) {
+            if (stalled) {
+                if (STALL_MODE == 1u) {
+                    lb_stall_delay();
+                    lb_publish(tile, LB_INCLUSIVE, prefix + aggregate);
+                }
+            } else if (tile != 0u) {
+                lb_publish(tile, LB_INCLUSIVE, prefix + aggregate);
+            }
+            lb_sh_prefix = prefix;
+        }
+    }
+    memoryBarrierBuffer();
+    barrier();
+    return lb_sh_prefix;
+}

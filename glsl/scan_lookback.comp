@@ -1,0 +1,50 @@
+#version 460
+// scan_lookback.comp: the single-pass prefix sum (decoupled look-back). One workgroup per tile; tiles are
+// claimed with an atomic counter. Each workgroup loads its tile (16-byte vectors, VECS per invocation),
+// scans it locally (scan_tile.glsl), publishes its aggregate, looks back over its predecessors
+// (lookback.glsl), publishes its inclusive prefix and writes tile + prefix.
+// Reads n elements (+ a few status words), writes n elements. input may alias output (in place).
+// @variant u32
+// @variant u64 ELEM_U64=1
+#extension GL_KHR_memory_scope_semantics : require
+#include "common.glsl"
+#include "scan_elem.glsl"
+
+layout(constant_id = 2) const uint VECS = 4;       // 16-byte vectors per invocation
+layout(constant_id = 3) const uint INCLUSIVE = 0;  // 1: inclusive scan, 0: exclusive
+
+layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
+layout(set = 0, binding = 1, std430) writeonly buffer OutV { ELEM_V out_v[]; };
+layout(push_constant) uniform Push {
+    uint n;       // elements
+    uint groups;  // workgroups dispatched (= tiles)
+} pc;
+
+#include "scan_tile.glsl"
+
+#define LB_T ELEM_T
+#ifdef ELEM_U64
+#define LB_WORDS 4u
+#else
+#define LB_WORDS 2u
+#endif
+#define LB_BINDING 2
+#include "lookback.glsl"
+
+LB_T lb_fallback_aggregate(uint tile) {
+    ELEM_T s = ELEM_T(0);
+    uint first = tile * TILE_VECS;
+    for (uint i = gl_SubgroupInvocationID; i < TILE_VECS; i += gl_SubgroupSize) {
+        s += vec_sum(load_vec(first + i, pc.n, ELEM_T(0)));
+    }
+    return subgroupAdd(s);
+}
+
+void main() {
+    if (flat_group_id() >= pc.groups) return;
+    uint tile = lb_claim_tile();
+    tile_load(tile, pc.n);
+    ELEM_T total = tile_scan(INCLUSIVE != 0u);
+    ELEM_T prefix = lb_tile_prefix(tile, total);
+    tile_store(tile, pc.n, prefix);
+}

@@ -1,0 +1,169 @@
+//! Reduction (sum, min, max) of u32 or u64 into one element: pass `vksort::reduce` (`glsl/reduce.comp`),
+//! after `vksort::reduce::clear` (a fill of the scratch header).
+//!
+//! Single pass: at most [`MAX_GROUPS`] workgroups each reduce every `groups`-th tile and write a partial to
+//! scratch; the last workgroup to finish (an atomic counter between buffer memory barriers) reduces the
+//! partials and writes `output[0]`. Per element: reads 4 / 8 bytes (u32 / u64). Sums wrap. `n = 0` writes
+//! the identity (0 for sum and max, all ones for min).
+//!
+//! Contract of [`cmd_reduce`]: reads `n` elements of `input`, writes one element of `output`; `scratch`
+//! (at least [`reduce_scratch_bytes`] bytes, `STORAGE_BUFFER | TRANSFER_DST`) is garbage afterwards.
+//! Barriers as in [`crate::gpu::recorder`]. Every input is checked before anything is recorded.
+//! Scratch layout: 16-byte header (done counter), then one element per workgroup.
+
+use crate::error::Result;
+use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::policy::SubgroupPlan;
+use crate::scan::{check_count, check_data, check_device, ScanElem, ScanPolicy};
+use ash::vk;
+use std::sync::Arc;
+
+/// The reduction operator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// Wrapping sum.
+    #[default]
+    Sum,
+    Min,
+    Max,
+}
+
+impl ReduceOp {
+    fn suffix(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Min => "min",
+            ReduceOp::Max => "max",
+        }
+    }
+}
+
+/// Push constants of `glsl/reduce.comp` (every variant).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ReducePush {
+    pub n: u32,
+    pub tiles: u32,
+    pub groups: u32,
+}
+
+/// The most workgroups (and partials) of one reduction.
+pub const MAX_GROUPS: u32 = 1024;
+
+/// Scratch bytes of a reduction of up to `max_n` elements (of either width).
+pub fn reduce_scratch_bytes(_max_n: u64) -> u64 {
+    16 + MAX_GROUPS as u64 * 8
+}
+
+/// Records the reduction of `n` elements of `input` into `output[0]` (see the module docs).
+pub fn cmd_reduce(
+    rec: &mut Recorder,
+    input: BufferRef,
+    output: BufferRef,
+    scratch: BufferRef,
+    n: u64,
+    op: ReduceOp,
+    elem: ScanElem,
+) -> Result<()> {
+    let ctx = rec.ctx();
+    let caps = ctx.caps();
+    check_device(caps, elem)?;
+    let eb = elem.bytes();
+    check_count(caps, n, eb)?;
+    check_data(ctx, &input, "input", n * eb)?;
+    output.check(ctx, "output", eb, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    scratch.check(
+        ctx,
+        "scratch",
+        reduce_scratch_bytes(n),
+        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
+    )?;
+    let policy = ScanPolicy::for_device(caps);
+    let plan = SubgroupPlan::for_device(caps);
+    let vecs = policy.items_per_thread / elem.per_vec();
+    let kernel = plan.kernel(
+        ctx,
+        &format!("reduce_{}_{}", elem.suffix(), op.suffix()),
+        policy.workgroup_size,
+        &[vecs],
+    )?;
+    let tiles = n.div_ceil(policy.tile() as u64) as u32;
+    let groups = tiles.clamp(1, MAX_GROUPS);
+    let scratch = scratch.slice(0, 16 + groups as u64 * eb);
+    rec.scope("vksort::reduce", |rec| {
+        rec.fill("vksort::reduce::clear", scratch.slice(0, 16), 0)?;
+        rec.barrier();
+        rec.dispatch(
+            "vksort::reduce",
+            &kernel,
+            &[
+                // n = 0 reads nothing: the output region stands in for an empty input binding.
+                if n == 0 {
+                    output.slice(0, eb)
+                } else {
+                    input.slice(0, n * eb)
+                },
+                output.slice(0, eb),
+                scratch,
+            ],
+            &ReducePush {
+                n: n as u32,
+                tiles,
+                groups,
+            },
+            groups,
+        )
+    })
+}
+
+fn reduce_host<T: bytemuck::Pod>(
+    ctx: &Arc<Context>,
+    data: &[T],
+    op: ReduceOp,
+    elem: ScanElem,
+) -> Result<T> {
+    let n = data.len() as u64;
+    let input = Buffer::from_slice(ctx, "vksort::reduce::input", data)?;
+    let output = Buffer::device_local(ctx, "vksort::reduce::output", elem.bytes())?;
+    let scratch = Buffer::device_local(ctx, "vksort::reduce::scratch", reduce_scratch_bytes(n))?;
+    ctx.submit("vksort::reduce", |rec| {
+        cmd_reduce(
+            rec,
+            input.as_ref(),
+            output.as_ref(),
+            scratch.as_ref(),
+            n,
+            op,
+            elem,
+        )
+    })?;
+    Ok(output.read_vec::<T>(1)?[0])
+}
+
+/// Reduces `data` on the GPU.
+pub fn reduce_u32(ctx: &Arc<Context>, data: &[u32], op: ReduceOp) -> Result<u32> {
+    reduce_host(ctx, data, op, ScanElem::U32)
+}
+
+/// Reduces `data` on the GPU (needs 64-bit support, see [`crate::scan::check_device`]).
+pub fn reduce_u64(ctx: &Arc<Context>, data: &[u64], op: ReduceOp) -> Result<u64> {
+    reduce_host(ctx, data, op, ScanElem::U64)
+}
+
+/// CPU reference of [`reduce_u32`].
+pub fn cpu_reduce_u32(data: &[u32], op: ReduceOp) -> u32 {
+    match op {
+        ReduceOp::Sum => data.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
+        ReduceOp::Min => data.iter().copied().min().unwrap_or(u32::MAX),
+        ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
+    }
+}
+
+/// CPU reference of [`reduce_u64`].
+pub fn cpu_reduce_u64(data: &[u64], op: ReduceOp) -> u64 {
+    match op {
+        ReduceOp::Sum => data.iter().fold(0u64, |a, &x| a.wrapping_add(x)),
+        ReduceOp::Min => data.iter().copied().min().unwrap_or(u64::MAX),
+        ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
+    }
+}

@@ -1,0 +1,270 @@
+//! Reduce (sum, min, max over u32/u64) and stable stream compaction against CPU references, with the
+//! look-back stall emulation for compaction, bad input and push-constant sizes.
+mod common;
+use common::{with_gpu, Rng};
+use vksort::compact::{self, cpu_compact_u32, CompactPush, Compactor};
+use vksort::gpu::kernel::reflect;
+use vksort::gpu::Buffer;
+use vksort::reduce::{self, cpu_reduce_u32, cpu_reduce_u64, ReduceOp, ReducePush};
+use vksort::scan::{ScanElem, ScanPolicy, StallMode};
+use vksort::Error;
+
+const OPS: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
+
+#[test]
+fn reduce_matches_cpu() {
+    with_gpu(|ctx| {
+        let tile = ScanPolicy::for_device(ctx.caps()).tile() as usize;
+        let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3];
+        sizes.extend(tile - 2..=tile + 2);
+        for &n in &sizes {
+            let mut r = Rng(n as u64 + 3);
+            let d32: Vec<u32> = (0..n)
+                .map(|i| {
+                    if i % 2 == 0 {
+                        u32::MAX - (r.next_u32() & 0xfff)
+                    } else {
+                        r.next_u32() | 1
+                    }
+                })
+                .collect();
+            for op in OPS {
+                assert_eq!(
+                    reduce::reduce_u32(ctx, &d32, op).unwrap(),
+                    cpu_reduce_u32(&d32, op),
+                    "u32 {op:?} n={n}"
+                );
+            }
+            if ctx.caps().int64 {
+                let d64: Vec<u64> = (0..n)
+                    .map(|i| {
+                        if i % 2 == 0 {
+                            u64::MAX - (r.next_u64() & 0xfff)
+                        } else {
+                            r.next_u64() | 1
+                        }
+                    })
+                    .collect();
+                for op in OPS {
+                    assert_eq!(
+                        reduce::reduce_u64(ctx, &d64, op).unwrap(),
+                        cpu_reduce_u64(&d64, op),
+                        "u64 {op:?} n={n}"
+                    );
+                }
+            }
+        }
+        // Large: more tiles than workgroups.
+        let d = Rng(77).vec_u32((1 << 22) + 1);
+        for op in OPS {
+            assert_eq!(
+                reduce::reduce_u32(ctx, &d, op).unwrap(),
+                cpu_reduce_u32(&d, op)
+            );
+        }
+    });
+}
+
+fn sparse(n: usize, seed: u64, keep_one_in: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut r = Rng(seed);
+    let data: Vec<u32> = (0..n)
+        .map(|_| {
+            if r.next_u32() % keep_one_in == 0 {
+                r.next_u32() | 1
+            } else {
+                0
+            }
+        })
+        .collect();
+    let flags: Vec<u32> = (0..n)
+        .map(|_| (r.next_u32() % 3 == 0) as u32 * r.next_u32().max(1))
+        .collect();
+    (data, flags)
+}
+
+#[test]
+fn compact_matches_cpu() {
+    with_gpu(|ctx| {
+        let tile = Compactor::new(ctx, None).unwrap().tile_size() as usize;
+        let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
+        sizes.extend(tile - 2..=tile + 2);
+        for &n in &sizes {
+            for keep in [1, 2, 7, 1_000_000] {
+                let (data, flags) = sparse(n, n as u64 + keep as u64, keep);
+                assert_eq!(
+                    compact::compact_u32(ctx, &data, None).unwrap(),
+                    cpu_compact_u32(&data, None),
+                    "values n={n}"
+                );
+                assert_eq!(
+                    compact::compact_u32(ctx, &data, Some(&flags)).unwrap(),
+                    cpu_compact_u32(&data, Some(&flags)),
+                    "flags n={n}"
+                );
+            }
+        }
+        let (data, flags) = sparse((1 << 22) + 1, 5, 3);
+        assert_eq!(
+            compact::compact_u32(ctx, &data, Some(&flags)).unwrap(),
+            cpu_compact_u32(&data, Some(&flags))
+        );
+    });
+}
+
+#[test]
+fn compact_survives_stalled_tiles() {
+    with_gpu(|ctx| {
+        for mode in [StallMode::NeverPublish, StallMode::PublishLate] {
+            let policy = ScanPolicy {
+                stall_every: 3,
+                stall_mode: mode,
+                spin_limit: 64,
+                ..ScanPolicy::for_device(ctx.caps())
+            };
+            let tile = policy.tile() as usize;
+            for n in [tile + 1, 20 * tile + 5, (1 << 16) + 3] {
+                let (data, flags) = sparse(n, n as u64, 2);
+                assert_eq!(
+                    compact::compact_u32_with(ctx, &data, None, Some(policy)).unwrap(),
+                    cpu_compact_u32(&data, None)
+                );
+                assert_eq!(
+                    compact::compact_u32_with(ctx, &data, Some(&flags), Some(policy)).unwrap(),
+                    cpu_compact_u32(&data, Some(&flags))
+                );
+            }
+        }
+    });
+}
+
+#[test]
+fn bad_input_is_rejected_and_output_untouched() {
+    with_gpu(|ctx| {
+        let n = 1000u64;
+        let input = Buffer::from_slice(ctx, "test::in", &vec![1u32; n as usize]).unwrap();
+        let output = Buffer::from_slice(ctx, "test::out", &vec![7u32; n as usize]).unwrap();
+        let count = Buffer::from_slice(ctx, "test::count", &[7u32; 4]).unwrap();
+        let scratch =
+            Buffer::device_local(ctx, "test::scratch", compact::compact_scratch_bytes(n)).unwrap();
+        let (i, o, c, s) = (
+            input.as_ref(),
+            output.as_ref(),
+            count.as_ref(),
+            scratch.as_ref(),
+        );
+        let run = |i: vksort::BufferRef,
+                   f: Option<vksort::BufferRef>,
+                   o: vksort::BufferRef,
+                   s: vksort::BufferRef,
+                   n: u64| {
+            ctx.submit("test::bad", |rec| {
+                compact::cmd_compact(rec, i, f, o, c, s, n)
+            })
+        };
+        assert!(matches!(
+            run(i.slice(0, 400), None, o, s, n),
+            Err(Error::BufferTooSmall { what: "input", .. })
+        ));
+        assert!(matches!(
+            run(i, Some(i.slice(0, 400)), o, s, n),
+            Err(Error::BufferTooSmall { what: "flags", .. })
+        ));
+        assert!(matches!(
+            run(i, None, o.slice(0, 400), s, n),
+            Err(Error::BufferTooSmall { what: "output", .. })
+        ));
+        assert!(matches!(
+            run(i, None, o, s.slice(0, 16), n),
+            Err(Error::BufferTooSmall {
+                what: "scratch",
+                ..
+            })
+        ));
+        let mut no_storage = o;
+        no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
+        assert!(matches!(
+            run(i, None, no_storage, s, n),
+            Err(Error::MissingUsage { .. })
+        ));
+        assert!(matches!(
+            run(i.slice(4, 3996), None, o, s, 999),
+            Err(Error::Misaligned { .. })
+        ));
+        let huge = ctx.caps().max_storage_buffer_range / 4 + 1;
+        assert!(matches!(
+            run(i, None, o, s, huge),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            run(o, None, o, s, n),
+            Err(Error::InvalidArgument(_))
+        ));
+        // Reduce.
+        let rs =
+            Buffer::device_local(ctx, "test::rscratch", reduce::reduce_scratch_bytes(n)).unwrap();
+        let rrun = |i: vksort::BufferRef,
+                    o: vksort::BufferRef,
+                    s: vksort::BufferRef,
+                    n: u64,
+                    e: ScanElem| {
+            ctx.submit("test::bad", |rec| {
+                reduce::cmd_reduce(rec, i, o, s, n, ReduceOp::Max, e)
+            })
+        };
+        let r = rs.as_ref();
+        assert!(matches!(
+            rrun(i.slice(0, 400), c, r, n, ScanElem::U32),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        assert!(matches!(
+            rrun(i, c, r.slice(0, 64), n, ScanElem::U32),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        assert!(matches!(
+            rrun(i, no_storage, r, n, ScanElem::U32),
+            Err(Error::MissingUsage { .. })
+        ));
+        assert!(matches!(
+            rrun(i, c, r, huge, ScanElem::U32),
+            Err(Error::TooLarge { .. })
+        ));
+        if !ctx.caps().int64 {
+            assert!(matches!(
+                rrun(i, c, r, 10, ScanElem::U64),
+                Err(Error::Unsupported { .. })
+            ));
+        }
+        assert_eq!(
+            output.read_vec::<u32>(n as usize).unwrap(),
+            vec![7u32; n as usize]
+        );
+        assert_eq!(count.read_vec::<u32>(4).unwrap(), vec![7u32; 4]);
+        // Flags of the wrong length in the host form.
+        assert!(matches!(
+            compact::compact_u32(ctx, &[1, 2], Some(&[1])),
+            Err(Error::InvalidArgument(_))
+        ));
+    });
+}
+
+#[test]
+fn push_constant_structs_match_reflection() {
+    for v in ["values", "flags"] {
+        let name = format!("compact_{v}");
+        assert_eq!(
+            reflect(&name).unwrap().push_constant_size as usize,
+            std::mem::size_of::<CompactPush>(),
+            "{name}"
+        );
+    }
+    for e in ["u32", "u64"] {
+        for op in ["sum", "min", "max"] {
+            let name = format!("reduce_{e}_{op}");
+            assert_eq!(
+                reflect(&name).unwrap().push_constant_size as usize,
+                std::mem::size_of::<ReducePush>(),
+                "{name}"
+            );
+        }
+    }
+}

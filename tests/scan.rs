@@ -1,0 +1,441 @@
+//! The scan family: every algorithm x {exclusive, inclusive} x {u32, u64} against the CPU reference
+//! (bitwise), edge sizes around each algorithm's tile, wrapping values, the look-back stall emulation,
+//! in-place scans, bad input (typed errors, output untouched) and push-constant sizes.
+mod common;
+use common::{with_gpu, Rng};
+use std::sync::Arc;
+use vksort::gpu::kernel::reflect;
+use vksort::gpu::{Buffer, Profiler};
+use vksort::scan::{
+    self, cpu_scan_u32, cpu_scan_u64, ScanAlgorithm, ScanConfig, ScanElem, ScanKind, ScanPolicy,
+    Scanner, StallMode,
+};
+use vksort::{Context, Error};
+
+const KINDS: [ScanKind; 2] = [ScanKind::Exclusive, ScanKind::Inclusive];
+
+/// Random values, a third of them near the top of the range so that sums wrap.
+fn data_u32(n: usize, seed: u64) -> Vec<u32> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|i| match i % 3 {
+            0 => u32::MAX - (r.next_u32() & 0xff),
+            1 => r.next_u32(),
+            _ => r.next_u32() & 0xffff,
+        })
+        .collect()
+}
+
+fn data_u64(n: usize, seed: u64) -> Vec<u64> {
+    let mut r = Rng(seed);
+    (0..n)
+        .map(|i| match i % 3 {
+            0 => u64::MAX - (r.next_u64() & 0xffff),
+            1 => r.next_u64(),
+            _ => r.next_u64() >> 20,
+        })
+        .collect()
+}
+
+fn check(ctx: &Arc<Context>, config: ScanConfig, sizes: &[usize]) {
+    for &n in sizes {
+        let seed = n as u64 * 31 + config.algorithm as u64;
+        match config.elem {
+            ScanElem::U32 => {
+                let d = data_u32(n, seed);
+                let got = scan::scan_u32(ctx, &d, &config).unwrap();
+                let want = cpu_scan_u32(&d, config.kind);
+                if got != want {
+                    let i = got.iter().zip(&want).position(|(a, b)| a != b);
+                    panic!("{config:?} n={n}: first difference at {i:?}");
+                }
+            }
+            ScanElem::U64 => {
+                if !ctx.caps().int64 {
+                    continue;
+                }
+                let d = data_u64(n, seed);
+                let got = scan::scan_u64(ctx, &d, &config).unwrap();
+                let want = cpu_scan_u64(&d, config.kind);
+                if got != want {
+                    let i = got.iter().zip(&want).position(|(a, b)| a != b);
+                    panic!("{config:?} n={n}: first difference at {i:?}");
+                }
+            }
+        }
+    }
+}
+
+fn edge_sizes(tile: usize) -> Vec<usize> {
+    let mut v = vec![0, 1, 2, 7, 33, 1001];
+    v.extend(tile - 2..=tile + 2);
+    v.extend([2 * tile - 1, 3 * tile + 5]);
+    v
+}
+
+fn run_algorithm(algorithm: ScanAlgorithm) {
+    with_gpu(|ctx| {
+        for elem in [ScanElem::U32, ScanElem::U64] {
+            for kind in KINDS {
+                let config = ScanConfig {
+                    algorithm,
+                    kind,
+                    elem,
+                    policy: None,
+                };
+                if elem == ScanElem::U64 && !ctx.caps().int64 {
+                    continue;
+                }
+                let tile = Scanner::new(ctx, config).unwrap().tile_size() as usize;
+                let mut sizes = edge_sizes(tile);
+                sizes.push((1 << 16) + 3);
+                check(ctx, config, &sizes);
+            }
+        }
+        // The big sizes once per algorithm.
+        let ex = ScanConfig {
+            algorithm,
+            ..Default::default()
+        };
+        check(ctx, ex, &[1 << 20]);
+        let inc = ScanConfig {
+            algorithm,
+            kind: ScanKind::Inclusive,
+            ..Default::default()
+        };
+        check(ctx, inc, &[(1 << 22) + 1]);
+    });
+}
+
+#[test]
+fn lookback_matches_cpu() {
+    run_algorithm(ScanAlgorithm::DecoupledLookback);
+}
+
+#[test]
+fn reduce_then_scan_matches_cpu() {
+    run_algorithm(ScanAlgorithm::ReduceThenScan);
+}
+
+#[test]
+fn blelloch_matches_cpu() {
+    run_algorithm(ScanAlgorithm::Blelloch);
+}
+
+#[test]
+fn hillis_steele_matches_cpu() {
+    run_algorithm(ScanAlgorithm::HillisSteele);
+}
+
+fn stall_policy(ctx: &Arc<Context>, mode: StallMode) -> ScanPolicy {
+    ScanPolicy {
+        stall_every: 3,
+        stall_mode: mode,
+        spin_limit: 64,
+        ..ScanPolicy::for_device(ctx.caps())
+    }
+}
+
+/// The look-back completes and is correct when tiles never publish (or publish late): successors must
+/// reduce the stuck tiles themselves. The fallback counter proves the fallback ran.
+#[test]
+fn lookback_survives_stalled_tiles() {
+    with_gpu(|ctx| {
+        for mode in [StallMode::NeverPublish, StallMode::PublishLate] {
+            for elem in [ScanElem::U32, ScanElem::U64] {
+                if elem == ScanElem::U64 && !ctx.caps().int64 {
+                    continue;
+                }
+                for kind in KINDS {
+                    let config = ScanConfig {
+                        algorithm: ScanAlgorithm::DecoupledLookback,
+                        kind,
+                        elem,
+                        policy: Some(stall_policy(ctx, mode)),
+                    };
+                    let s = Scanner::new(ctx, config).unwrap();
+                    let tile = s.tile_size() as usize;
+                    for n in [1, tile + 1, 20 * tile + 5, (1 << 16) + 3] {
+                        check(ctx, config, &[n]);
+                    }
+                    // The fallback counter of a scan with stalled tiles.
+                    let n = 10 * tile + 3;
+                    let d = data_u32(n * 2, 5);
+                    let input = Buffer::from_slice(ctx, "test::in", &d).unwrap();
+                    let output = Buffer::device_local(ctx, "test::out", n as u64 * 8).unwrap();
+                    let scratch =
+                        Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64))
+                            .unwrap();
+                    ctx.submit("test::stall", |rec| {
+                        s.cmd_scan(
+                            rec,
+                            input.as_ref(),
+                            output.as_ref(),
+                            scratch.as_ref(),
+                            n as u64,
+                        )
+                    })
+                    .unwrap();
+                    let header = scratch.read_vec::<u32>(2).unwrap();
+                    assert_eq!(header[0] as usize, n.div_ceil(tile), "tiles claimed");
+                    if mode == StallMode::NeverPublish {
+                        assert!(header[1] > 0, "{config:?}: no fallback ran");
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// input == output works for every algorithm (and for the look-back with late-publishing stalled tiles).
+#[test]
+fn in_place_scans() {
+    with_gpu(|ctx| {
+        let late = ScanConfig {
+            policy: Some(stall_policy(ctx, StallMode::PublishLate)),
+            ..Default::default()
+        };
+        let never = ScanConfig {
+            policy: Some(stall_policy(ctx, StallMode::NeverPublish)),
+            ..Default::default()
+        };
+        for kind in KINDS {
+            let config = ScanConfig { kind, ..late };
+            let s = Scanner::new(ctx, config).unwrap();
+            let n = s.tile_size() as usize * 20 + 3;
+            let d = data_u32(n, 11);
+            let buf = Buffer::from_slice(ctx, "test::inplace", &d).unwrap();
+            let scratch =
+                Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64)).unwrap();
+            ctx.submit("test::inplace", |rec| {
+                s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
+            })
+            .unwrap();
+            assert_eq!(buf.read_vec::<u32>(n).unwrap(), cpu_scan_u32(&d, kind));
+            let s = Scanner::new(ctx, ScanConfig { kind, ..never }).unwrap();
+            let r = ctx.submit("test::inplace", |rec| {
+                s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
+            });
+            assert!(matches!(r, Err(Error::InvalidArgument(_))));
+        }
+        for algorithm in ScanAlgorithm::ALL {
+            for kind in KINDS {
+                let config = ScanConfig {
+                    algorithm,
+                    kind,
+                    ..Default::default()
+                };
+                let s = Scanner::new(ctx, config).unwrap();
+                for n in [1usize, 2, s.tile_size() as usize * 3 + 7] {
+                    let d = data_u32(n, 9);
+                    let buf = Buffer::from_slice(ctx, "test::inplace", &d).unwrap();
+                    let scratch =
+                        Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n as u64))
+                            .unwrap();
+                    ctx.submit("test::inplace", |rec| {
+                        s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
+                    })
+                    .unwrap();
+                    assert_eq!(
+                        buf.read_vec::<u32>(n).unwrap(),
+                        cpu_scan_u32(&d, kind),
+                        "{config:?} n={n}"
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// Bad input: typed errors, nothing recorded, output untouched.
+#[test]
+fn bad_input_is_rejected_and_output_untouched() {
+    with_gpu(|ctx| {
+        let n = 1000u64;
+        for algorithm in ScanAlgorithm::ALL {
+            let s = Scanner::new(
+                ctx,
+                ScanConfig {
+                    algorithm,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let input = Buffer::from_slice(ctx, "test::in", &vec![1u32; n as usize]).unwrap();
+            let output =
+                Buffer::from_slice(ctx, "test::out", &vec![7u32; n as usize + 64]).unwrap();
+            let scratch = Buffer::device_local(ctx, "test::scratch", s.scratch_bytes(n)).unwrap();
+            let run =
+                |i: vksort::BufferRef, o: vksort::BufferRef, sc: vksort::BufferRef, n: u64| {
+                    ctx.submit("test::bad", |rec| s.cmd_scan(rec, i, o, sc, n))
+                };
+            let (i, o, sc) = (input.as_ref(), output.as_ref(), scratch.as_ref());
+            assert!(matches!(
+                run(i.slice(0, 400), o, sc, n),
+                Err(Error::BufferTooSmall { what: "input", .. })
+            ));
+            assert!(matches!(
+                run(i, o.slice(0, 400), sc, n),
+                Err(Error::BufferTooSmall { what: "output", .. })
+            ));
+            if s.scratch_bytes(n) > 16 {
+                assert!(matches!(
+                    run(i, o, sc.slice(0, s.scratch_bytes(n) - 16), n),
+                    Err(Error::BufferTooSmall {
+                        what: "scratch",
+                        ..
+                    })
+                ));
+            }
+            let mut no_storage = o;
+            no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
+            assert!(matches!(
+                run(i, no_storage, sc, n),
+                Err(Error::MissingUsage { .. })
+            ));
+            let mis = o.slice(4, 4000);
+            assert!(matches!(run(i, mis, sc, n), Err(Error::Misaligned { .. })));
+            let huge = ctx.caps().max_storage_buffer_range / 4 + 1;
+            assert!(matches!(run(i, o, sc, huge), Err(Error::TooLarge { .. })));
+            // Partial overlap of input and output.
+            assert!(matches!(
+                run(o.slice(0, 4000), o.slice(16, 4000), sc, 900),
+                Err(Error::InvalidArgument(_))
+            ));
+            assert_eq!(
+                output.read_vec::<u32>(n as usize + 64).unwrap(),
+                vec![7u32; n as usize + 64]
+            );
+        }
+        // Devices without 64-bit support or subgroup ballot are refused by name.
+        let mut caps = ctx.caps().clone();
+        caps.int64 = false;
+        assert!(matches!(
+            scan::check_device(&caps, ScanElem::U64),
+            Err(Error::Unsupported { .. })
+        ));
+        assert!(scan::check_device(&caps, ScanElem::U32).is_ok());
+        caps.subgroup_ops &= !ash::vk::SubgroupFeatureFlags::BALLOT;
+        let e = scan::check_device(&caps, ScanElem::U32).unwrap_err();
+        assert!(e.to_string().contains("ballot"), "{e}");
+        if !ctx.caps().int64 {
+            assert!(matches!(
+                scan::scan_u64(ctx, &[1, 2], &ScanConfig::default()),
+                Err(Error::Unsupported { .. })
+            ));
+        }
+        // Bad policies.
+        let bad = ScanPolicy {
+            items_per_thread: 6,
+            ..ScanPolicy::for_device(ctx.caps())
+        };
+        let cfg = ScanConfig {
+            policy: Some(bad),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Scanner::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
+        let bad = ScanPolicy {
+            spin_limit: 70000,
+            ..ScanPolicy::for_device(ctx.caps())
+        };
+        let cfg = ScanConfig {
+            policy: Some(bad),
+            ..Default::default()
+        };
+        assert!(matches!(
+            Scanner::new(ctx, cfg),
+            Err(Error::InvalidArgument(_))
+        ));
+    });
+}
+
+#[test]
+fn push_constant_structs_match_reflection() {
+    use vksort::scan::{add, blelloch_tile, downsweep, hillis_steele, lookback, reduce, spine};
+    let cases: &[(&str, usize)] = &[
+        (
+            "scan_lookback",
+            std::mem::size_of::<lookback::LookbackPush>(),
+        ),
+        ("scan_reduce", std::mem::size_of::<reduce::ReducePush>()),
+        ("scan_spine", std::mem::size_of::<spine::SpinePush>()),
+        (
+            "scan_downsweep",
+            std::mem::size_of::<downsweep::DownsweepPush>(),
+        ),
+        (
+            "scan_hillis_steele",
+            std::mem::size_of::<hillis_steele::HillisSteelePush>(),
+        ),
+        (
+            "scan_blelloch_tile",
+            std::mem::size_of::<blelloch_tile::BlellochPush>(),
+        ),
+        ("scan_add", std::mem::size_of::<add::AddPush>()),
+    ];
+    for (stem, size) in cases {
+        for elem in ["u32", "u64"] {
+            let name = format!("{stem}_{elem}");
+            let iface = reflect(&name).unwrap();
+            assert_eq!(
+                iface.push_constant_size as usize, *size,
+                "push constants of {name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn names_round_trip_and_passes_are_labelled() {
+    for a in ScanAlgorithm::ALL {
+        assert_eq!(ScanAlgorithm::from_name(a.name()), Some(a));
+    }
+    assert_eq!(ScanAlgorithm::default(), ScanAlgorithm::DecoupledLookback);
+    assert_eq!(ScanAlgorithm::from_name("nope"), None);
+    with_gpu(|ctx| {
+        let expect: &[(ScanAlgorithm, &[&str])] = &[
+            (
+                ScanAlgorithm::DecoupledLookback,
+                &["vksort::scan::clear", "vksort::scan::lookback"],
+            ),
+            (
+                ScanAlgorithm::ReduceThenScan,
+                &[
+                    "vksort::scan::reduce",
+                    "vksort::scan::spine",
+                    "vksort::scan::downsweep",
+                ],
+            ),
+        ];
+        let d = data_u32(5000, 1);
+        for (algorithm, labels) in expect {
+            let mut prof = Profiler::new(ctx, 64).unwrap();
+            let config = ScanConfig {
+                algorithm: *algorithm,
+                ..Default::default()
+            };
+            let got = scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
+            assert_eq!(got, cpu_scan_u32(&d, ScanKind::Exclusive));
+            let passes: Vec<String> = prof
+                .results()
+                .unwrap()
+                .into_iter()
+                .map(|p| p.label)
+                .collect();
+            assert_eq!(&passes, labels);
+        }
+        for algorithm in [ScanAlgorithm::Blelloch, ScanAlgorithm::HillisSteele] {
+            let mut prof = Profiler::new(ctx, 64).unwrap();
+            let config = ScanConfig {
+                algorithm,
+                ..Default::default()
+            };
+            scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
+            let passes = prof.results().unwrap();
+            assert!(passes.iter().all(|p| p.label.starts_with("vksort::scan::")));
+        }
+    });
+}
