@@ -1,7 +1,8 @@
 //! vksort: sort, scan and compact large arrays on the GPU through Vulkan compute.
 //!
-//! Layering (after CUB): the public API per algorithm family ([`copy`], ...), a dispatch layer in each family
-//! that plans passes and scratch memory from a [`policy::Policy`], one module per GPU pass, and the GPU layer
+//! Layering (after CUB): the public API per algorithm family ([`sort`], [`scan`], [`reduce`], [`compact`],
+//! [`copy`]), a dispatch layer in each family that plans passes and scratch memory from that family's policy
+//! struct (tuning as data, built on [`policy::SubgroupPlan`]), one module per GPU pass, and the GPU layer
 //! ([`gpu`]) underneath. Every primitive has a `cmd_*` form that records into the caller's command buffer (see
 //! [`gpu::recorder`] for the barrier contract) and a host form built on it.
 

@@ -53,8 +53,8 @@ impl Default for ContextOptions {
 }
 
 /// What a renderer hands to [`Context::adopt`]. vksort keeps clones of the function tables and never destroys
-/// these objects. The device must have been created with the extensions of [`Context::device_extensions`] it
-/// supports and the features of [`Context::enable_features`] (at least `VK_KHR_push_descriptor`).
+/// these objects. The device must have been created with the extensions of [`Context::device_extensions`]
+/// (at least `VK_KHR_push_descriptor`); the flags below say which optional features were enabled.
 pub struct AdoptInfo {
     pub entry: ash::Entry,
     pub instance: ash::Instance,

@@ -5,7 +5,7 @@
 //! - [`kernel`]: pipelines from SPIR-V with reflected layouts and specialization constants.
 //! - [`recorder`]: passes into a command buffer (labels, barriers, timestamps) and host submission.
 //! - [`profiler`]: timestamp queries turned into per-pass GPU times.
-//! - [`debug`]: VK_EXT_debug_utils names and labels.
+//! - `debug`: VK_EXT_debug_utils names and labels.
 
 pub mod buffer;
 pub mod context;
