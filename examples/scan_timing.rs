@@ -1,0 +1,126 @@
+//! Times every scan algorithm, reduce and compaction on device-resident u32 data with timestamp queries.
+//!
+//! `cargo run --release --example scan_timing -- [LOG2_N=24]`. `vksort bench` is the full tool.
+use vksort::gpu::{profiler::sum_by_label, Buffer, Profiler};
+use vksort::scan::{ScanAlgorithm, ScanConfig, Scanner};
+
+fn main() -> anyhow::Result<()> {
+    let log2: u32 = std::env::args()
+        .nth(1)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(24);
+    let n = 1u64 << log2;
+    let ctx = vksort::Context::new(Default::default())?;
+    let data: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2654435761) >> 7)
+        .collect();
+    let input = Buffer::from_slice(&ctx, "scan_timing::input", &data)?;
+    let output = Buffer::device_local(&ctx, "scan_timing::output", n * 4)?;
+    let mut prof = Profiler::new(&ctx, 256)?;
+    let roof = vksort::copy::measure_roofline(
+        &ctx,
+        (n * 4).min(ctx.caps().max_storage_buffer_range & !15),
+        5,
+    )?;
+    println!(
+        "{}: n = 2^{log2}, compute copy {:.0} GB/s",
+        ctx.caps().name,
+        roof / 1e9
+    );
+    let median = |prof: &mut Profiler,
+                  f: &mut dyn FnMut(&mut Profiler) -> anyhow::Result<()>|
+     -> anyhow::Result<(f64, Vec<vksort::gpu::PassTime>)> {
+        let mut t = Vec::new();
+        for _ in 0..7 {
+            f(prof)?;
+            t.push(prof.total_ns()?);
+        }
+        t.sort_by(|a, b| a.total_cmp(b));
+        Ok((t[3], sum_by_label(&prof.results()?)))
+    };
+    for algo in ScanAlgorithm::ALL {
+        let scanner = Scanner::new(
+            &ctx,
+            ScanConfig {
+                algorithm: algo,
+                ..Default::default()
+            },
+        )?;
+        let scratch = Buffer::device_local(
+            &ctx,
+            "scan_timing::scratch",
+            scanner.scratch_bytes(n).max(16),
+        )?;
+        let (ns, passes) = median(&mut prof, &mut |p| {
+            ctx.submit_profiled("scan", Some(p), |rec| {
+                scanner.cmd_scan(rec, input.as_ref(), output.as_ref(), scratch.as_ref(), n)
+            })?;
+            Ok(())
+        })?;
+        let ok = output.read_vec::<u32>(n as usize)?
+            == vksort::scan::cpu_scan_u32(&data, Default::default());
+        println!(
+            "scan {:<18} {:>9.3} ms {:>8.1} G/s  {:>5.1}% of copy  correct={ok}  [{}]",
+            algo.name(),
+            ns / 1e6,
+            n as f64 / ns,
+            100.0 * 8.0 * n as f64 / (ns * 1e-9) / roof,
+            passes
+                .iter()
+                .map(|p| format!("{} {:.3}", p.label, p.ns / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let scratch = Buffer::device_local(
+        &ctx,
+        "scan_timing::cscratch",
+        vksort::compact::compact_scratch_bytes(n),
+    )?;
+    let count = Buffer::device_local(&ctx, "scan_timing::count", 16)?;
+    let (ns, _) = median(&mut prof, &mut |p| {
+        ctx.submit_profiled("compact", Some(p), |rec| {
+            vksort::compact::cmd_compact(
+                rec,
+                input.as_ref(),
+                None,
+                output.as_ref(),
+                count.as_ref(),
+                scratch.as_ref(),
+                n,
+            )
+        })?;
+        Ok(())
+    })?;
+    println!(
+        "compact (non-zero)       {:>9.3} ms {:>8.1} G/s",
+        ns / 1e6,
+        n as f64 / ns
+    );
+    let rscratch = Buffer::device_local(
+        &ctx,
+        "scan_timing::rscratch",
+        vksort::reduce::reduce_scratch_bytes(n),
+    )?;
+    let (ns, _) = median(&mut prof, &mut |p| {
+        ctx.submit_profiled("reduce", Some(p), |rec| {
+            vksort::reduce::cmd_reduce(
+                rec,
+                input.as_ref(),
+                count.as_ref(),
+                rscratch.as_ref(),
+                n,
+                vksort::reduce::ReduceOp::Max,
+                vksort::scan::ScanElem::U32,
+            )
+        })?;
+        Ok(())
+    })?;
+    println!(
+        "reduce max               {:>9.3} ms {:>8.1} G/s",
+        ns / 1e6,
+        n as f64 / ns
+    );
+    Ok(())
+}
