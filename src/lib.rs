@@ -20,3 +20,5 @@ pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
 pub mod radix;
 pub mod sort;
+pub mod bench;
+pub mod model;

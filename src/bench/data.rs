@@ -1,0 +1,310 @@
+//! Typed host arrays of every element type vksort handles (the CLI's files, the benchmark's inputs, the
+//! verification functions' arguments), and the order-preserving unsigned image of each type.
+//!
+//! The order key ([`Column::order_key`]) is the unsigned integer whose unsigned order is the order a radix sort
+//! gives the type: signed integers with the sign bit flipped, floats with the sign bit flipped when positive
+//! and all bits flipped when negative (IEEE-754 total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// An element type of keys, values, scan and compaction inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElemType {
+    U32,
+    I32,
+    F32,
+    U64,
+    I64,
+    F64,
+}
+
+impl ElemType {
+    pub const ALL: [ElemType; 6] = [
+        ElemType::U32,
+        ElemType::I32,
+        ElemType::F32,
+        ElemType::U64,
+        ElemType::I64,
+        ElemType::F64,
+    ];
+
+    /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::U32 => "u32",
+            ElemType::I32 => "i32",
+            ElemType::F32 => "f32",
+            ElemType::U64 => "u64",
+            ElemType::I64 => "i64",
+            ElemType::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|t| t.name().eq_ignore_ascii_case(s.trim()))
+    }
+
+    /// Bytes per element.
+    pub fn bytes(self) -> usize {
+        match self {
+            ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            _ => 8,
+        }
+    }
+
+    /// Bits per element.
+    pub fn bits(self) -> u32 {
+        self.bytes() as u32 * 8
+    }
+
+    /// The order key of the element whose raw bits are `raw` (see the module docs).
+    pub fn order_key(self, raw: u64) -> u64 {
+        match self {
+            ElemType::U32 | ElemType::U64 => raw,
+            ElemType::I32 => raw ^ 0x8000_0000,
+            ElemType::I64 => raw ^ (1 << 63),
+            ElemType::F32 => {
+                if raw & 0x8000_0000 != 0 {
+                    !raw & 0xffff_ffff
+                } else {
+                    raw | 0x8000_0000
+                }
+            }
+            ElemType::F64 => {
+                if raw & (1 << 63) != 0 {
+                    !raw
+                } else {
+                    raw | (1 << 63)
+                }
+            }
+        }
+    }
+
+    /// The raw bits of the element whose order key is `key` (inverse of [`ElemType::order_key`]).
+    pub fn from_order_key(self, key: u64) -> u64 {
+        match self {
+            ElemType::U32 | ElemType::U64 => key,
+            ElemType::I32 => key ^ 0x8000_0000,
+            ElemType::I64 => key ^ (1 << 63),
+            ElemType::F32 => {
+                if key & 0x8000_0000 != 0 {
+                    key & 0x7fff_ffff
+                } else {
+                    !key & 0xffff_ffff
+                }
+            }
+            ElemType::F64 => {
+                if key & (1 << 63) != 0 {
+                    key & !(1 << 63)
+                } else {
+                    !key
+                }
+            }
+        }
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A typed host array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Column {
+    U32(Vec<u32>),
+    I32(Vec<i32>),
+    F32(Vec<f32>),
+    U64(Vec<u64>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+/// Runs `$body` with `$v` bound to the typed vector inside a [`Column`] (by reference or value as given).
+#[macro_export]
+macro_rules! with_column {
+    ($col:expr, $v:ident => $body:expr) => {
+        match $col {
+            $crate::bench::data::Column::U32($v) => $body,
+            $crate::bench::data::Column::I32($v) => $body,
+            $crate::bench::data::Column::F32($v) => $body,
+            $crate::bench::data::Column::U64($v) => $body,
+            $crate::bench::data::Column::I64($v) => $body,
+            $crate::bench::data::Column::F64($v) => $body,
+        }
+    };
+}
+
+impl Column {
+    /// An empty column of type `ty`.
+    pub fn empty(ty: ElemType) -> Self {
+        Self::from_raw_bits(ty, &[])
+    }
+
+    pub fn ty(&self) -> ElemType {
+        match self {
+            Column::U32(_) => ElemType::U32,
+            Column::I32(_) => ElemType::I32,
+            Column::F32(_) => ElemType::F32,
+            Column::U64(_) => ElemType::U64,
+            Column::I64(_) => ElemType::I64,
+            Column::F64(_) => ElemType::F64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        with_column!(self, v => v.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The little-endian bytes of the array.
+    pub fn as_bytes(&self) -> &[u8] {
+        with_column!(self, v => bytemuck::cast_slice(v.as_slice()))
+    }
+
+    /// A column from little-endian bytes; fails when `bytes` is not a whole number of elements.
+    pub fn from_bytes(ty: ElemType, bytes: &[u8]) -> Result<Self, String> {
+        let size = ty.bytes();
+        if bytes.len() % size != 0 {
+            return Err(format!(
+                "{} bytes is not a multiple of the {} size ({} bytes)",
+                bytes.len(),
+                ty.name(),
+                size
+            ));
+        }
+        let n = bytes.len() / size;
+        let raw: Vec<u64> = if size == 4 {
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64)
+                .collect()
+        } else {
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect()
+        };
+        debug_assert_eq!(raw.len(), n);
+        Ok(Self::from_raw_bits(ty, &raw))
+    }
+
+    /// A column from raw bit patterns (the low 32 bits for 32-bit types).
+    pub fn from_raw_bits(ty: ElemType, raw: &[u64]) -> Self {
+        match ty {
+            ElemType::U32 => Column::U32(raw.iter().map(|&r| r as u32).collect()),
+            ElemType::I32 => Column::I32(raw.iter().map(|&r| r as u32 as i32).collect()),
+            ElemType::F32 => Column::F32(raw.iter().map(|&r| f32::from_bits(r as u32)).collect()),
+            ElemType::U64 => Column::U64(raw.to_vec()),
+            ElemType::I64 => Column::I64(raw.iter().map(|&r| r as i64).collect()),
+            ElemType::F64 => Column::F64(raw.iter().map(|&r| f64::from_bits(r)).collect()),
+        }
+    }
+
+    /// A column from order keys (see the module docs).
+    pub fn from_order_keys(ty: ElemType, keys: &[u64]) -> Self {
+        let raw: Vec<u64> = keys.iter().map(|&k| ty.from_order_key(k)).collect();
+        Self::from_raw_bits(ty, &raw)
+    }
+
+    /// The raw bits of element `i` (zero-extended for 32-bit types).
+    pub fn raw_bits(&self, i: usize) -> u64 {
+        match self {
+            Column::U32(v) => v[i] as u64,
+            Column::I32(v) => v[i] as u32 as u64,
+            Column::F32(v) => v[i].to_bits() as u64,
+            Column::U64(v) => v[i],
+            Column::I64(v) => v[i] as u64,
+            Column::F64(v) => v[i].to_bits(),
+        }
+    }
+
+    /// The order key of element `i`.
+    pub fn order_key(&self, i: usize) -> u64 {
+        self.ty().order_key(self.raw_bits(i))
+    }
+
+    /// All order keys.
+    pub fn order_keys(&self) -> Vec<u64> {
+        let ty = self.ty();
+        (0..self.len()).map(|i| ty.order_key(self.raw_bits(i))).collect()
+    }
+
+    /// Element `i` as text (floats in Rust's shortest round-trip form).
+    pub fn format(&self, i: usize) -> String {
+        with_column!(self, v => v[i].to_string())
+    }
+
+    /// Parses one number per line (blank lines and lines starting with `#` ignored). Hex (`0x...`) is accepted
+    /// for integer types.
+    pub fn parse_text(ty: ElemType, text: &str) -> Result<Self, String> {
+        let mut raw = Vec::new();
+        for (lineno, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if t.is_empty() || t.starts_with('#') {
+                continue;
+            }
+            let bad = || {
+                format!(
+                    "line {}: `{}` is not a valid {}",
+                    lineno + 1,
+                    t.chars().take(40).collect::<String>(),
+                    ty.name()
+                )
+            };
+            let hex = t
+                .strip_prefix("0x")
+                .or_else(|| t.strip_prefix("0X"))
+                .map(|h| u64::from_str_radix(h, 16));
+            let bits = match ty {
+                ElemType::U32 => match hex {
+                    Some(h) => h.ok().filter(|&x| x <= u32::MAX as u64),
+                    None => t.parse::<u32>().ok().map(|x| x as u64),
+                },
+                ElemType::I32 => match hex {
+                    Some(h) => h.ok().filter(|&x| x <= u32::MAX as u64),
+                    None => t.parse::<i32>().ok().map(|x| x as u32 as u64),
+                },
+                ElemType::U64 => match hex {
+                    Some(h) => h.ok(),
+                    None => t.parse::<u64>().ok(),
+                },
+                ElemType::I64 => match hex {
+                    Some(h) => h.ok(),
+                    None => t.parse::<i64>().ok().map(|x| x as u64),
+                },
+                ElemType::F32 => t.parse::<f32>().ok().map(|x| x.to_bits() as u64),
+                ElemType::F64 => t.parse::<f64>().ok().map(|x| x.to_bits()),
+            };
+            raw.push(bits.ok_or_else(bad)?);
+        }
+        Ok(Self::from_raw_bits(ty, &raw))
+    }
+
+    /// Writes one number per line.
+    pub fn write_text(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        with_column!(self, v => {
+            for x in v.iter() {
+                writeln!(w, "{x}")?;
+            }
+        });
+        Ok(())
+    }
+
+    /// The identity index `0..n` as a column of `ty` (u32 or u64): the values the CLI and the benchmark give
+    /// random keys, so that stability can be checked.
+    pub fn index(ty: ElemType, n: usize) -> Self {
+        match ty {
+            ElemType::U64 => Column::U64((0..n as u64).collect()),
+            _ => Column::U32((0..n as u32).collect()),
+        }
+    }
+}

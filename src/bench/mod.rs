@@ -1,0 +1,497 @@
+//! The benchmark: sweeps operations x algorithms x key types x value widths x sizes x distributions, times each
+//! configuration with timestamp queries (warm-up, then repeats: median, min, max), verifies every
+//! configuration's result on the CPU (a wrong result is reported as FAILED, never as a number), measures the
+//! compute-copy roofline in the same run, and relates every figure to the model ([`crate::model`]): bytes moved
+//! per the design over the measured time, as a fraction of the roofline; per-pass predicted versus measured
+//! time; the `auto` choice versus the best measured algorithm. [`report`] prints and writes CSV/JSON, [`plot`]
+//! draws SVG, [`compare`] reads CUB's figures (the CSV of `cub_bench.cu`).
+//!
+//! Inputs are generated once per (element types, distribution, N) and shared by the algorithms that run them;
+//! in-place sorts restore their input from the pristine copy before each run (not timed).
+
+pub mod compare;
+pub mod data;
+pub mod dist;
+pub mod ops;
+pub mod plot;
+pub mod report;
+pub mod verify;
+
+use crate::gpu::Context;
+use crate::model::{self, Calibration};
+use crate::Result;
+use data::ElemType;
+use dist::Dist;
+use ops::{DeviceInput, FlagMode, Input, OpSpec};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// What to sweep.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// log2 of the sizes.
+    pub sizes: Vec<u32>,
+    /// Families: `sort`, `scan`, `compact`, `copy`.
+    pub ops: Vec<String>,
+    /// Sort algorithms (default: every one of this build).
+    pub sort_algos: Option<Vec<String>>,
+    /// Scan algorithms (default: every one of this build).
+    pub scan_algos: Option<Vec<String>>,
+    /// Key types of sorts (scans take the u32/u64 ones, compaction and copy u32).
+    pub keys: Vec<ElemType>,
+    /// Value widths of sorts (`None`: keys only).
+    pub values: Vec<Option<ElemType>>,
+    pub dists: Vec<Dist>,
+    /// Timed repeats per configuration.
+    pub reps: usize,
+    /// Untimed runs before them.
+    pub warmup: usize,
+    pub seed: u64,
+    /// Also sweep descending sorts.
+    pub descending: bool,
+    /// Up to this N, results are verified with the exact O(n log n) checks; above, with the linear ones.
+    pub exact_check_max: usize,
+}
+
+impl BenchOptions {
+    /// The standard sweep: 2^10..2^28 every 2 (clipped to the device), u32/f32/u64 keys, keys only and u32
+    /// values, uniform keys, every family.
+    pub fn standard() -> Self {
+        Self {
+            sizes: (10..=28).step_by(2).collect(),
+            ops: vec!["sort".into(), "scan".into(), "compact".into(), "copy".into()],
+            sort_algos: None,
+            scan_algos: None,
+            keys: vec![ElemType::U32, ElemType::F32, ElemType::U64],
+            values: vec![None, Some(ElemType::U32)],
+            dists: vec![Dist::Uniform],
+            reps: 10,
+            warmup: 2,
+            seed: 1234,
+            descending: false,
+            exact_check_max: 1 << 20,
+        }
+    }
+
+    /// `--quick`: a few small sizes, u32 keys, 3 repeats (under a minute on lavapipe).
+    pub fn quick() -> Self {
+        Self {
+            sizes: vec![10, 14],
+            keys: vec![ElemType::U32],
+            reps: 3,
+            warmup: 1,
+            ..Self::standard()
+        }
+    }
+
+    /// Every configuration to run, in an order that keeps configurations sharing an input together.
+    pub fn plan(&self) -> Vec<(OpSpec, Dist, u64)> {
+        let mut out = Vec::new();
+        let has = |f: &str| self.ops.iter().any(|o| o == f);
+        let sort_algos: Vec<String> = match &self.sort_algos {
+            Some(a) => a.clone(),
+            None => ops::sort_algorithms().iter().map(|s| s.to_string()).collect(),
+        };
+        let scan_algos: Vec<String> = match &self.scan_algos {
+            Some(a) => a.clone(),
+            None => ops::scan_algorithms().iter().map(|s| s.to_string()).collect(),
+        };
+        for &lg in &self.sizes {
+            let n = 1u64 << lg;
+            for &dist in &self.dists {
+                if has("sort") {
+                    for &key in &self.keys {
+                        for &value in &self.values {
+                            for desc in [false, true] {
+                                if desc && !self.descending {
+                                    continue;
+                                }
+                                for algo in &sort_algos {
+                                    if ops::sort_supports(algo, n) {
+                                        out.push((
+                                            OpSpec::Sort {
+                                                algo: algo.clone(),
+                                                key,
+                                                value,
+                                                descending: desc,
+                                                bits: None,
+                                            },
+                                            dist,
+                                            n,
+                                        ));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                if has("scan") {
+                    for &elem in self
+                        .keys
+                        .iter()
+                        .filter(|k| matches!(k, ElemType::U32 | ElemType::U64))
+                    {
+                        for algo in &scan_algos {
+                            // Hillis-Steele moves 2N log N words: keep it to moderate sizes.
+                            if algo == "hillis-steele" && lg > 24 {
+                                continue;
+                            }
+                            out.push((
+                                OpSpec::Scan {
+                                    algo: algo.clone(),
+                                    elem,
+                                    inclusive: false,
+                                },
+                                dist,
+                                n,
+                            ));
+                        }
+                    }
+                }
+                if has("compact") {
+                    out.push((
+                        OpSpec::Compact {
+                            elem: ElemType::U32,
+                            flags: FlagMode::Odd,
+                        },
+                        dist,
+                        n,
+                    ));
+                }
+                if has("copy") {
+                    out.push((
+                        OpSpec::Copy {
+                            elem: ElemType::U32,
+                        },
+                        dist,
+                        n,
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Why a configuration was not run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Skipped {
+    pub op: String,
+    pub algo: String,
+    pub n: u64,
+    pub reason: String,
+}
+
+/// One pass of a measured configuration, next to the model.
+#[derive(Clone, Debug, Serialize)]
+pub struct PassRow {
+    pub label: String,
+    pub ms: f64,
+    /// Predicted by the calibrated model (absent for passes the model does not know).
+    pub model_ms: Option<f64>,
+    pub model_bytes: Option<f64>,
+    /// Modelled bytes over the measured time, GB/s.
+    pub gbytes_per_s: Option<f64>,
+    pub roofline_fraction: Option<f64>,
+    pub bound: Option<String>,
+}
+
+/// One measured configuration.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// CUB-style operation name (`sort_pairs_u32_u32`, ...).
+    pub op: String,
+    pub family: String,
+    pub algo: String,
+    pub key: String,
+    pub value: String,
+    pub dist: String,
+    pub n: u64,
+    pub reps: usize,
+    /// Whether the result matched the CPU. Rows that failed carry no timings.
+    pub verified: bool,
+    pub failure: Option<String>,
+    pub ms_median: f64,
+    pub ms_min: f64,
+    pub ms_max: f64,
+    /// Items per second, billions.
+    pub gitems_per_s: f64,
+    /// Bytes the design moves per run (the model), over the median time: GB/s.
+    pub model_bytes: f64,
+    pub gbytes_per_s: f64,
+    /// `gbytes_per_s` over the roofline measured in this run.
+    pub roofline_fraction: f64,
+    pub predicted_ms: f64,
+    pub passes: Vec<PassRow>,
+    /// CUB's median for the same op and N (with `--compare`).
+    pub cub_ms: Option<f64>,
+    /// CUB time / vksort time (> 1: vksort is faster).
+    pub cub_ratio: Option<f64>,
+}
+
+/// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
+/// time compares with the best measured algorithm.
+#[derive(Clone, Debug, Serialize)]
+pub struct AutoRow {
+    pub op: String,
+    pub dist: String,
+    pub n: u64,
+    pub choice: String,
+    pub choice_predicted_ms: f64,
+    pub choice_ms: Option<f64>,
+    pub best_algo: String,
+    pub best_ms: f64,
+    /// best time / choice's time (1.0: auto picked the best).
+    pub efficiency: Option<f64>,
+}
+
+/// A benchmark run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub device: String,
+    pub driver: String,
+    pub vksort_version: String,
+    /// Compute-copy roofline of this run, GB/s (read + write).
+    pub roofline_gbps: f64,
+    pub fixed_us_per_dispatch: f64,
+    pub calibration: Calibration,
+    pub rows: Vec<Row>,
+    pub auto: Vec<AutoRow>,
+    pub skipped: Vec<Skipped>,
+    /// The device line of the CUB file compared with.
+    pub cub_device: Option<String>,
+}
+
+impl Report {
+    /// Rows whose result was wrong.
+    pub fn failures(&self) -> Vec<&Row> {
+        self.rows.iter().filter(|r| !r.verified).collect()
+    }
+}
+
+/// Largest N of `spec` the device can hold (one binding per array within `maxStorageBufferRange`; inputs,
+/// working copies, outputs and scratch within about 60% of device memory).
+pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
+    let caps = ctx.caps();
+    let widest = match spec {
+        OpSpec::Sort { key, value, .. } => key.bytes().max(value.map_or(0, |v| v.bytes())),
+        _ => spec.elem().bytes(),
+    } as u64;
+    let by_range = caps.max_storage_buffer_range / widest;
+    let by_memory = (caps.device_local_bytes as f64 * 0.6 / (4.0 * spec.item_bytes() as f64)) as u64;
+    by_range.min(by_memory)
+}
+
+/// Progress callback: (configurations done, total, what is running).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+
+/// Runs the sweep. `cal` is the calibrated model (see [`Calibration::load_or_calibrate`]); `roofline` the
+/// compute-copy bandwidth measured in this run.
+pub fn run(
+    ctx: &Arc<Context>,
+    opts: &BenchOptions,
+    cal: &Calibration,
+    roofline: f64,
+    progress: Progress,
+) -> Result<Report> {
+    let plan = opts.plan();
+    let total = plan.len();
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    let mut cache: Option<(String, Input, DeviceInput)> = None;
+    for (i, (spec, dist, n)) in plan.iter().enumerate() {
+        let name = spec.op_name(*dist);
+        progress(i, total, &format!("{name} {} 2^{}", spec.algo(), n.trailing_zeros()));
+        let skip = |reason: String| Skipped {
+            op: name.clone(),
+            algo: spec.algo(),
+            n: *n,
+            reason,
+        };
+        if !spec.available() {
+            skipped.push(skip("not in this build".into()));
+            continue;
+        }
+        if *n > max_items(ctx, spec) {
+            skipped.push(skip("larger than the device holds".into()));
+            continue;
+        }
+        // inputs shared by configurations with the same element types, flags, distribution and size
+        let input_key = format!(
+            "{:?}|{:?}|{dist}|{n}",
+            spec.elem(),
+            match spec {
+                OpSpec::Sort { value, .. } => format!("{value:?}"),
+                OpSpec::Compact { flags, .. } => format!("{flags:?}"),
+                _ => String::new(),
+            }
+        );
+        if cache.as_ref().map(|c| &c.0) != Some(&input_key) {
+            cache = None; // free the previous input first
+            let input = Input::generate(spec, *n as usize, *dist, opts.seed);
+            match DeviceInput::upload(ctx, &input) {
+                Ok(dev) => cache = Some((input_key, input, dev)),
+                Err(e) => {
+                    skipped.push(skip(format!("upload: {e}")));
+                    continue;
+                }
+            }
+        }
+        let (_, input, dev) = cache.as_ref().unwrap();
+        let runner = match ops::prepare(ctx, spec, dev) {
+            Ok(r) => r,
+            Err(e) => {
+                skipped.push(skip(e.to_string()));
+                continue;
+            }
+        };
+        let timing = match ops::time(ctx, runner.as_ref(), opts.warmup, opts.reps) {
+            Ok(t) => t,
+            Err(e) => {
+                skipped.push(skip(format!("run: {e}")));
+                continue;
+            }
+        };
+        let output = runner.output()?;
+        drop(runner);
+        let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
+        rows.push(make_row(spec, *dist, *n, opts.reps, &timing, cal, roofline, check.err()));
+    }
+    progress(total, total, "done");
+    let auto = auto_rows(&rows, cal);
+    Ok(Report {
+        device: ctx.caps().name.clone(),
+        driver: ctx.caps().driver_info.clone(),
+        vksort_version: env!("CARGO_PKG_VERSION").into(),
+        roofline_gbps: roofline / 1e9,
+        fixed_us_per_dispatch: cal.fixed_ns_per_dispatch / 1e3,
+        calibration: cal.clone(),
+        rows,
+        auto,
+        skipped,
+        cub_device: None,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn make_row(
+    spec: &OpSpec,
+    dist: Dist,
+    n: u64,
+    reps: usize,
+    timing: &ops::Timing,
+    cal: &Calibration,
+    roofline: f64,
+    failure: Option<verify::Mismatch>,
+) -> Row {
+    let shape = spec.shape(n);
+    let model_passes = model::passes(&shape);
+    let key = shape.algo_key();
+    let bytes = model::bytes_moved(&shape);
+    let verified = failure.is_none();
+    let ns = if verified { timing.median_ns() } else { f64::NAN };
+    let mut passes: Vec<PassRow> = timing
+        .passes
+        .iter()
+        .map(|p| {
+            let m = model_passes.iter().find(|m| m.label == p.label);
+            PassRow {
+                label: p.label.clone(),
+                ms: p.ns / 1e6,
+                model_ms: m.map(|m| cal.predict_pass_ns(&key, m) / 1e6),
+                model_bytes: m.map(|m| m.bytes()),
+                gbytes_per_s: m.map(|m| m.bytes() / p.ns.max(1.0)),
+                roofline_fraction: m.map(|m| m.bytes() / (p.ns.max(1.0) * 1e-9) / roofline),
+                bound: m.map(|m| cal.bound(m, p.ns).name().to_string()),
+            }
+        })
+        .collect();
+    for m in &model_passes {
+        if !passes.iter().any(|p| p.label == m.label) && m.bytes() > 0.0 {
+            passes.push(PassRow {
+                label: m.label.clone(),
+                ms: 0.0,
+                model_ms: Some(cal.predict_pass_ns(&key, m) / 1e6),
+                model_bytes: Some(m.bytes()),
+                gbytes_per_s: None,
+                roofline_fraction: None,
+                bound: Some("(not measured)".into()),
+            });
+        }
+    }
+    let (key_name, value_name) = match spec {
+        OpSpec::Sort { key, value, .. } => (
+            key.name().to_string(),
+            value.map_or("none".to_string(), |v| v.name().to_string()),
+        ),
+        _ => (spec.elem().name().to_string(), "none".to_string()),
+    };
+    Row {
+        op: spec.op_name(dist),
+        family: spec.family().into(),
+        algo: spec.algo(),
+        key: key_name,
+        value: value_name,
+        dist: dist.to_string(),
+        n,
+        reps,
+        verified,
+        failure: failure.map(|f| f.to_string()),
+        ms_median: ns / 1e6,
+        ms_min: if verified { timing.min_ns() / 1e6 } else { f64::NAN },
+        ms_max: if verified { timing.max_ns() / 1e6 } else { f64::NAN },
+        gitems_per_s: n as f64 / ns.max(1e-3),
+        model_bytes: bytes,
+        gbytes_per_s: bytes / ns.max(1e-3),
+        roofline_fraction: bytes / (ns.max(1e-3) * 1e-9) / roofline,
+        predicted_ms: cal.predict_ns(&shape) / 1e6,
+        passes,
+        cub_ms: None,
+        cub_ratio: None,
+    }
+}
+
+fn auto_rows(rows: &[Row], cal: &Calibration) -> Vec<AutoRow> {
+    let mut out: Vec<AutoRow> = Vec::new();
+    for r in rows.iter().filter(|r| r.family == "sort" && r.verified) {
+        if out
+            .iter()
+            .any(|a| a.op == r.op && a.n == r.n && a.dist == r.dist)
+        {
+            continue;
+        }
+        let same: Vec<&Row> = rows
+            .iter()
+            .filter(|x| x.family == "sort" && x.op == r.op && x.n == r.n && x.dist == r.dist && x.verified)
+            .collect();
+        let Some(best) = same
+            .iter()
+            .filter(|x| x.algo != "auto")
+            .min_by(|a, b| a.ms_median.total_cmp(&b.ms_median))
+        else {
+            continue;
+        };
+        let key = ElemType::from_name(&r.key).unwrap_or(ElemType::U32);
+        let value = ElemType::from_name(&r.value);
+        let candidates: Vec<&str> = ops::sort_algorithms()
+            .into_iter()
+            .filter(|a| *a != "auto")
+            .collect();
+        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, key.bits(), r.n) else {
+            continue;
+        };
+        let choice_ms = same.iter().find(|x| x.algo == choice).map(|x| x.ms_median);
+        out.push(AutoRow {
+            op: r.op.clone(),
+            dist: r.dist.clone(),
+            n: r.n,
+            choice,
+            choice_predicted_ms: pred / 1e6,
+            choice_ms,
+            best_algo: best.algo.clone(),
+            best_ms: best.ms_median,
+            efficiency: choice_ms.map(|c| best.ms_median / c.max(1e-9)),
+        });
+    }
+    out
+}

@@ -1,0 +1,768 @@
+//! The adapters between the benchmark/CLI and vksort's primitives: one [`OpSpec`] per thing that can be run,
+//! device inputs uploaded once per workload ([`DeviceInput`]), a [`Runner`] that records one run into a
+//! [`Recorder`] (restoring in-place inputs first, under the label [`RESTORE`], which timing leaves out), reads
+//! back the result ([`Output`]) and checks it against the CPU ([`verify`]), and the model [`Shape`] of a run.
+//!
+//! This is the only file that names the primitives' APIs (`copy`, `sort`, `scan`, `compact`).
+
+use super::data::{Column, ElemType};
+use super::dist::Dist;
+use super::verify::{self, Mismatch, SortSpec};
+use crate::gpu::profiler::sum_by_label;
+use crate::gpu::{Buffer, Context, PassTime, Profiler, Recorder};
+use crate::model::{self, Calibration, RadixShape, Shape};
+use crate::{Error, Result};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// The label of the copies that restore an in-place input before each run; left out of every timing.
+pub const RESTORE: &str = "vksort::bench::restore";
+
+/// Which elements a compaction keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlagMode {
+    /// The non-zero elements (no flags buffer).
+    NonZero,
+    /// The odd elements (flags = value & 1), CUB's `select_if_odd`.
+    Odd,
+    /// Flags given with the input.
+    Given,
+}
+
+/// One runnable operation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "family", rename_all = "lowercase")]
+pub enum OpSpec {
+    Sort {
+        algo: String,
+        key: ElemType,
+        value: Option<ElemType>,
+        descending: bool,
+        bits: Option<(u32, u32)>,
+    },
+    Scan {
+        algo: String,
+        elem: ElemType,
+        inclusive: bool,
+    },
+    Compact {
+        elem: ElemType,
+        flags: FlagMode,
+    },
+    Copy {
+        elem: ElemType,
+    },
+}
+
+impl OpSpec {
+    /// `sort`, `scan`, `compact` or `copy`.
+    pub fn family(&self) -> &'static str {
+        match self {
+            OpSpec::Sort { .. } => "sort",
+            OpSpec::Scan { .. } => "scan",
+            OpSpec::Compact { .. } => "compact",
+            OpSpec::Copy { .. } => "copy",
+        }
+    }
+
+    /// The algorithm's name (`onesweep`, `lookback`, `compute-copy`, ...).
+    pub fn algo(&self) -> String {
+        match self {
+            OpSpec::Sort { algo, .. } | OpSpec::Scan { algo, .. } => algo.clone(),
+            OpSpec::Compact { .. } => "compact".into(),
+            OpSpec::Copy { .. } => "compute-copy".into(),
+        }
+    }
+
+    /// The operation's name in CUB's benchmark (`sort_pairs_u32_u32`, `exclusive_sum_u32`,
+    /// `select_if_odd_u32`, `memcpy_u32`, `sort_keys_u32_entropy0.544`, ...), so rows can be matched with it.
+    pub fn op_name(&self, dist: Dist) -> String {
+        let mut s = match self {
+            OpSpec::Sort {
+                key,
+                value,
+                descending,
+                bits,
+                ..
+            } => {
+                let mut s = match value {
+                    None => format!("sort_keys_{key}"),
+                    Some(v) => format!("sort_pairs_{key}_{v}"),
+                };
+                if *descending {
+                    s.push_str("_desc");
+                }
+                if let Some((lo, hi)) = bits {
+                    s.push_str(&format!("_bits{lo}-{hi}"));
+                }
+                s
+            }
+            OpSpec::Scan {
+                elem, inclusive, ..
+            } => format!(
+                "{}_sum_{elem}",
+                if *inclusive { "inclusive" } else { "exclusive" }
+            ),
+            OpSpec::Compact { elem, flags } => match flags {
+                FlagMode::Odd => format!("select_if_odd_{elem}"),
+                FlagMode::NonZero => format!("select_nonzero_{elem}"),
+                FlagMode::Given => format!("select_flagged_{elem}"),
+            },
+            OpSpec::Copy { elem } => format!("memcpy_{elem}"),
+        };
+        match dist {
+            Dist::Uniform => {}
+            Dist::Entropy(_) => s.push_str(&format!("_entropy{:.3}", dist.bit_entropy().unwrap())),
+            d => s.push_str(&format!("_{d}")),
+        }
+        s
+    }
+
+    /// The element type of the main input.
+    pub fn elem(&self) -> ElemType {
+        match self {
+            OpSpec::Sort { key, .. } => *key,
+            OpSpec::Scan { elem, .. } | OpSpec::Compact { elem, .. } | OpSpec::Copy { elem } => *elem,
+        }
+    }
+
+    /// Bytes per item the caller's arrays hold (keys + values), for the size limits.
+    pub fn item_bytes(&self) -> u64 {
+        match self {
+            OpSpec::Sort { key, value, .. } => (key.bytes() + value.map_or(0, |v| v.bytes())) as u64,
+            OpSpec::Compact { elem, flags } => {
+                elem.bytes() as u64 + if *flags == FlagMode::NonZero { 0 } else { 4 }
+            }
+            _ => self.elem().bytes() as u64,
+        }
+    }
+
+    /// The model's shape of a run over `n` items.
+    pub fn shape(&self, n: u64) -> Shape {
+        match self {
+            OpSpec::Sort {
+                algo,
+                key,
+                value,
+                bits,
+                ..
+            } => Shape::Sort {
+                algo: algo.clone(),
+                key: *key,
+                value: *value,
+                key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
+                n,
+                radix: RadixShape::default(),
+            },
+            OpSpec::Scan { algo, elem, .. } => Shape::Scan {
+                algo: algo.clone(),
+                elem: *elem,
+                n,
+                tile: 4096,
+            },
+            OpSpec::Compact { elem, flags } => Shape::Compact {
+                elem: *elem,
+                n,
+                flags: *flags != FlagMode::NonZero,
+                kept_fraction: 0.5,
+            },
+            OpSpec::Copy { elem } => Shape::Copy { elem: *elem, n },
+        }
+    }
+
+    /// Whether this build of vksort can run it.
+    pub fn available(&self) -> bool {
+        match self {
+            OpSpec::Sort { algo, .. } => sort_algorithms().contains(&algo.as_str()),
+            OpSpec::Scan { algo, .. } => scan_algorithms().contains(&algo.as_str()),
+            OpSpec::Compact { .. } => has_compact(),
+            OpSpec::Copy { .. } => true,
+        }
+    }
+}
+
+/// Host input of a run.
+#[derive(Clone, Debug)]
+pub struct Input {
+    pub keys: Column,
+    pub values: Option<Column>,
+    pub flags: Option<Column>,
+}
+
+impl Input {
+    /// Random input for `spec`: keys of `dist`; values (sorts) are the input index; flags (compaction with
+    /// `Odd`) are `key & 1`.
+    pub fn generate(spec: &OpSpec, n: usize, dist: Dist, seed: u64) -> Input {
+        let keys = dist.generate(spec.elem(), n, seed);
+        let values = match spec {
+            OpSpec::Sort { value: Some(v), .. } => Some(Column::index(*v, n)),
+            _ => None,
+        };
+        let flags = match spec {
+            OpSpec::Compact {
+                flags: FlagMode::Odd,
+                ..
+            } => Some(Column::U32(
+                (0..n).map(|i| (keys.raw_bits(i) & 1) as u32).collect(),
+            )),
+            _ => None,
+        };
+        Input {
+            keys,
+            values,
+            flags,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// Host output of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    pub keys: Column,
+    pub values: Option<Column>,
+}
+
+/// An input uploaded to the device (each buffer padded to a multiple of 16 bytes).
+pub struct DeviceInput {
+    pub n: usize,
+    pub keys: Buffer,
+    pub values: Option<Buffer>,
+    pub flags: Option<Buffer>,
+}
+
+fn upload(ctx: &Arc<Context>, name: &str, col: &Column) -> Result<Buffer> {
+    let bytes = col.as_bytes();
+    let buf = Buffer::device_local(ctx, name, (bytes.len() as u64).next_multiple_of(16).max(16))?;
+    buf.write(0, bytes)?;
+    Ok(buf)
+}
+
+fn download(buf: &Buffer, ty: ElemType, n: usize) -> Result<Column> {
+    let bytes = buf.read(0, (n * ty.bytes()) as u64)?;
+    Column::from_bytes(ty, &bytes).map_err(Error::InvalidArgument)
+}
+
+impl DeviceInput {
+    pub fn upload(ctx: &Arc<Context>, input: &Input) -> Result<Self> {
+        Ok(Self {
+            n: input.len(),
+            keys: upload(ctx, "vksort::bench::input_keys", &input.keys)?,
+            values: input
+                .values
+                .as_ref()
+                .map(|v| upload(ctx, "vksort::bench::input_values", v))
+                .transpose()?,
+            flags: input
+                .flags
+                .as_ref()
+                .map(|f| upload(ctx, "vksort::bench::input_flags", f))
+                .transpose()?,
+        })
+    }
+}
+
+/// One prepared operation: buffers allocated, ready to record runs.
+pub trait Runner {
+    /// Records one run (restoring in-place inputs first under [`RESTORE`]).
+    fn record(&self, rec: &mut Recorder) -> Result<()>;
+    /// Reads back the result of the last run.
+    fn output(&self) -> Result<Output>;
+}
+
+/// Prepares `spec` over the uploaded `input`.
+pub fn prepare<'a>(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    input: &'a DeviceInput,
+) -> Result<Box<dyn Runner + 'a>> {
+    match spec {
+        OpSpec::Copy { elem } => {
+            let bytes = (input.n * elem.bytes()) as u64;
+            let padded = bytes.next_multiple_of(16);
+            let dst = Buffer::device_local(ctx, "vksort::bench::copy_dst", padded.max(16))?;
+            Ok(Box::new(CopyRunner {
+                src: input,
+                dst,
+                padded,
+                elem: *elem,
+            }))
+        }
+        #[cfg(feature = "algos")]
+        _ => algos::prepare(ctx, spec, input),
+        #[cfg(not(feature = "algos"))]
+        _ => Err(Error::InvalidArgument(format!(
+            "{} is not in this build of vksort yet",
+            spec.family()
+        ))),
+    }
+}
+
+struct CopyRunner<'a> {
+    src: &'a DeviceInput,
+    dst: Buffer,
+    padded: u64,
+    elem: ElemType,
+}
+
+impl Runner for CopyRunner<'_> {
+    fn record(&self, rec: &mut Recorder) -> Result<()> {
+        if self.padded == 0 {
+            return Ok(());
+        }
+        crate::copy::cmd_copy(rec, self.src.keys.as_ref(), self.dst.as_ref(), self.padded)
+    }
+    fn output(&self) -> Result<Output> {
+        Ok(Output {
+            keys: download(&self.dst, self.elem, self.src.n)?,
+            values: None,
+        })
+    }
+}
+
+/// Sort algorithms of this build (`SortAlgorithm::ALL` names, `auto` first).
+pub fn sort_algorithms() -> Vec<&'static str> {
+    #[cfg(feature = "algos")]
+    {
+        algos::sort_algorithms()
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        Vec::new()
+    }
+}
+
+/// Scan algorithms of this build (`ScanAlgorithm::ALL` names).
+pub fn scan_algorithms() -> Vec<&'static str> {
+    #[cfg(feature = "algos")]
+    {
+        algos::scan_algorithms()
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        Vec::new()
+    }
+}
+
+/// Whether this build has stream compaction.
+pub fn has_compact() -> bool {
+    cfg!(feature = "algos")
+}
+
+/// Largest N the one-workgroup sort takes (where the model may choose it).
+pub const SMALL_SORT_MAX: u64 = 4096;
+
+/// Whether sort algorithm `algo` runs `n` keys.
+pub fn sort_supports(algo: &str, n: u64) -> bool {
+    algo != "small" || n <= SMALL_SORT_MAX
+}
+
+/// GPU times of repeated runs.
+#[derive(Clone, Debug, Default)]
+pub struct Timing {
+    /// GPU time of each timed run (restores left out), nanoseconds.
+    pub runs_ns: Vec<f64>,
+    /// Per pass label, the median over runs of the pass's summed time, in first-seen order.
+    pub passes: Vec<PassTime>,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[m]
+    } else {
+        0.5 * (v[m - 1] + v[m])
+    }
+}
+
+impl Timing {
+    pub fn median_ns(&self) -> f64 {
+        median(&mut self.runs_ns.clone())
+    }
+    pub fn min_ns(&self) -> f64 {
+        self.runs_ns.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+    pub fn max_ns(&self) -> f64 {
+        self.runs_ns.iter().copied().fold(0.0, f64::max)
+    }
+}
+
+/// Runs `runner` `warmup` times untimed and `reps` times timed (one submission each, timestamp queries).
+pub fn time(
+    ctx: &Arc<Context>,
+    runner: &dyn Runner,
+    warmup: usize,
+    reps: usize,
+) -> Result<Timing> {
+    let mut prof = Profiler::new(ctx, 512)?;
+    let mut runs = Vec::new();
+    let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
+    for i in 0..warmup + reps.max(1) {
+        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
+        if i < warmup {
+            continue;
+        }
+        let passes: Vec<PassTime> = sum_by_label(&prof.results()?)
+            .into_iter()
+            .filter(|p| p.label != RESTORE)
+            .collect();
+        runs.push(passes.iter().map(|p| p.ns).sum());
+        for p in passes {
+            match per_label.iter_mut().find(|(l, _)| *l == p.label) {
+                Some((_, v)) => v.push(p.ns),
+                None => per_label.push((p.label, vec![p.ns])),
+            }
+        }
+    }
+    Ok(Timing {
+        runs_ns: runs,
+        passes: per_label
+            .into_iter()
+            .map(|(label, mut v)| PassTime {
+                ns: median(&mut v),
+                label,
+            })
+            .collect(),
+    })
+}
+
+/// Checks `out` against the CPU. `exact` uses the O(n log n) checks; otherwise sorts of index-valued inputs
+/// (the generated ones) use the exact linear check and key-only sorts a multiset hash.
+pub fn verify(spec: &OpSpec, input: &Input, out: &Output, exact: bool) -> std::result::Result<(), Mismatch> {
+    match spec {
+        OpSpec::Sort {
+            descending, bits, ..
+        } => {
+            let s = SortSpec {
+                descending: *descending,
+                bits: *bits,
+            };
+            let values = match (&input.values, &out.values) {
+                (Some(a), Some(b)) => Some((a, b)),
+                (None, None) => None,
+                _ => {
+                    return Err(Mismatch {
+                        index: 0,
+                        message: "values missing from the output".into(),
+                    })
+                }
+            };
+            if exact {
+                verify::check_sort(&input.keys, &out.keys, values, &s)
+            } else {
+                verify::check_sort_fast(&input.keys, &out.keys, values.map(|v| v.1), &s)
+            }
+        }
+        OpSpec::Scan { inclusive, .. } => verify::check_scan(&input.keys, &out.keys, *inclusive),
+        OpSpec::Compact { .. } => verify::check_compact(&input.keys, input.flags.as_ref(), &out.keys),
+        OpSpec::Copy { .. } => match (0..input.len()).find(|&i| input.keys.raw_bits(i) != out.keys.raw_bits(i)) {
+            None if input.len() == out.keys.len() => Ok(()),
+            i => Err(Mismatch {
+                index: i.unwrap_or(out.keys.len()),
+                message: "copy differs from its source".into(),
+            }),
+        },
+    }
+}
+
+/// Uploads `input`, runs `spec` once (timed) and reads the result back: the CLI's path.
+pub fn run_once(ctx: &Arc<Context>, spec: &OpSpec, input: &Input) -> Result<(Output, Timing)> {
+    let dev = DeviceInput::upload(ctx, input)?;
+    let runner = prepare(ctx, spec, &dev)?;
+    let timing = time(ctx, runner.as_ref(), 0, 1)?;
+    Ok((runner.output()?, timing))
+}
+
+/// The operations calibration measures: every sort and scan algorithm of this build on u32 keys, compaction,
+/// and the copy.
+pub fn calibration_ops() -> Vec<OpSpec> {
+    let mut out: Vec<OpSpec> = sort_algorithms()
+        .into_iter()
+        .filter(|a| *a != "auto" && *a != "small")
+        .map(|a| OpSpec::Sort {
+            algo: a.into(),
+            key: ElemType::U32,
+            value: None,
+            descending: false,
+            bits: None,
+        })
+        .collect();
+    out.extend(scan_algorithms().into_iter().map(|a| OpSpec::Scan {
+        algo: a.into(),
+        elem: ElemType::U32,
+        inclusive: false,
+    }));
+    if has_compact() {
+        out.push(OpSpec::Compact {
+            elem: ElemType::U32,
+            flags: FlagMode::Odd,
+        });
+    }
+    out.push(OpSpec::Copy {
+        elem: ElemType::U32,
+    });
+    out
+}
+
+/// Efficiency of `spec` at `n` (modelled bytes per second over the roofline, launch costs taken out).
+pub fn measure_efficiency(ctx: &Arc<Context>, spec: &OpSpec, n: usize, cal: &Calibration) -> Result<f64> {
+    let input = Input::generate(spec, n, Dist::Uniform, 7);
+    let dev = DeviceInput::upload(ctx, &input)?;
+    let runner = prepare(ctx, spec, &dev)?;
+    let t = time(ctx, runner.as_ref(), 1, 3)?;
+    if let Err(m) = verify(spec, &input, &runner.output()?, false) {
+        return Err(Error::InvalidArgument(format!(
+            "calibration run of {} failed verification: {m}",
+            spec.algo()
+        )));
+    }
+    let shape = spec.shape(n as u64);
+    let ns = t.median_ns();
+    let launch = cal.fixed_ns_per_dispatch * model::dispatches(&shape) as f64;
+    let bw_ns = (ns - launch).max(ns * 0.1).max(1.0);
+    Ok((model::bytes_moved(&shape) / (bw_ns * 1e-9) / cal.roofline_bytes_per_s).clamp(0.005, 2.0))
+}
+
+#[cfg(feature = "algos")]
+mod algos {
+    //! The sort, scan and compaction adapters (against `vksort::sort`, `vksort::scan`, `vksort::compact`).
+    use super::*;
+    use crate::compact;
+    use crate::gpu::{MemoryLocation, DEFAULT_USAGE};
+    use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
+    use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
+
+    pub fn sort_algorithms() -> Vec<&'static str> {
+        SortAlgorithm::ALL.iter().map(|a| a.name()).collect()
+    }
+
+    pub fn scan_algorithms() -> Vec<&'static str> {
+        ScanAlgorithm::ALL.iter().map(|a| a.name()).collect()
+    }
+
+    fn invalid(what: String) -> Error {
+        Error::InvalidArgument(what)
+    }
+
+    fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> Result<Buffer> {
+        Buffer::new(
+            ctx,
+            "vksort::bench::scratch",
+            bytes.max(16),
+            usage | DEFAULT_USAGE,
+            MemoryLocation::GpuOnly,
+        )
+    }
+
+    pub fn prepare<'a>(
+        ctx: &Arc<Context>,
+        spec: &OpSpec,
+        input: &'a DeviceInput,
+    ) -> Result<Box<dyn Runner + 'a>> {
+        let n = input.n;
+        match spec {
+            OpSpec::Sort {
+                algo,
+                key,
+                value,
+                descending,
+                bits,
+            } => {
+                let key_type = KeyType::from_name(key.name())
+                    .ok_or_else(|| invalid(format!("unknown key type {key}")))?;
+                let value_type = match value {
+                    None => ValueType::None,
+                    Some(ElemType::U32) => ValueType::U32,
+                    Some(ElemType::U64) => ValueType::U64,
+                    Some(v) => return Err(invalid(format!("values of type {v} are not supported"))),
+                };
+                let algorithm = SortAlgorithm::from_name(algo)
+                    .ok_or_else(|| invalid(format!("unknown sort algorithm {algo}")))?;
+                let config = SortConfig {
+                    key: key_type,
+                    value: value_type,
+                    order: if *descending {
+                        Order::Descending
+                    } else {
+                        Order::Ascending
+                    },
+                    bits: *bits,
+                    algorithm,
+                    ..Default::default()
+                };
+                let sorter = Sorter::new(ctx, config)?;
+                let req = sorter.storage_requirements(n as u64);
+                let kb = (n * key.bytes()) as u64;
+                let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
+                Ok(Box::new(SortRunner {
+                    input,
+                    keys: Buffer::device_local(ctx, "vksort::bench::keys", kb.max(16))?,
+                    values: value
+                        .map(|_| Buffer::device_local(ctx, "vksort::bench::values", vb.max(16)))
+                        .transpose()?,
+                    scratch: scratch(ctx, req.scratch_bytes, req.scratch_usage)?,
+                    sorter,
+                    key: *key,
+                    value: *value,
+                    kb,
+                    vb,
+                }))
+            }
+            OpSpec::Scan {
+                algo,
+                elem,
+                inclusive,
+            } => {
+                let config = ScanConfig {
+                    algorithm: ScanAlgorithm::from_name(algo)
+                        .ok_or_else(|| invalid(format!("unknown scan algorithm {algo}")))?,
+                    kind: if *inclusive {
+                        ScanKind::Inclusive
+                    } else {
+                        ScanKind::Exclusive
+                    },
+                    elem: match elem {
+                        ElemType::U32 => ScanElem::U32,
+                        ElemType::U64 => ScanElem::U64,
+                        e => return Err(invalid(format!("scans take u32 or u64, not {e}"))),
+                    },
+                    ..Default::default()
+                };
+                let scanner = Scanner::new(ctx, config)?;
+                let bytes = (n * elem.bytes()) as u64;
+                Ok(Box::new(ScanRunner {
+                    input,
+                    output: Buffer::device_local(ctx, "vksort::bench::scan_out", bytes.max(16))?,
+                    scratch: scratch(ctx, scanner.scratch_bytes(n as u64), DEFAULT_USAGE)?,
+                    scanner,
+                    elem: *elem,
+                }))
+            }
+            OpSpec::Compact { elem, .. } => {
+                if *elem != ElemType::U32 {
+                    return Err(invalid(format!("compaction takes u32, not {elem}")));
+                }
+                let bytes = (n * 4) as u64;
+                Ok(Box::new(CompactRunner {
+                    input,
+                    output: Buffer::device_local(ctx, "vksort::bench::compact_out", bytes.max(16))?,
+                    count: Buffer::device_local(ctx, "vksort::bench::compact_count", 16)?,
+                    scratch: scratch(ctx, compact::compact_scratch_bytes(n as u64), DEFAULT_USAGE)?,
+                }))
+            }
+            OpSpec::Copy { .. } => unreachable!("handled by the caller"),
+        }
+    }
+
+    struct SortRunner<'a> {
+        input: &'a DeviceInput,
+        keys: Buffer,
+        values: Option<Buffer>,
+        scratch: Buffer,
+        sorter: Sorter,
+        key: ElemType,
+        value: Option<ElemType>,
+        kb: u64,
+        vb: u64,
+    }
+
+    impl Runner for SortRunner<'_> {
+        fn record(&self, rec: &mut Recorder) -> Result<()> {
+            rec.copy(RESTORE, self.input.keys.as_ref(), self.keys.as_ref(), self.kb)?;
+            if let (Some(src), Some(dst)) = (&self.input.values, &self.values) {
+                rec.copy(RESTORE, src.as_ref(), dst.as_ref(), self.vb)?;
+            }
+            rec.barrier();
+            self.sorter.cmd_sort(
+                rec,
+                self.keys.slice(0, self.kb.max(4)),
+                self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
+                self.scratch.as_ref(),
+                self.input.n as u64,
+            )
+        }
+        fn output(&self) -> Result<Output> {
+            Ok(Output {
+                keys: download(&self.keys, self.key, self.input.n)?,
+                values: match (&self.values, self.value) {
+                    (Some(b), Some(t)) => Some(download(b, t, self.input.n)?),
+                    _ => None,
+                },
+            })
+        }
+    }
+
+    struct ScanRunner<'a> {
+        input: &'a DeviceInput,
+        output: Buffer,
+        scratch: Buffer,
+        scanner: Scanner,
+        elem: ElemType,
+    }
+
+    impl Runner for ScanRunner<'_> {
+        fn record(&self, rec: &mut Recorder) -> Result<()> {
+            let bytes = (self.input.n * self.elem.bytes()) as u64;
+            self.scanner.cmd_scan(
+                rec,
+                self.input.keys.slice(0, bytes.max(4)),
+                self.output.slice(0, bytes.max(4)),
+                self.scratch.as_ref(),
+                self.input.n as u64,
+            )
+        }
+        fn output(&self) -> Result<Output> {
+            Ok(Output {
+                keys: download(&self.output, self.elem, self.input.n)?,
+                values: None,
+            })
+        }
+    }
+
+    struct CompactRunner<'a> {
+        input: &'a DeviceInput,
+        output: Buffer,
+        count: Buffer,
+        scratch: Buffer,
+    }
+
+    impl Runner for CompactRunner<'_> {
+        fn record(&self, rec: &mut Recorder) -> Result<()> {
+            let bytes = (self.input.n * 4) as u64;
+            compact::cmd_compact(
+                rec,
+                self.input.keys.slice(0, bytes.max(4)),
+                self.input.flags.as_ref().map(|f| f.slice(0, bytes.max(4))),
+                self.output.slice(0, bytes.max(4)),
+                self.count.slice(0, 4),
+                self.scratch.as_ref(),
+                self.input.n as u64,
+            )
+        }
+        fn output(&self) -> Result<Output> {
+            let count = self.count.read_vec::<u32>(1)?[0] as usize;
+            if count > self.input.n {
+                return Err(Error::InvalidArgument(format!(
+                    "compaction reported {count} kept of {}",
+                    self.input.n
+                )));
+            }
+            Ok(Output {
+                keys: download(&self.output, ElemType::U32, count)?,
+                values: None,
+            })
+        }
+    }
+}

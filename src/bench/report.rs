@@ -1,0 +1,265 @@
+//! The benchmark's outputs: a text table (and with `--explain` the per-pass model comparison), CSV, JSON and
+//! CUB-format CSV. Files are written to a temporary name and renamed.
+
+use super::{compare, Report};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// `2^k` for powers of two, else the number.
+pub fn fmt_n(n: u64) -> String {
+    if n.is_power_of_two() {
+        format!("2^{}", n.trailing_zeros())
+    } else {
+        n.to_string()
+    }
+}
+
+fn opt(v: Option<f64>, prec: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.prec$}"))
+}
+
+/// The main table.
+pub fn table(report: &Report) -> String {
+    let mut s = String::new();
+    writeln!(
+        s,
+        "vksort {} on {} ({}); compute-copy roofline {:.1} GB/s, {:.2} us per dispatch",
+        report.vksort_version, report.device, report.driver, report.roofline_gbps, report.fixed_us_per_dispatch
+    )
+    .unwrap();
+    if let Some(d) = &report.cub_device {
+        writeln!(s, "CUB figures from: {d}").unwrap();
+    }
+    let has_cub = report.rows.iter().any(|r| r.cub_ms.is_some());
+    write!(
+        s,
+        "{:<28} {:<17} {:<10} {:>6} {:>10} {:>21} {:>9} {:>8} {:>6} {:>9}",
+        "op", "algo", "dist", "N", "ms median", "[min .. max]", "G item/s", "GB/s", "roof", "model ms"
+    )
+    .unwrap();
+    if has_cub {
+        write!(s, " {:>9} {:>8}", "CUB ms", "CUB/vk").unwrap();
+    }
+    s.push('\n');
+    for r in &report.rows {
+        if !r.verified {
+            writeln!(
+                s,
+                "{:<28} {:<17} {:<10} {:>6} FAILED: {}",
+                r.op,
+                r.algo,
+                r.dist,
+                fmt_n(r.n),
+                r.failure.as_deref().unwrap_or("")
+            )
+            .unwrap();
+            continue;
+        }
+        write!(
+            s,
+            "{:<28} {:<17} {:<10} {:>6} {:>10.4} {:>21} {:>9.3} {:>8.1} {:>5.0}% {:>9.4}",
+            r.op,
+            r.algo,
+            r.dist,
+            fmt_n(r.n),
+            r.ms_median,
+            format!("[{:.4} .. {:.4}]", r.ms_min, r.ms_max),
+            r.gitems_per_s,
+            r.gbytes_per_s,
+            100.0 * r.roofline_fraction,
+            r.predicted_ms
+        )
+        .unwrap();
+        if has_cub {
+            write!(s, " {:>9} {:>8}", opt(r.cub_ms, 4), opt(r.cub_ratio, 2)).unwrap();
+        }
+        s.push('\n');
+    }
+    if !report.auto.is_empty() {
+        writeln!(s, "\n--algo auto (calibrated model) versus the best measured sort:").unwrap();
+        writeln!(
+            s,
+            "{:<28} {:<10} {:>6} {:<17} {:>10} {:>10} {:<17} {:>10} {:>6}",
+            "op", "dist", "N", "auto picks", "predicted", "its ms", "best", "best ms", "eff"
+        )
+        .unwrap();
+        for a in &report.auto {
+            writeln!(
+                s,
+                "{:<28} {:<10} {:>6} {:<17} {:>10.4} {:>10} {:<17} {:>10.4} {:>5}%",
+                a.op,
+                a.dist,
+                fmt_n(a.n),
+                a.choice,
+                a.choice_predicted_ms,
+                opt(a.choice_ms, 4),
+                a.best_algo,
+                a.best_ms,
+                a.efficiency.map_or("-".into(), |e| format!("{:.0}", 100.0 * e))
+            )
+            .unwrap();
+        }
+    }
+    if has_cub {
+        writeln!(s, "\nversus CUB (best vksort algorithm per op and N; ratio = CUB time / vksort time):").unwrap();
+        let mut seen: Vec<(String, String, u64)> = Vec::new();
+        for r in report.rows.iter().filter(|r| r.cub_ratio.is_some()) {
+            let k = (r.op.clone(), r.dist.clone(), r.n);
+            if seen.contains(&k) {
+                continue;
+            }
+            seen.push(k);
+            let best = report
+                .rows
+                .iter()
+                .filter(|x| x.op == r.op && x.n == r.n && x.dist == r.dist && x.cub_ratio.is_some())
+                .max_by(|a, b| a.cub_ratio.unwrap().total_cmp(&b.cub_ratio.unwrap()))
+                .unwrap();
+            writeln!(
+                s,
+                "{:<28} {:>6} {:<17} {:>10.4} ms  CUB {:>10.4} ms  ratio {:.2}",
+                best.op,
+                fmt_n(best.n),
+                best.algo,
+                best.ms_median,
+                best.cub_ms.unwrap(),
+                best.cub_ratio.unwrap()
+            )
+            .unwrap();
+        }
+    }
+    if !report.skipped.is_empty() {
+        writeln!(s, "\nskipped {} configurations:", report.skipped.len()).unwrap();
+        let mut reasons: Vec<(String, usize)> = Vec::new();
+        for k in &report.skipped {
+            let key = format!("{} {}: {}", k.op, k.algo, k.reason);
+            match reasons.iter_mut().find(|(r, _)| *r == key) {
+                Some((_, c)) => *c += 1,
+                None => reasons.push((key, 1)),
+            }
+        }
+        for (r, c) in reasons {
+            writeln!(s, "  {r} ({c}x)").unwrap();
+        }
+    }
+    s
+}
+
+/// `--explain`: per pass, measured versus predicted time, achieved bandwidth and what bounds it.
+pub fn explain(report: &Report) -> String {
+    let mut s = String::new();
+    writeln!(
+        s,
+        "model: time = {:.2} us x dispatches + bytes / ({:.1} GB/s x efficiency); efficiencies: {}",
+        report.calibration.fixed_ns_per_dispatch / 1e3,
+        report.calibration.roofline_bytes_per_s / 1e9,
+        report
+            .calibration
+            .efficiency
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.2}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+    .unwrap();
+    for r in report.rows.iter().filter(|r| r.verified) {
+        writeln!(
+            s,
+            "\n{} {} {} N={}: measured {:.4} ms, predicted {:.4} ms, {:.1} GB/s of modelled traffic ({:.0}% of roofline)",
+            r.op,
+            r.algo,
+            r.dist,
+            fmt_n(r.n),
+            r.ms_median,
+            r.predicted_ms,
+            r.gbytes_per_s,
+            100.0 * r.roofline_fraction
+        )
+        .unwrap();
+        writeln!(
+            s,
+            "  {:<30} {:>10} {:>10} {:>12} {:>9} {:>6}  bound",
+            "pass", "ms", "model ms", "MB moved", "GB/s", "roof"
+        )
+        .unwrap();
+        for p in &r.passes {
+            writeln!(
+                s,
+                "  {:<30} {:>10.4} {:>10} {:>12} {:>9} {:>6}  {}",
+                p.label,
+                p.ms,
+                opt(p.model_ms, 4),
+                opt(p.model_bytes.map(|b| b / 1e6), 2),
+                opt(p.gbytes_per_s, 1),
+                p.roofline_fraction.map_or("-".into(), |f| format!("{:.0}%", 100.0 * f)),
+                p.bound.as_deref().unwrap_or("(unmodelled)")
+            )
+            .unwrap();
+        }
+    }
+    s
+}
+
+/// The rows as CSV.
+pub fn csv(report: &Report) -> String {
+    let mut s = String::from(
+        "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio\n",
+    );
+    for r in &report.rows {
+        writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{}",
+            r.op,
+            r.family,
+            r.algo,
+            r.key,
+            r.value,
+            r.dist,
+            r.n,
+            r.reps,
+            r.verified,
+            r.ms_median,
+            r.ms_min,
+            r.ms_max,
+            r.gitems_per_s,
+            r.model_bytes,
+            r.gbytes_per_s,
+            r.roofline_fraction,
+            r.predicted_ms,
+            r.cub_ms.map_or(String::new(), |x| format!("{x:.5}")),
+            r.cub_ratio.map_or(String::new(), |x| format!("{x:.4}"))
+        )
+        .unwrap();
+    }
+    s
+}
+
+/// Writes `contents` to `path` through a temporary file in the same directory.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp{}",
+        path.file_name().and_then(|f| f.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, contents)?;
+    std::fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// Writes `bench.csv`, `bench.json`, `vksort-cub-format.csv` into `dir`; returns the paths.
+pub fn write_files(report: &Report, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut out = Vec::new();
+    let json = serde_json::to_string_pretty(report).map_err(std::io::Error::other)?;
+    for (name, data) in [
+        ("bench.csv", csv(report)),
+        ("bench.json", json),
+        ("vksort-cub-format.csv", compare::to_cub_csv(report)),
+    ] {
+        let p = dir.join(name);
+        write_atomic(&p, data.as_bytes())?;
+        out.push(p);
+    }
+    Ok(out)
+}

@@ -1,0 +1,324 @@
+//! CPU verification of GPU results, shared by `vksort ... --check`, the benchmark (which never reports a result
+//! it did not verify) and the tests. Every check returns the first bad output index and what is wrong there.
+//!
+//! Sort semantics checked: ascending (or descending) order of the order keys (see [`super::data`]) restricted to
+//! the bit range `[lo, hi)` when one is given; the output a permutation of the input; with values, pairs moved
+//! together and equal keys in their input order (stability).
+
+use super::data::Column;
+use std::fmt;
+
+/// The first bad element of an output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// Output index of the first bad element.
+    pub index: usize,
+    /// What is wrong there.
+    pub message: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "bad output at index {}: {}", self.index, self.message)
+    }
+}
+
+impl std::error::Error for Mismatch {}
+
+fn bad(index: usize, message: impl Into<String>) -> Mismatch {
+    Mismatch {
+        index,
+        message: message.into(),
+    }
+}
+
+/// What a sort promised.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SortSpec {
+    pub descending: bool,
+    /// Only bits `[lo, hi)` of the order key take part in the comparison.
+    pub bits: Option<(u32, u32)>,
+}
+
+impl SortSpec {
+    fn key(&self, col: &Column, i: usize) -> u64 {
+        let k = col.order_key(i);
+        match self.bits {
+            Some((lo, hi)) if hi > lo => {
+                let w = hi - lo;
+                let shifted = if lo >= 64 { 0 } else { k >> lo };
+                if w >= 64 {
+                    shifted
+                } else {
+                    shifted & ((1u64 << w) - 1)
+                }
+            }
+            Some(_) => 0,
+            None => k,
+        }
+    }
+    fn out_of_order(&self, prev: u64, next: u64) -> bool {
+        if self.descending {
+            prev < next
+        } else {
+            prev > next
+        }
+    }
+}
+
+/// Checks that the sequence of keys is ordered; returns the first index that breaks the order.
+pub fn check_sorted(output: &Column, spec: &SortSpec) -> Result<(), Mismatch> {
+    for i in 1..output.len() {
+        if spec.out_of_order(spec.key(output, i - 1), spec.key(output, i)) {
+            return Err(bad(
+                i,
+                format!(
+                    "not sorted: {} at index {} comes before {}",
+                    output.format(i - 1),
+                    i - 1,
+                    output.format(i)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The input indices in the order a stable sort by `spec` puts them.
+fn stable_order(input: &Column, spec: &SortSpec) -> Vec<usize> {
+    let keys: Vec<u64> = (0..input.len()).map(|i| spec.key(input, i)).collect();
+    let mut idx: Vec<usize> = (0..input.len()).collect();
+    if spec.descending {
+        idx.sort_by(|&a, &b| keys[b].cmp(&keys[a]));
+    } else {
+        idx.sort_by_key(|&a| keys[a]);
+    }
+    idx
+}
+
+/// Exact check of a sort (keys, or keys and values): sorted, a permutation of the input, and with values,
+/// every pair intact and equal keys in their input order. O(n log n) on the host.
+pub fn check_sort(
+    input: &Column,
+    output: &Column,
+    values: Option<(&Column, &Column)>,
+    spec: &SortSpec,
+) -> Result<(), Mismatch> {
+    if input.ty() != output.ty() {
+        return Err(bad(0, "output key type differs from the input's"));
+    }
+    if input.len() != output.len() {
+        return Err(bad(
+            input.len().min(output.len()),
+            format!("{} keys in, {} out", input.len(), output.len()),
+        ));
+    }
+    if let Some((vin, vout)) = values {
+        if vin.len() != input.len() || vout.len() != input.len() {
+            return Err(bad(
+                vin.len().min(vout.len()),
+                format!(
+                    "{} keys but {} input values and {} output values",
+                    input.len(),
+                    vin.len(),
+                    vout.len()
+                ),
+            ));
+        }
+    }
+    check_sorted(output, spec)?;
+    let order = stable_order(input, spec);
+    match values {
+        None => {
+            // keys only: a permutation of the input (the order among keys equal in the compared bits is free)
+            let mut a: Vec<u64> = (0..input.len()).map(|i| input.raw_bits(i)).collect();
+            let mut b: Vec<u64> = (0..output.len()).map(|i| output.raw_bits(i)).collect();
+            a.sort_unstable();
+            b.sort_unstable();
+            if a != b {
+                let i = (0..output.len())
+                    .find(|&i| output.raw_bits(i) != input.raw_bits(order[i]))
+                    .unwrap_or(0);
+                return Err(bad(
+                    i,
+                    format!(
+                        "not a permutation of the input: {} where the sorted input has {}",
+                        output.format(i),
+                        input.format(order[i])
+                    ),
+                ));
+            }
+        }
+        Some((vin, vout)) => {
+            for (i, &src) in order.iter().enumerate() {
+                if output.raw_bits(i) != input.raw_bits(src) {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "not a permutation of the input: key {} where the stably sorted input has {}",
+                            output.format(i),
+                            input.format(src)
+                        ),
+                    ));
+                }
+                if vout.raw_bits(i) != vin.raw_bits(src) {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "value {} with key {} where the stably sorted input has value {} (pairs broken or \
+                             equal keys out of input order)",
+                            vout.format(i),
+                            output.format(i),
+                            vin.format(src)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Linear-time check of a sort for large inputs. With values that are the input index (`0..n`, as the CLI's
+/// `--random` and the benchmark give), it is exact: every value names a distinct input element whose key is
+/// the output key, and equal keys have increasing values. Keys only, the permutation check is a multiset hash
+/// (a wrong result passes with probability about 2^-64).
+pub fn check_sort_fast(
+    input: &Column,
+    output: &Column,
+    index_values: Option<&Column>,
+    spec: &SortSpec,
+) -> Result<(), Mismatch> {
+    let n = input.len();
+    if output.len() != n || output.ty() != input.ty() {
+        return Err(bad(n.min(output.len()), "output length or type differs"));
+    }
+    check_sorted(output, spec)?;
+    match index_values {
+        Some(v) => {
+            if v.len() != n {
+                return Err(bad(v.len().min(n), "value count differs from key count"));
+            }
+            let mut seen = vec![false; n];
+            let mut prev: Option<(u64, u64)> = None;
+            for i in 0..n {
+                let src = v.raw_bits(i);
+                if src >= n as u64 || seen[src as usize] {
+                    return Err(bad(
+                        i,
+                        format!("value {src} is not a distinct input index (values must be 0..{n})"),
+                    ));
+                }
+                seen[src as usize] = true;
+                if output.raw_bits(i) != input.raw_bits(src as usize) {
+                    return Err(bad(
+                        i,
+                        format!(
+                            "key {} travelled with value {} but input {} has key {}",
+                            output.format(i),
+                            src,
+                            src,
+                            input.format(src as usize)
+                        ),
+                    ));
+                }
+                let k = spec.key(output, i);
+                if let Some((pk, pv)) = prev {
+                    if pk == k && pv > src {
+                        return Err(bad(
+                            i,
+                            format!("equal keys out of input order (value {pv} before {src})"),
+                        ));
+                    }
+                }
+                prev = Some((k, src));
+            }
+        }
+        None => {
+            if multiset_hash(input) != multiset_hash(output) {
+                return Err(bad(
+                    0,
+                    "not a permutation of the input (multiset hash differs; run an exact check to locate)",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An order-independent hash of the raw elements.
+pub fn multiset_hash(col: &Column) -> (u64, u64) {
+    let mut s1 = 0u64;
+    let mut s2 = 0u64;
+    for i in 0..col.len() {
+        let h = super::dist::hash(0x1234_5678, col.raw_bits(i));
+        s1 = s1.wrapping_add(h);
+        s2 ^= h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    (s1, s2)
+}
+
+/// Exact check of a prefix sum (wrapping, of u32 or u64 elements).
+pub fn check_scan(input: &Column, output: &Column, inclusive: bool) -> Result<(), Mismatch> {
+    if input.len() != output.len() || input.ty() != output.ty() {
+        return Err(bad(
+            input.len().min(output.len()),
+            format!("{} elements in, {} out", input.len(), output.len()),
+        ));
+    }
+    let wide = input.ty().bytes() == 8;
+    let mut acc = 0u64;
+    for i in 0..input.len() {
+        let x = input.raw_bits(i);
+        let expect = if inclusive {
+            acc.wrapping_add(x)
+        } else {
+            acc
+        };
+        acc = acc.wrapping_add(x);
+        let expect = if wide { expect } else { expect & 0xffff_ffff };
+        if output.raw_bits(i) != expect {
+            return Err(bad(
+                i,
+                format!("prefix sum is {} where {} is expected", output.format(i), expect),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What a compaction keeps: the elements whose flag is non-zero, or with no flags, the non-zero elements.
+pub fn compact_expected(input: &Column, flags: Option<&Column>) -> Column {
+    let keep: Vec<u64> = (0..input.len())
+        .filter(|&i| match flags {
+            Some(f) => f.raw_bits(i) != 0,
+            None => input.raw_bits(i) != 0,
+        })
+        .map(|i| input.raw_bits(i))
+        .collect();
+    Column::from_raw_bits(input.ty(), &keep)
+}
+
+/// Exact check of a compaction (order kept).
+pub fn check_compact(
+    input: &Column,
+    flags: Option<&Column>,
+    output: &Column,
+) -> Result<(), Mismatch> {
+    let expected = compact_expected(input, flags);
+    for i in 0..expected.len().min(output.len()) {
+        if expected.raw_bits(i) != output.raw_bits(i) {
+            return Err(bad(
+                i,
+                format!("{} where {} is expected", output.format(i), expected.format(i)),
+            ));
+        }
+    }
+    if expected.len() != output.len() {
+        return Err(bad(
+            expected.len().min(output.len()),
+            format!("{} elements kept, {} expected", output.len(), expected.len()),
+        ));
+    }
+    Ok(())
+}

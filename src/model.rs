@@ -1,0 +1,533 @@
+//! The performance model: for every pass of every algorithm, the bytes it reads and writes and its work per key
+//! as formulas of N, key and value width and policy; a per-device calibration (roofline, fixed cost per
+//! dispatch, per-algorithm efficiency) cached on disk; predictions; and the `--algo auto` choice.
+//!
+//! Workloads (bytes; k = key bytes, v = value bytes, e = element bytes, D = digit passes = ceil(bits / d),
+//! R = 2^d digits, T = tiles = ceil(N / tile)):
+//! - Onesweep radix sort: an upfront histogram pass reads N k once for all digit places and writes D R counters;
+//!   each of the D passes reads N (k + v) and writes N (k + v), plus the look-back's T R counters (written,
+//!   read about twice); when D is odd a final copy moves N (k + v) back (read + write).
+//! - Reduce-then-scan radix sort (Merrill & Grimshaw's workload, their Fig. 6): per digit place an upsweep reads
+//!   N k and writes T R counts, a spine scans the T R counts (read + write), a downsweep reads N (k + v) and the
+//!   counts and writes N (k + v): 3N words keys only, 5N with values, per place.
+//! - Small (one workgroup) sort: reads and writes N (k + v) once.
+//! - Scans: decoupled look-back 2N e (+ tile descriptors); reduce-then-scan 3N e (reduce N, spine, downsweep
+//!   reads N writes N); Blelloch ~4N e (block scan read+write, block sums, uniform add read+write);
+//!   Hillis-Steele 2N e per step, ceil(log2 N) steps.
+//! - Compaction: reads N e (and N 4 of flags), writes the kept fraction of N e and a count.
+//! - Copy: reads and writes N e.
+//!
+//! Prediction = fixed cost x dispatches + bytes / (roofline x efficiency of the algorithm), where the roofline
+//! is the compute-copy bandwidth (read + write counted) measured on the device, the fixed cost the time of a
+//! trivial dispatch, and the efficiency the measured ratio of modelled bytes per second to the roofline.
+//! The calibration is cached as JSON under `dirs::cache_dir()/vksort/` (or `$VKSORT_CACHE_DIR`), keyed by
+//! device UUID and driver version, and recomputed when either changes.
+
+use crate::bench::data::ElemType;
+use crate::bench::ops;
+use crate::gpu::{Buffer, Context, Profiler};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One pass (or group of identical dispatches) of an algorithm.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PassModel {
+    /// The pass label the profiler reports (`vksort::radix::onesweep`, ...).
+    pub label: String,
+    /// Dispatches (or fills/copies) of this pass.
+    pub dispatches: u32,
+    /// Bytes read from device memory.
+    pub read_bytes: f64,
+    /// Bytes written to device memory.
+    pub write_bytes: f64,
+    /// Work per key in simple operations (digit extraction, scan steps, ranking), a rough compute indicator.
+    pub ops_per_key: f64,
+}
+
+impl PassModel {
+    fn new(label: &str, dispatches: u32, read: f64, write: f64, ops: f64) -> Self {
+        Self {
+            label: label.into(),
+            dispatches,
+            read_bytes: read,
+            write_bytes: write,
+            ops_per_key: ops,
+        }
+    }
+    pub fn bytes(&self) -> f64 {
+        self.read_bytes + self.write_bytes
+    }
+}
+
+/// Policy numbers the model needs from a radix sort (defaults: 8-bit digits, 3840-key tiles).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RadixShape {
+    pub digit_bits: u32,
+    pub tile_keys: u64,
+}
+
+impl Default for RadixShape {
+    fn default() -> Self {
+        Self {
+            digit_bits: 8,
+            tile_keys: 3840,
+        }
+    }
+}
+
+/// What an algorithm run does, in the model's terms.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    Sort {
+        algo: String,
+        key: ElemType,
+        value: Option<ElemType>,
+        /// Key bits taken into account (hi - lo of `--bits`, else the key width).
+        key_bits: u32,
+        n: u64,
+        radix: RadixShape,
+    },
+    Scan {
+        algo: String,
+        elem: ElemType,
+        n: u64,
+        tile: u64,
+    },
+    Compact {
+        elem: ElemType,
+        n: u64,
+        flags: bool,
+        kept_fraction: f64,
+    },
+    Copy {
+        elem: ElemType,
+        n: u64,
+    },
+}
+
+impl Shape {
+    /// The efficiency key of the calibration (`sort/onesweep`, `scan/lookback`, `compact`, `copy`).
+    pub fn algo_key(&self) -> String {
+        match self {
+            Shape::Sort { algo, .. } => format!("sort/{algo}"),
+            Shape::Scan { algo, .. } => format!("scan/{algo}"),
+            Shape::Compact { .. } => "compact".into(),
+            Shape::Copy { .. } => "copy".into(),
+        }
+    }
+
+    pub fn n(&self) -> u64 {
+        match self {
+            Shape::Sort { n, .. }
+            | Shape::Scan { n, .. }
+            | Shape::Compact { n, .. }
+            | Shape::Copy { n, .. } => *n,
+        }
+    }
+}
+
+/// The passes of an algorithm run and their workloads (see the module docs).
+pub fn passes(shape: &Shape) -> Vec<PassModel> {
+    match shape {
+        Shape::Sort {
+            algo,
+            key,
+            value,
+            key_bits,
+            n,
+            radix,
+        } => {
+            let n = *n as f64;
+            let k = key.bytes() as f64;
+            let v = value.map_or(0.0, |v| v.bytes() as f64);
+            let d = radix.digit_bits.max(1);
+            let places = key_bits.div_ceil(d).max(1);
+            let r = (1u64 << d) as f64;
+            let tiles = (n / radix.tile_keys as f64).ceil().max(1.0);
+            let pf = places as f64;
+            match algo.as_str() {
+                "small" => vec![PassModel::new(
+                    "vksort::radix::small",
+                    1,
+                    n * (k + v),
+                    n * (k + v),
+                    pf * 8.0,
+                )],
+                "reduce-then-scan" => {
+                    let mut out = vec![
+                        PassModel::new(
+                            "vksort::radix::upsweep",
+                            places,
+                            pf * n * k,
+                            pf * tiles * r * 4.0,
+                            pf * 2.0,
+                        ),
+                        PassModel::new(
+                            "vksort::radix::spine",
+                            places,
+                            pf * tiles * r * 4.0,
+                            pf * tiles * r * 4.0,
+                            0.0,
+                        ),
+                        PassModel::new(
+                            "vksort::radix::downsweep",
+                            places,
+                            pf * (n * (k + v) + tiles * r * 4.0),
+                            pf * n * (k + v),
+                            pf * 10.0,
+                        ),
+                    ];
+                    if places % 2 == 1 {
+                        out.push(PassModel::new(
+                            "vksort::radix::copy",
+                            1 + value.is_some() as u32,
+                            n * (k + v),
+                            n * (k + v),
+                            0.0,
+                        ));
+                    }
+                    out
+                }
+                // onesweep (and auto's large-N choice)
+                _ => {
+                    let mut out = vec![
+                        PassModel::new("vksort::radix::setup", 1, 0.0, pf * (r + tiles * r) * 4.0, 0.0),
+                        PassModel::new(
+                            "vksort::radix::upfront",
+                            1,
+                            n * k,
+                            pf * r * 4.0,
+                            pf * 2.0,
+                        ),
+                        PassModel::new(
+                            "vksort::radix::onesweep",
+                            places,
+                            pf * (n * (k + v) + 2.0 * tiles * r * 4.0),
+                            pf * (n * (k + v) + tiles * r * 4.0),
+                            pf * 10.0,
+                        ),
+                    ];
+                    if places % 2 == 1 {
+                        out.push(PassModel::new(
+                            "vksort::radix::copy",
+                            1 + value.is_some() as u32,
+                            n * (k + v),
+                            n * (k + v),
+                            0.0,
+                        ));
+                    }
+                    out
+                }
+            }
+        }
+        Shape::Scan { algo, elem, n, tile } => {
+            let e = elem.bytes() as f64;
+            let nf = *n as f64;
+            let tiles = (nf / *tile as f64).ceil().max(1.0);
+            match algo.as_str() {
+                "reduce-then-scan" => vec![
+                    PassModel::new("vksort::scan::reduce", 1, nf * e, tiles * e, 1.0),
+                    PassModel::new("vksort::scan::spine", 1, tiles * e, tiles * e, 0.0),
+                    PassModel::new(
+                        "vksort::scan::downsweep",
+                        1,
+                        nf * e + tiles * e,
+                        nf * e,
+                        2.0,
+                    ),
+                ],
+                "blelloch" => vec![
+                    PassModel::new("vksort::scan::upsweep", 1, nf * e, nf * e + tiles * e, 2.0),
+                    PassModel::new("vksort::scan::spine", 1, tiles * e, tiles * e, 0.0),
+                    PassModel::new(
+                        "vksort::scan::downsweep",
+                        1,
+                        nf * e + tiles * e,
+                        nf * e,
+                        2.0,
+                    ),
+                ],
+                "hillis-steele" => {
+                    let steps = (nf.max(2.0)).log2().ceil() as u32;
+                    vec![PassModel::new(
+                        "vksort::scan::hillis-steele",
+                        steps,
+                        steps as f64 * nf * e,
+                        steps as f64 * nf * e,
+                        steps as f64,
+                    )]
+                }
+                _ => vec![PassModel::new(
+                    "vksort::scan::lookback",
+                    1,
+                    nf * e + 2.0 * tiles * 8.0,
+                    nf * e + tiles * 8.0,
+                    2.0,
+                )],
+            }
+        }
+        Shape::Compact {
+            elem,
+            n,
+            flags,
+            kept_fraction,
+        } => {
+            let e = elem.bytes() as f64;
+            let nf = *n as f64;
+            vec![PassModel::new(
+                "vksort::compact",
+                1,
+                nf * e + if *flags { nf * 4.0 } else { 0.0 },
+                nf * e * kept_fraction + 4.0,
+                2.0,
+            )]
+        }
+        Shape::Copy { elem, n } => {
+            let b = *n as f64 * elem.bytes() as f64;
+            vec![PassModel::new("vksort::copy", 1, b, b, 0.0)]
+        }
+    }
+}
+
+/// Total modelled bytes (read + write) of a run.
+pub fn bytes_moved(shape: &Shape) -> f64 {
+    passes(shape).iter().map(PassModel::bytes).sum()
+}
+
+/// Total modelled dispatches of a run.
+pub fn dispatches(shape: &Shape) -> u32 {
+    passes(shape).iter().map(|p| p.dispatches).sum()
+}
+
+/// What bounds a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bound {
+    /// Close to the bandwidth roofline.
+    Bandwidth,
+    /// Dominated by the fixed cost of launching dispatches and their latency.
+    Latency,
+    /// Neither: below the roofline with work to do (compute, synchronization, poor access patterns).
+    Compute,
+}
+
+impl Bound {
+    pub fn name(self) -> &'static str {
+        match self {
+            Bound::Bandwidth => "bandwidth",
+            Bound::Latency => "latency/launch",
+            Bound::Compute => "compute/sync",
+        }
+    }
+}
+
+/// The per-device calibration of the model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Calibration {
+    pub device_name: String,
+    /// Hex of the device UUID.
+    pub device_uuid: String,
+    pub driver_version: u32,
+    pub driver_info: String,
+    /// Compute-copy bandwidth, bytes per second, read + write counted.
+    pub roofline_bytes_per_s: f64,
+    /// Time of one trivial dispatch (with its barrier), nanoseconds.
+    pub fixed_ns_per_dispatch: f64,
+    /// Per algorithm (`sort/onesweep`, `scan/lookback`, ...): modelled bytes per second over the roofline.
+    pub efficiency: BTreeMap<String, f64>,
+    /// Seconds since the Unix epoch when measured.
+    pub created_unix_s: u64,
+}
+
+/// Hex of a UUID.
+pub fn uuid_hex(u: &[u8; 16]) -> String {
+    u.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Calibration {
+    /// The efficiency of `algo_key`, or 0.5 where it was never measured.
+    pub fn efficiency_of(&self, algo_key: &str) -> f64 {
+        self.efficiency.get(algo_key).copied().unwrap_or(0.5)
+    }
+
+    /// Predicted time of one pass in nanoseconds.
+    pub fn predict_pass_ns(&self, algo_key: &str, pass: &PassModel) -> f64 {
+        let eff = self.efficiency_of(algo_key).max(1e-3);
+        self.fixed_ns_per_dispatch * pass.dispatches as f64
+            + pass.bytes() / (self.roofline_bytes_per_s * eff) * 1e9
+    }
+
+    /// Predicted time of a run in nanoseconds.
+    pub fn predict_ns(&self, shape: &Shape) -> f64 {
+        let key = shape.algo_key();
+        passes(shape)
+            .iter()
+            .map(|p| self.predict_pass_ns(&key, p))
+            .sum()
+    }
+
+    /// What bounds a pass that took `measured_ns`.
+    pub fn bound(&self, pass: &PassModel, measured_ns: f64) -> Bound {
+        let launch = self.fixed_ns_per_dispatch * pass.dispatches as f64;
+        let bw_ns = pass.bytes() / self.roofline_bytes_per_s * 1e9;
+        if measured_ns <= 2.0 * launch || bw_ns < launch {
+            Bound::Latency
+        } else if bw_ns >= 0.6 * measured_ns {
+            Bound::Bandwidth
+        } else {
+            Bound::Compute
+        }
+    }
+
+    /// Whether this calibration belongs to the context's device and driver.
+    pub fn matches(&self, ctx: &Context) -> bool {
+        self.device_uuid == uuid_hex(&ctx.caps().device_uuid)
+            && self.driver_version == ctx.caps().driver_version
+    }
+
+    /// The cache file for a device: `$VKSORT_CACHE_DIR` or `dirs::cache_dir()/vksort/`, then
+    /// `calibration-<device uuid>.json`.
+    pub fn cache_path(ctx: &Context) -> Option<PathBuf> {
+        let dir = match std::env::var_os("VKSORT_CACHE_DIR") {
+            Some(d) if !d.is_empty() => PathBuf::from(d),
+            _ => dirs::cache_dir()?.join("vksort"),
+        };
+        Some(dir.join(format!(
+            "calibration-{}.json",
+            uuid_hex(&ctx.caps().device_uuid)
+        )))
+    }
+
+    /// The cached calibration of this device and driver, if any (a stale or unreadable one is ignored).
+    pub fn load(ctx: &Context) -> Option<Self> {
+        let path = Self::cache_path(ctx)?;
+        let text = std::fs::read_to_string(path).ok()?;
+        let cal: Self = serde_json::from_str(&text).ok()?;
+        cal.matches(ctx).then_some(cal)
+    }
+
+    /// Writes the calibration to the cache (temporary file, then rename).
+    pub fn save(&self, ctx: &Context) -> std::io::Result<PathBuf> {
+        let path = Self::cache_path(ctx)
+            .ok_or_else(|| std::io::Error::other("no cache directory on this system"))?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension(format!("json.tmp{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_string_pretty(self).unwrap())?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(path)
+    }
+
+    /// The cached calibration, or a fresh short one (saved to the cache; a failure to save is ignored).
+    pub fn load_or_calibrate(ctx: &Arc<Context>) -> Result<Self> {
+        if let Some(c) = Self::load(ctx) {
+            return Ok(c);
+        }
+        let c = Self::measure(ctx, None)?;
+        let _ = c.save(ctx);
+        Ok(c)
+    }
+
+    /// Measures roofline, fixed dispatch cost and the efficiency of every available algorithm at a few sizes.
+    /// `roofline` reuses a roofline measured elsewhere in the same run.
+    pub fn measure(ctx: &Arc<Context>, roofline: Option<f64>) -> Result<Self> {
+        let caps = ctx.caps();
+        let roofline = match roofline {
+            Some(r) => r,
+            None => measure_roofline(ctx)?,
+        };
+        let fixed = measure_fixed_cost(ctx)?;
+        let mut cal = Calibration {
+            device_name: caps.name.clone(),
+            device_uuid: uuid_hex(&caps.device_uuid),
+            driver_version: caps.driver_version,
+            driver_info: caps.driver_info.clone(),
+            roofline_bytes_per_s: roofline,
+            fixed_ns_per_dispatch: fixed,
+            efficiency: BTreeMap::new(),
+            created_unix_s: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        };
+        let log2 = if caps.is_cpu() { 14 } else { 22 };
+        let n = 1usize << log2;
+        for spec in ops::calibration_ops() {
+            let Ok(eff) = ops::measure_efficiency(ctx, &spec, n, &cal) else {
+                continue;
+            };
+            cal.efficiency.insert(spec.shape(n as u64).algo_key(), eff);
+        }
+        Ok(cal)
+    }
+
+    /// The fastest predicted sort algorithm of `candidates` for (key, value, bits, N).
+    pub fn choose_sort(
+        &self,
+        candidates: &[&str],
+        key: ElemType,
+        value: Option<ElemType>,
+        key_bits: u32,
+        n: u64,
+    ) -> Option<(String, f64)> {
+        candidates
+            .iter()
+            .filter(|a| ops::sort_supports(a, n))
+            .map(|a| {
+                let shape = Shape::Sort {
+                    algo: a.to_string(),
+                    key,
+                    value,
+                    key_bits,
+                    n,
+                    radix: RadixShape::default(),
+                };
+                (a.to_string(), self.predict_ns(&shape))
+            })
+            .min_by(|x, y| x.1.total_cmp(&y.1))
+    }
+}
+
+/// The compute-copy roofline over a size suited to the device (256 MiB on GPUs, 16 MiB on CPU devices),
+/// bytes per second (read + write).
+pub fn measure_roofline(ctx: &Arc<Context>) -> Result<f64> {
+    let caps = ctx.caps();
+    let want: u64 = if caps.is_cpu() { 16 << 20 } else { 256 << 20 };
+    let bytes = want
+        .min(caps.max_storage_buffer_range)
+        .min(caps.device_local_bytes / 8)
+        .max(1 << 16)
+        / 16
+        * 16;
+    crate::copy::measure_roofline(ctx, bytes, if caps.is_cpu() { 3 } else { 10 })
+}
+
+/// The GPU time of a trivial dispatch (a 16-byte copy) with its barrier: the fixed cost per pass, nanoseconds.
+pub fn measure_fixed_cost(ctx: &Arc<Context>) -> Result<f64> {
+    let a = Buffer::device_local(ctx, "vksort::calibrate::a", 16)?;
+    let b = Buffer::device_local(ctx, "vksort::calibrate::b", 16)?;
+    const K: usize = 8;
+    let mut prof = Profiler::new(ctx, K as u32 + 2)?;
+    let mut samples = Vec::new();
+    for _ in 0..5 {
+        ctx.submit_profiled("vksort::calibrate::fixed", Some(&mut prof), |rec| {
+            for _ in 0..K {
+                crate::copy::cmd_copy(rec, a.as_ref(), b.as_ref(), 16)?;
+                rec.barrier();
+            }
+            Ok(())
+        })?;
+        let r = prof.results()?;
+        // the first pass includes the submission start; take the others
+        samples.extend(r.iter().skip(1).map(|p| p.ns));
+    }
+    if samples.is_empty() {
+        return Err(Error::InvalidArgument("no timestamps".into()));
+    }
+    samples.sort_by(|x, y| x.total_cmp(y));
+    Ok(samples[samples.len() / 2].max(1.0))
+}
