@@ -1,1 +1,7 @@
-fn main() {}
+//! The `vksort` binary: see [`cli`].
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

@@ -194,14 +194,14 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 // onesweep (and auto's large-N choice)
                 _ => {
                     let mut out = vec![
-                        PassModel::new("vksort::radix::setup", 1, 0.0, pf * (r + tiles * r) * 4.0, 0.0),
                         PassModel::new(
-                            "vksort::radix::upfront",
+                            "vksort::radix::setup",
                             1,
-                            n * k,
-                            pf * r * 4.0,
-                            pf * 2.0,
+                            0.0,
+                            pf * (r + tiles * r) * 4.0,
+                            0.0,
                         ),
+                        PassModel::new("vksort::radix::upfront", 1, n * k, pf * r * 4.0, pf * 2.0),
                         PassModel::new(
                             "vksort::radix::onesweep",
                             places,
@@ -223,7 +223,12 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 }
             }
         }
-        Shape::Scan { algo, elem, n, tile } => {
+        Shape::Scan {
+            algo,
+            elem,
+            n,
+            tile,
+        } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
             let tiles = (nf / *tile as f64).ceil().max(1.0);
@@ -454,7 +459,7 @@ impl Calibration {
                 .map(|d| d.as_secs())
                 .unwrap_or(0),
         };
-        let log2 = if caps.is_cpu() { 14 } else { 22 };
+        let log2 = if caps.is_cpu() { 12 } else { 21 };
         let n = 1usize << log2;
         for spec in ops::calibration_ops() {
             let Ok(eff) = ops::measure_efficiency(ctx, &spec, n, &cal) else {

@@ -32,7 +32,10 @@ pub fn parse(text: &str) -> Result<CubFigures, String> {
         }
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         if f.len() < 4 {
-            return Err(format!("line {}: expected impl,op,n,ms_median,gitems_per_s", i + 1));
+            return Err(format!(
+                "line {}: expected impl,op,n,ms_median,gitems_per_s",
+                i + 1
+            ));
         }
         let n: u64 = f[2]
             .parse()
@@ -63,7 +66,10 @@ pub fn attach(report: &mut Report, cub: &CubFigures) {
 
 /// vksort's rows as CUB-format CSV lines (`impl` = `vksort-<algo>`), to compare with the same tools.
 pub fn to_cub_csv(report: &Report) -> String {
-    let mut s = format!("# device {}, vksort {}\nimpl,op,n,ms_median,gitems_per_s\n", report.device, report.vksort_version);
+    let mut s = format!(
+        "# device {}, vksort {}\nimpl,op,n,ms_median,gitems_per_s\n",
+        report.device, report.vksort_version
+    );
     for r in report.rows.iter().filter(|r| r.verified) {
         s.push_str(&format!(
             "vksort-{},{},{},{:.5},{:.3}\n",

@@ -235,7 +235,9 @@ impl Column {
     /// All order keys.
     pub fn order_keys(&self) -> Vec<u64> {
         let ty = self.ty();
-        (0..self.len()).map(|i| ty.order_key(self.raw_bits(i))).collect()
+        (0..self.len())
+            .map(|i| ty.order_key(self.raw_bits(i)))
+            .collect()
     }
 
     /// Element `i` as text (floats in Rust's shortest round-trip form).

@@ -114,7 +114,11 @@ impl Dist {
                 Dist::Zero => 0,
                 Dist::Staggered => {
                     let b = (i / block).min(p - 1);
-                    let j = if b < p / 2 { 2 * b + 1 } else { 2 * (b - p / 2) };
+                    let j = if b < p / 2 {
+                        2 * b + 1
+                    } else {
+                        2 * (b - p / 2)
+                    };
                     in_part(j, p, h(0))
                 }
                 Dist::FewUnique => uniques[(h(0) % 16) as usize],

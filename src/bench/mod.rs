@@ -59,7 +59,12 @@ impl BenchOptions {
     pub fn standard() -> Self {
         Self {
             sizes: (10..=28).step_by(2).collect(),
-            ops: vec!["sort".into(), "scan".into(), "compact".into(), "copy".into()],
+            ops: vec![
+                "sort".into(),
+                "scan".into(),
+                "compact".into(),
+                "copy".into(),
+            ],
             sort_algos: None,
             scan_algos: None,
             keys: vec![ElemType::U32, ElemType::F32, ElemType::U64],
@@ -90,11 +95,17 @@ impl BenchOptions {
         let has = |f: &str| self.ops.iter().any(|o| o == f);
         let sort_algos: Vec<String> = match &self.sort_algos {
             Some(a) => a.clone(),
-            None => ops::sort_algorithms().iter().map(|s| s.to_string()).collect(),
+            None => ops::sort_algorithms()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         };
         let scan_algos: Vec<String> = match &self.scan_algos {
             Some(a) => a.clone(),
-            None => ops::scan_algorithms().iter().map(|s| s.to_string()).collect(),
+            None => ops::scan_algorithms()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
         };
         for &lg in &self.sizes {
             let n = 1u64 << lg;
@@ -278,7 +289,8 @@ pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
         _ => spec.elem().bytes(),
     } as u64;
     let by_range = caps.max_storage_buffer_range / widest;
-    let by_memory = (caps.device_local_bytes as f64 * 0.6 / (4.0 * spec.item_bytes() as f64)) as u64;
+    let by_memory =
+        (caps.device_local_bytes as f64 * 0.6 / (4.0 * spec.item_bytes() as f64)) as u64;
     by_range.min(by_memory)
 }
 
@@ -301,7 +313,11 @@ pub fn run(
     let mut cache: Option<(String, Input, DeviceInput)> = None;
     for (i, (spec, dist, n)) in plan.iter().enumerate() {
         let name = spec.op_name(*dist);
-        progress(i, total, &format!("{name} {} 2^{}", spec.algo(), n.trailing_zeros()));
+        progress(
+            i,
+            total,
+            &format!("{name} {} 2^{}", spec.algo(), n.trailing_zeros()),
+        );
         let skip = |reason: String| Skipped {
             op: name.clone(),
             algo: spec.algo(),
@@ -355,7 +371,16 @@ pub fn run(
         let output = runner.output()?;
         drop(runner);
         let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
-        rows.push(make_row(spec, *dist, *n, opts.reps, &timing, cal, roofline, check.err()));
+        rows.push(make_row(
+            spec,
+            *dist,
+            *n,
+            opts.reps,
+            &timing,
+            cal,
+            roofline,
+            check.err(),
+        ));
     }
     progress(total, total, "done");
     let auto = auto_rows(&rows, cal);
@@ -389,7 +414,11 @@ fn make_row(
     let key = shape.algo_key();
     let bytes = model::bytes_moved(&shape);
     let verified = failure.is_none();
-    let ns = if verified { timing.median_ns() } else { f64::NAN };
+    let ns = if verified {
+        timing.median_ns()
+    } else {
+        f64::NAN
+    };
     let mut passes: Vec<PassRow> = timing
         .passes
         .iter()
@@ -438,8 +467,16 @@ fn make_row(
         verified,
         failure: failure.map(|f| f.to_string()),
         ms_median: ns / 1e6,
-        ms_min: if verified { timing.min_ns() / 1e6 } else { f64::NAN },
-        ms_max: if verified { timing.max_ns() / 1e6 } else { f64::NAN },
+        ms_min: if verified {
+            timing.min_ns() / 1e6
+        } else {
+            f64::NAN
+        },
+        ms_max: if verified {
+            timing.max_ns() / 1e6
+        } else {
+            f64::NAN
+        },
         gitems_per_s: n as f64 / ns.max(1e-3),
         model_bytes: bytes,
         gbytes_per_s: bytes / ns.max(1e-3),
@@ -462,7 +499,9 @@ fn auto_rows(rows: &[Row], cal: &Calibration) -> Vec<AutoRow> {
         }
         let same: Vec<&Row> = rows
             .iter()
-            .filter(|x| x.family == "sort" && x.op == r.op && x.n == r.n && x.dist == r.dist && x.verified)
+            .filter(|x| {
+                x.family == "sort" && x.op == r.op && x.n == r.n && x.dist == r.dist && x.verified
+            })
             .collect();
         let Some(best) = same
             .iter()

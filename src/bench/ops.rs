@@ -123,14 +123,18 @@ impl OpSpec {
     pub fn elem(&self) -> ElemType {
         match self {
             OpSpec::Sort { key, .. } => *key,
-            OpSpec::Scan { elem, .. } | OpSpec::Compact { elem, .. } | OpSpec::Copy { elem } => *elem,
+            OpSpec::Scan { elem, .. } | OpSpec::Compact { elem, .. } | OpSpec::Copy { elem } => {
+                *elem
+            }
         }
     }
 
     /// Bytes per item the caller's arrays hold (keys + values), for the size limits.
     pub fn item_bytes(&self) -> u64 {
         match self {
-            OpSpec::Sort { key, value, .. } => (key.bytes() + value.map_or(0, |v| v.bytes())) as u64,
+            OpSpec::Sort { key, value, .. } => {
+                (key.bytes() + value.map_or(0, |v| v.bytes())) as u64
+            }
             OpSpec::Compact { elem, flags } => {
                 elem.bytes() as u64 + if *flags == FlagMode::NonZero { 0 } else { 4 }
             }
@@ -400,12 +404,7 @@ impl Timing {
 }
 
 /// Runs `runner` `warmup` times untimed and `reps` times timed (one submission each, timestamp queries).
-pub fn time(
-    ctx: &Arc<Context>,
-    runner: &dyn Runner,
-    warmup: usize,
-    reps: usize,
-) -> Result<Timing> {
+pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize) -> Result<Timing> {
     let mut prof = Profiler::new(ctx, 512)?;
     let mut runs = Vec::new();
     let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
@@ -440,7 +439,12 @@ pub fn time(
 
 /// Checks `out` against the CPU. `exact` uses the O(n log n) checks; otherwise sorts of index-valued inputs
 /// (the generated ones) use the exact linear check and key-only sorts a multiset hash.
-pub fn verify(spec: &OpSpec, input: &Input, out: &Output, exact: bool) -> std::result::Result<(), Mismatch> {
+pub fn verify(
+    spec: &OpSpec,
+    input: &Input,
+    out: &Output,
+    exact: bool,
+) -> std::result::Result<(), Mismatch> {
     match spec {
         OpSpec::Sort {
             descending, bits, ..
@@ -466,14 +470,18 @@ pub fn verify(spec: &OpSpec, input: &Input, out: &Output, exact: bool) -> std::r
             }
         }
         OpSpec::Scan { inclusive, .. } => verify::check_scan(&input.keys, &out.keys, *inclusive),
-        OpSpec::Compact { .. } => verify::check_compact(&input.keys, input.flags.as_ref(), &out.keys),
-        OpSpec::Copy { .. } => match (0..input.len()).find(|&i| input.keys.raw_bits(i) != out.keys.raw_bits(i)) {
-            None if input.len() == out.keys.len() => Ok(()),
-            i => Err(Mismatch {
-                index: i.unwrap_or(out.keys.len()),
-                message: "copy differs from its source".into(),
-            }),
-        },
+        OpSpec::Compact { .. } => {
+            verify::check_compact(&input.keys, input.flags.as_ref(), &out.keys)
+        }
+        OpSpec::Copy { .. } => {
+            match (0..input.len()).find(|&i| input.keys.raw_bits(i) != out.keys.raw_bits(i)) {
+                None if input.len() == out.keys.len() => Ok(()),
+                i => Err(Mismatch {
+                    index: i.unwrap_or(out.keys.len()),
+                    message: "copy differs from its source".into(),
+                }),
+            }
+        }
     }
 }
 
@@ -516,23 +524,40 @@ pub fn calibration_ops() -> Vec<OpSpec> {
     out
 }
 
-/// Efficiency of `spec` at `n` (modelled bytes per second over the roofline, launch costs taken out).
-pub fn measure_efficiency(ctx: &Arc<Context>, spec: &OpSpec, n: usize, cal: &Calibration) -> Result<f64> {
-    let input = Input::generate(spec, n, Dist::Uniform, 7);
-    let dev = DeviceInput::upload(ctx, &input)?;
-    let runner = prepare(ctx, spec, &dev)?;
-    let t = time(ctx, runner.as_ref(), 1, 3)?;
-    if let Err(m) = verify(spec, &input, &runner.output()?, false) {
-        return Err(Error::InvalidArgument(format!(
-            "calibration run of {} failed verification: {m}",
-            spec.algo()
-        )));
+/// Efficiency of `spec` (modelled bytes per second over the roofline) from the slope between sizes `n` and
+/// `4n`, so that fixed costs (launches, latency) drop out. Each run is verified.
+pub fn measure_efficiency(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    n: usize,
+    cal: &Calibration,
+) -> Result<f64> {
+    let mut points = Vec::new();
+    for m in [n, 4 * n] {
+        let input = Input::generate(spec, m, Dist::Uniform, 7);
+        let dev = DeviceInput::upload(ctx, &input)?;
+        let runner = prepare(ctx, spec, &dev)?;
+        let t = time(ctx, runner.as_ref(), 1, 3)?;
+        if let Err(e) = verify(spec, &input, &runner.output()?, false) {
+            return Err(Error::InvalidArgument(format!(
+                "calibration run of {} failed verification: {e}",
+                spec.algo()
+            )));
+        }
+        points.push((model::bytes_moved(&spec.shape(m as u64)), t.median_ns()));
     }
-    let shape = spec.shape(n as u64);
-    let ns = t.median_ns();
-    let launch = cal.fixed_ns_per_dispatch * model::dispatches(&shape) as f64;
-    let bw_ns = (ns - launch).max(ns * 0.1).max(1.0);
-    Ok((model::bytes_moved(&shape) / (bw_ns * 1e-9) / cal.roofline_bytes_per_s).clamp(0.005, 2.0))
+    let (b1, t1) = points[0];
+    let (b2, t2) = points[1];
+    let slope_ns = if t2 > t1 {
+        t2 - t1
+    } else {
+        // no measurable growth: fall back to the large run less its launch costs
+        let launch =
+            cal.fixed_ns_per_dispatch * model::dispatches(&spec.shape(4 * n as u64)) as f64;
+        (t2 - launch).max(t2 * 0.1)
+    };
+    let bytes = if t2 > t1 { b2 - b1 } else { b2 };
+    Ok((bytes / (slope_ns.max(1.0) * 1e-9) / cal.roofline_bytes_per_s).clamp(0.005, 2.0))
 }
 
 #[cfg(feature = "algos")]
@@ -586,7 +611,9 @@ mod algos {
                     None => ValueType::None,
                     Some(ElemType::U32) => ValueType::U32,
                     Some(ElemType::U64) => ValueType::U64,
-                    Some(v) => return Err(invalid(format!("values of type {v} are not supported"))),
+                    Some(v) => {
+                        return Err(invalid(format!("values of type {v} are not supported")))
+                    }
                 };
                 let algorithm = SortAlgorithm::from_name(algo)
                     .ok_or_else(|| invalid(format!("unknown sort algorithm {algo}")))?;
@@ -680,7 +707,12 @@ mod algos {
 
     impl Runner for SortRunner<'_> {
         fn record(&self, rec: &mut Recorder) -> Result<()> {
-            rec.copy(RESTORE, self.input.keys.as_ref(), self.keys.as_ref(), self.kb)?;
+            rec.copy(
+                RESTORE,
+                self.input.keys.as_ref(),
+                self.keys.as_ref(),
+                self.kb,
+            )?;
             if let (Some(src), Some(dst)) = (&self.input.values, &self.values) {
                 rec.copy(RESTORE, src.as_ref(), dst.as_ref(), self.vb)?;
             }

@@ -59,7 +59,9 @@ pub fn rate_plot(path: &Path, title: &str, series: &[Series]) -> Result<(), Stri
             .draw_series(LineSeries::new(points.iter().copied(), style))
             .map_err(err)?
             .label(name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2)));
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
         chart
             .draw_series(
                 points
@@ -167,7 +169,12 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> 
         let mut series: Vec<Series> = Vec::new();
         let mut cub: Vec<Series> = Vec::new();
         for r in report.rows.iter().filter(|r| r.family == fam && r.verified) {
-            let name = format!("{} {} {}", r.op, r.algo, if r.dist == "uniform" { "" } else { &r.dist });
+            let name = format!(
+                "{} {} {}",
+                r.op,
+                r.algo,
+                if r.dist == "uniform" { "" } else { &r.dist }
+            );
             let name = name.trim().to_string();
             match series.iter_mut().find(|s| s.0 == name) {
                 Some(s) => s.1.push((r.n as f64, r.gitems_per_s)),
@@ -226,7 +233,11 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> 
         ));
     }
     let path = dir.join("passes.svg");
-    pass_breakdown(&path, &format!("GPU time per pass on {}", report.device), &bars)?;
+    pass_breakdown(
+        &path,
+        &format!("GPU time per pass on {}", report.device),
+        &bars,
+    )?;
     out.push(path);
     Ok(out)
 }

@@ -24,7 +24,11 @@ pub fn table(report: &Report) -> String {
     writeln!(
         s,
         "vksort {} on {} ({}); compute-copy roofline {:.1} GB/s, {:.2} us per dispatch",
-        report.vksort_version, report.device, report.driver, report.roofline_gbps, report.fixed_us_per_dispatch
+        report.vksort_version,
+        report.device,
+        report.driver,
+        report.roofline_gbps,
+        report.fixed_us_per_dispatch
     )
     .unwrap();
     if let Some(d) = &report.cub_device {
@@ -34,7 +38,16 @@ pub fn table(report: &Report) -> String {
     write!(
         s,
         "{:<28} {:<17} {:<10} {:>6} {:>10} {:>21} {:>9} {:>8} {:>6} {:>9}",
-        "op", "algo", "dist", "N", "ms median", "[min .. max]", "G item/s", "GB/s", "roof", "model ms"
+        "op",
+        "algo",
+        "dist",
+        "N",
+        "ms median",
+        "[min .. max]",
+        "G item/s",
+        "GB/s",
+        "roof",
+        "model ms"
     )
     .unwrap();
     if has_cub {
@@ -76,7 +89,11 @@ pub fn table(report: &Report) -> String {
         s.push('\n');
     }
     if !report.auto.is_empty() {
-        writeln!(s, "\n--algo auto (calibrated model) versus the best measured sort:").unwrap();
+        writeln!(
+            s,
+            "\n--algo auto (calibrated model) versus the best measured sort:"
+        )
+        .unwrap();
         writeln!(
             s,
             "{:<28} {:<10} {:>6} {:<17} {:>10} {:>10} {:<17} {:>10} {:>6}",
@@ -95,13 +112,18 @@ pub fn table(report: &Report) -> String {
                 opt(a.choice_ms, 4),
                 a.best_algo,
                 a.best_ms,
-                a.efficiency.map_or("-".into(), |e| format!("{:.0}", 100.0 * e))
+                a.efficiency
+                    .map_or("-".into(), |e| format!("{:.0}", 100.0 * e))
             )
             .unwrap();
         }
     }
     if has_cub {
-        writeln!(s, "\nversus CUB (best vksort algorithm per op and N; ratio = CUB time / vksort time):").unwrap();
+        writeln!(
+            s,
+            "\nversus CUB (best vksort algorithm per op and N; ratio = CUB time / vksort time):"
+        )
+        .unwrap();
         let mut seen: Vec<(String, String, u64)> = Vec::new();
         for r in report.rows.iter().filter(|r| r.cub_ratio.is_some()) {
             let k = (r.op.clone(), r.dist.clone(), r.n);
@@ -191,7 +213,8 @@ pub fn explain(report: &Report) -> String {
                 opt(p.model_ms, 4),
                 opt(p.model_bytes.map(|b| b / 1e6), 2),
                 opt(p.gbytes_per_s, 1),
-                p.roofline_fraction.map_or("-".into(), |f| format!("{:.0}%", 100.0 * f)),
+                p.roofline_fraction
+                    .map_or("-".into(), |f| format!("{:.0}%", 100.0 * f)),
                 p.bound.as_deref().unwrap_or("(unmodelled)")
             )
             .unwrap();

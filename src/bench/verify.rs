@@ -206,7 +206,9 @@ pub fn check_sort_fast(
                 if src >= n as u64 || seen[src as usize] {
                     return Err(bad(
                         i,
-                        format!("value {src} is not a distinct input index (values must be 0..{n})"),
+                        format!(
+                            "value {src} is not a distinct input index (values must be 0..{n})"
+                        ),
                     ));
                 }
                 seen[src as usize] = true;
@@ -270,17 +272,17 @@ pub fn check_scan(input: &Column, output: &Column, inclusive: bool) -> Result<()
     let mut acc = 0u64;
     for i in 0..input.len() {
         let x = input.raw_bits(i);
-        let expect = if inclusive {
-            acc.wrapping_add(x)
-        } else {
-            acc
-        };
+        let expect = if inclusive { acc.wrapping_add(x) } else { acc };
         acc = acc.wrapping_add(x);
         let expect = if wide { expect } else { expect & 0xffff_ffff };
         if output.raw_bits(i) != expect {
             return Err(bad(
                 i,
-                format!("prefix sum is {} where {} is expected", output.format(i), expect),
+                format!(
+                    "prefix sum is {} where {} is expected",
+                    output.format(i),
+                    expect
+                ),
             ));
         }
     }
@@ -310,14 +312,22 @@ pub fn check_compact(
         if expected.raw_bits(i) != output.raw_bits(i) {
             return Err(bad(
                 i,
-                format!("{} where {} is expected", output.format(i), expected.format(i)),
+                format!(
+                    "{} where {} is expected",
+                    output.format(i),
+                    expected.format(i)
+                ),
             ));
         }
     }
     if expected.len() != output.len() {
         return Err(bad(
             expected.len().min(output.len()),
-            format!("{} elements kept, {} expected", output.len(), expected.len()),
+            format!(
+                "{} elements kept, {} expected",
+                output.len(),
+                expected.len()
+            ),
         ));
     }
     Ok(())

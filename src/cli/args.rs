@@ -1,0 +1,211 @@
+//! The command line (clap). Flags are a contract for scripts; see `vksort <command> --help`.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "vksort",
+    version,
+    about = "GPU sort, scan and stream compaction through Vulkan compute",
+    after_help = "Exit status: 0 success, 1 a --check found a wrong result, 2 bad input or an error."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+    /// Vulkan device: an index (as `vksort info` lists) or a case-insensitive name substring.
+    #[arg(long, global = true, env = "VKSORT_DEVICE", value_name = "INDEX|NAME")]
+    pub device: Option<String>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Sort keys (and values) on the GPU.
+    Sort(SortArgs),
+    /// Prefix sum (exclusive by default) on the GPU.
+    Scan(ScanArgs),
+    /// Stream compaction: keep the non-zero elements (or those whose flag is non-zero).
+    Compact(CompactArgs),
+    /// Sweep algorithms x types x sizes x distributions; tables, CSV, JSON, SVG plots, model, CUB comparison.
+    Bench(BenchArgs),
+    /// Measure the performance model's parameters on this device and cache them.
+    Calibrate(CalibrateArgs),
+    /// List the Vulkan devices, their limits and subgroup features, and the policy vksort picks on each.
+    Info,
+    /// Generate random numbers, scan, compact and sort them on the GPU, check each against the CPU.
+    Demo(DemoArgs),
+}
+
+/// Where the input comes from.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input file: a raw little-endian array of the element type (`-`: standard input).
+    #[arg(long, value_name = "FILE", conflicts_with = "random")]
+    pub input: Option<String>,
+    /// Read and write one number per line instead of raw binary.
+    #[arg(long)]
+    pub text: bool,
+    /// Generate N random elements instead of reading them (N: a number, `2^K`, or with a K/M/G suffix,
+    /// binary multiples).
+    #[arg(long, value_name = "N")]
+    pub random: Option<String>,
+    /// Seed of --random.
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Distribution of --random: uniform, gaussian, bucket, sorted, reverse, zero, staggered, few-unique,
+    /// entropy-K (K random words ANDed).
+    #[arg(long, value_name = "D", default_value = "uniform")]
+    pub dist: String,
+}
+
+/// Where the output goes.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output file, same format as the input (`-`: standard output).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<String>,
+    /// Print the result to standard output, one number per line.
+    #[arg(long)]
+    pub print: bool,
+    /// Verify the result on the CPU; exit status 1 and the first bad index if it is wrong.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the GPU time of every pass (to standard error).
+    #[arg(long)]
+    pub passes: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SortArgs {
+    /// Key type: u32, i32, f32, u64, i64, f64.
+    #[arg(long, default_value = "u32", value_name = "TYPE")]
+    pub keys: String,
+    /// Value type carried with the keys: none, u32, u64. Random input (or a key file without
+    /// --input-values) gets the original index as values, so --check verifies stability.
+    #[arg(long, default_value = "none", value_name = "TYPE")]
+    pub values: String,
+    /// Values file (raw little-endian or, with --text, one per line).
+    #[arg(long, value_name = "FILE")]
+    pub input_values: Option<String>,
+    /// Values output file.
+    #[arg(long, value_name = "FILE")]
+    pub output_values: Option<String>,
+    /// Sort in descending order.
+    #[arg(long)]
+    pub descending: bool,
+    /// Sort by bits LO..HI of the key's order-preserving image only (e.g. 0..16).
+    #[arg(long, value_name = "LO..HI")]
+    pub bits: Option<String>,
+    /// Algorithm: auto (the calibrated model picks), onesweep, reduce-then-scan, small.
+    #[arg(long, default_value = "auto", value_name = "ALGO")]
+    pub algo: String,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ScanArgs {
+    /// Element type: u32 or u64.
+    #[arg(long, default_value = "u32", value_name = "TYPE")]
+    pub keys: String,
+    /// Inclusive scan (default exclusive).
+    #[arg(long)]
+    pub inclusive: bool,
+    /// Algorithm: lookback, reduce-then-scan, blelloch, hillis-steele.
+    #[arg(long, default_value = "lookback", value_name = "ALGO")]
+    pub algo: String,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    /// Element type (u32).
+    #[arg(long, default_value = "u32", value_name = "TYPE")]
+    pub keys: String,
+    /// Flags file (u32, same format as the input): keep element i where flag i is non-zero.
+    #[arg(long, value_name = "FILE")]
+    pub flags: Option<String>,
+    /// Keep the odd elements (flags = value & 1, as CUB's select_if_odd benchmark).
+    #[arg(long, conflicts_with = "flags")]
+    pub odd: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Directory for bench.csv, bench.json, vksort-cub-format.csv and the SVG plots.
+    #[arg(long, default_value = "vksort-bench", value_name = "DIR")]
+    pub out_dir: PathBuf,
+    /// Sizes as log2, comma-separated (default 10,12,...,28; clipped to the device).
+    #[arg(long, value_delimiter = ',', value_name = "LOG2,...")]
+    pub sizes: Option<Vec<u32>>,
+    /// Families: sort, scan, compact, copy.
+    #[arg(long, value_delimiter = ',', value_name = "OP,...")]
+    pub ops: Option<Vec<String>>,
+    /// Sort algorithms to run (default: all of this build).
+    #[arg(long, value_delimiter = ',', value_name = "ALGO,...")]
+    pub algos: Option<Vec<String>>,
+    /// Scan algorithms to run (default: all of this build).
+    #[arg(long, value_delimiter = ',', value_name = "ALGO,...")]
+    pub scan_algos: Option<Vec<String>>,
+    /// Key types (default u32,f32,u64).
+    #[arg(long, value_delimiter = ',', value_name = "TYPE,...")]
+    pub keys: Option<Vec<String>>,
+    /// Value types: none, u32, u64 (default none,u32).
+    #[arg(long, value_delimiter = ',', value_name = "TYPE,...")]
+    pub values: Option<Vec<String>>,
+    /// Distributions (default uniform; `all` for every one).
+    #[arg(long, value_delimiter = ',', value_name = "D,...")]
+    pub dists: Option<Vec<String>>,
+    /// Timed repeats per configuration (default 10; 3 with --quick).
+    #[arg(long)]
+    pub reps: Option<usize>,
+    /// Untimed runs before them (default 2; 1 with --quick).
+    #[arg(long)]
+    pub warmup: Option<usize>,
+    /// Also sweep descending sorts.
+    #[arg(long)]
+    pub descending: bool,
+    /// Seed of the inputs.
+    #[arg(long, default_value_t = 1234)]
+    pub seed: u64,
+    /// A small sweep (sizes 2^10 and 2^14, u32 keys, 3 repeats).
+    #[arg(long)]
+    pub quick: bool,
+    /// CUB's figures (the CSV of cub_bench.cu) to compare with.
+    #[arg(long, value_name = "CUB.CSV")]
+    pub compare: Option<PathBuf>,
+    /// Print, per pass, predicted versus measured time and what bounds it.
+    #[arg(long)]
+    pub explain: bool,
+    /// Skip the SVG plots.
+    #[arg(long)]
+    pub no_plots: bool,
+    /// Recalibrate the model first even if a cached calibration exists.
+    #[arg(long)]
+    pub recalibrate: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Only print the cached calibration (if any).
+    #[arg(long)]
+    pub show: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Elements (default 2^22 on a GPU, 2^20 on a CPU device).
+    #[arg(long, value_name = "N")]
+    pub n: Option<String>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}

@@ -1,0 +1,669 @@
+//! The `vksort` command line: `sort`, `scan`, `compact` (input from files, standard input or a random
+//! distribution; output to files or standard output; `--check` against the CPU; a report line), `bench`,
+//! `calibrate`, `info`, `demo`.
+//!
+//! Exit status: 0 success; 1 a `--check` (or the demo's check) found a wrong result; 2 bad input or any error
+//! (then no output file is left behind).
+
+pub mod args;
+pub mod check;
+pub mod info;
+pub mod io;
+
+use anyhow::{bail, Context as _, Result};
+use args::{
+    BenchArgs, CalibrateArgs, Cli, Cmd, CompactArgs, DemoArgs, InputArgs, OutputArgs, ScanArgs,
+    SortArgs,
+};
+use clap::Parser;
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::time::Instant;
+use vksort::bench::data::{Column, ElemType};
+use vksort::bench::dist::Dist;
+use vksort::bench::ops::{self, FlagMode, Input, OpSpec, Output, Timing};
+use vksort::bench::{self, BenchOptions};
+use vksort::model::Calibration;
+use vksort::{Context, ContextOptions};
+
+/// Sort algorithm names the CLI knows (the build may lack some; they are then refused with a message).
+pub const SORT_ALGOS: [&str; 4] = ["auto", "onesweep", "reduce-then-scan", "small"];
+/// Scan algorithm names.
+pub const SCAN_ALGOS: [&str; 4] = ["lookback", "reduce-then-scan", "blelloch", "hillis-steele"];
+
+/// Runs the command line; returns the exit status.
+pub fn main() -> i32 {
+    let start = Instant::now();
+    let cli = Cli::parse();
+    match run(cli, start) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("vksort: error: {e:#}");
+            2
+        }
+    }
+}
+
+fn run(cli: Cli, start: Instant) -> Result<i32> {
+    let device = cli.device.clone();
+    match cli.cmd {
+        Cmd::Sort(a) => sort(a, device, start),
+        Cmd::Scan(a) => scan(a, device, start),
+        Cmd::Compact(a) => compact(a, device, start),
+        Cmd::Bench(a) => bench_cmd(a, device),
+        Cmd::Calibrate(a) => calibrate(a, device),
+        Cmd::Info => info::run(device.as_deref()),
+        Cmd::Demo(a) => demo(a, device),
+    }
+}
+
+fn context(device: Option<String>) -> Result<Arc<Context>> {
+    let mut opts = ContextOptions::default();
+    if device.is_some() {
+        opts.device = device;
+    }
+    Context::new(opts).context("creating the Vulkan context")
+}
+
+fn elem_type(s: &str, what: &str, allowed: &[ElemType]) -> Result<ElemType> {
+    match ElemType::from_name(s) {
+        Some(t) if allowed.contains(&t) => Ok(t),
+        _ => bail!(
+            "unknown {what} type `{s}` (one of {})",
+            allowed
+                .iter()
+                .map(|t| t.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn parse_bits(s: &str, key: ElemType) -> Result<(u32, u32)> {
+    let (lo, hi) = s
+        .split_once("..")
+        .ok_or_else(|| anyhow::anyhow!("--bits takes LO..HI, e.g. 0..16"))?;
+    let lo: u32 = lo.trim().parse().context("--bits LO")?;
+    let hi: u32 = hi.trim().parse().context("--bits HI")?;
+    if lo >= hi || hi > key.bits() {
+        bail!(
+            "--bits {lo}..{hi} must satisfy LO < HI <= {} for {key} keys",
+            key.bits()
+        );
+    }
+    Ok((lo, hi))
+}
+
+/// Reads or generates the main input column.
+fn main_input(a: &InputArgs, ty: ElemType) -> Result<Column> {
+    match (&a.input, &a.random) {
+        (Some(path), None) => io::read_column(path, ty, a.text, "input"),
+        (None, Some(n)) => {
+            let n = io::parse_count(n)?;
+            let dist: Dist = a.dist.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+            if n > usize::MAX as u64 / 16 {
+                bail!("--random {n} is too large");
+            }
+            Ok(dist.generate(ty, n as usize, a.seed))
+        }
+        (None, None) => bail!("give an input: --input FILE (`-` for standard input) or --random N"),
+        (Some(_), Some(_)) => bail!("--input and --random exclude each other"),
+    }
+}
+
+/// Refuses N the device cannot hold (before anything is uploaded).
+fn check_fits(ctx: &Context, spec: &OpSpec, n: usize) -> Result<()> {
+    let max = bench::max_items(ctx, spec);
+    if n as u64 > max {
+        bail!(
+            "{n} elements are more than {} can hold for this operation (at most {max}: max storage buffer range {}, \
+             device-local memory {})",
+            ctx.caps().name,
+            io::fmt_bytes(ctx.caps().max_storage_buffer_range),
+            io::fmt_bytes(ctx.caps().device_local_bytes)
+        );
+    }
+    Ok(())
+}
+
+/// Writes the outputs (temporary files renamed together at the end), prints, checks, and prints the report
+/// line. Returns the exit status.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    spec: &OpSpec,
+    input: &Input,
+    out: &Output,
+    timing: &Timing,
+    o: &OutputArgs,
+    text: bool,
+    output_values: Option<&str>,
+    ctx: &Context,
+    verb_line: String,
+    start: Instant,
+) -> Result<i32> {
+    let mut staged = Vec::new();
+    if let Some(path) = &o.output {
+        staged.extend(io::stage(path, &out.keys, text)?);
+    }
+    if let (Some(path), Some(v)) = (output_values, &out.values) {
+        staged.extend(io::stage(path, v, text)?);
+    }
+    let status = if o.check {
+        check::report(spec, input, out)
+    } else {
+        0
+    };
+    for s in staged {
+        s.commit()?;
+    }
+    if o.print {
+        io::print(&out.keys)?;
+    }
+    if o.passes {
+        for p in &timing.passes {
+            eprintln!("  {:<32} {}", p.label, io::fmt_ms(p.ns / 1e6));
+        }
+    }
+    let gpu_ms = timing.median_ns() / 1e6;
+    let n = input.len() as f64;
+    let line = format!(
+        "{verb_line} on {} in {} GPU ({:.3} G {}/s), {} total",
+        ctx.caps().name,
+        io::fmt_ms(gpu_ms),
+        n / (gpu_ms * 1e6).max(1e-9),
+        if spec.family() == "sort" {
+            "keys"
+        } else {
+            "items"
+        },
+        io::fmt_ms(start.elapsed().as_secs_f64() * 1e3)
+    );
+    // stdout carries data when printing or writing to `-`: the report line then goes to stderr
+    if o.print || o.output.as_deref() == Some("-") || output_values == Some("-") {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+    Ok(status)
+}
+
+fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
+    let key = elem_type(&a.keys, "key", &ElemType::ALL)?;
+    let value = match a.values.trim().to_ascii_lowercase().as_str() {
+        "none" => None,
+        v => Some(elem_type(v, "value", &[ElemType::U32, ElemType::U64])?),
+    };
+    if !SORT_ALGOS.contains(&a.algo.as_str()) {
+        bail!(
+            "unknown sort algorithm `{}` (one of {})",
+            a.algo,
+            SORT_ALGOS.join(", ")
+        );
+    }
+    let bits = a.bits.as_deref().map(|b| parse_bits(b, key)).transpose()?;
+    if a.input_values.is_some() && value.is_none() {
+        bail!("--input-values needs --values u32|u64");
+    }
+    if a.output_values.is_some() && value.is_none() {
+        bail!("--output-values needs --values u32|u64");
+    }
+    let keys = main_input(&a.input, key)?;
+    let values = match (value, &a.input_values) {
+        (None, _) => None,
+        (Some(t), Some(path)) => Some(io::read_column(path, t, a.input.text, "values")?),
+        (Some(t), None) => Some(Column::index(t, keys.len())),
+    };
+    if let Some(v) = &values {
+        if v.len() != keys.len() {
+            bail!(
+                "{} keys but {} values: the counts must match",
+                keys.len(),
+                v.len()
+            );
+        }
+        if value == Some(ElemType::U32)
+            && a.input_values.is_none()
+            && keys.len() as u64 > u32::MAX as u64
+        {
+            bail!(
+                "u32 index values cannot number {} keys; use --values u64",
+                keys.len()
+            );
+        }
+    }
+    let ctx = context(device)?;
+    let mut spec = OpSpec::Sort {
+        algo: a.algo.clone(),
+        key,
+        value,
+        descending: a.descending,
+        bits,
+    };
+    check_fits(&ctx, &spec, keys.len())?;
+    if a.algo == "auto" {
+        if let Some(choice) = auto_choice(&ctx, key, value, bits, keys.len() as u64) {
+            if let OpSpec::Sort { algo, .. } = &mut spec {
+                *algo = choice;
+            }
+        }
+    }
+    if !spec.available() {
+        bail!(
+            "sort algorithm `{}` is not in this build of vksort",
+            spec.algo()
+        );
+    }
+    let input = Input {
+        keys,
+        values,
+        flags: None,
+    };
+    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let n = input.len();
+    let bytes = (n * (key.bytes() + value.map_or(0, |v| v.bytes()))) as u64;
+    let verb = format!(
+        "sorted {n} {key} keys{} ({}) [{}{}]",
+        value.map_or(String::new(), |v| format!(" with {v} values")),
+        io::fmt_bytes(bytes),
+        spec.algo(),
+        if a.descending { ", descending" } else { "" }
+    );
+    finish(
+        &spec,
+        &input,
+        &out,
+        &timing,
+        &a.output,
+        a.input.text,
+        a.output_values.as_deref(),
+        &ctx,
+        verb,
+        start,
+    )
+}
+
+/// The model's choice for `--algo auto` (None: let the library's own `auto` decide).
+fn auto_choice(
+    ctx: &Arc<Context>,
+    key: ElemType,
+    value: Option<ElemType>,
+    bits: Option<(u32, u32)>,
+    n: u64,
+) -> Option<String> {
+    let algos: Vec<&str> = ops::sort_algorithms()
+        .into_iter()
+        .filter(|a| *a != "auto")
+        .collect();
+    if algos.is_empty() {
+        return None;
+    }
+    let cal = Calibration::load_or_calibrate(ctx).ok()?;
+    let key_bits = bits.map_or(key.bits(), |(lo, hi)| hi - lo);
+    cal.choose_sort(&algos, key, value, key_bits, n)
+        .map(|c| c.0)
+}
+
+fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
+    let elem = elem_type(&a.keys, "scan element", &[ElemType::U32, ElemType::U64])?;
+    if !SCAN_ALGOS.contains(&a.algo.as_str()) {
+        bail!(
+            "unknown scan algorithm `{}` (one of {})",
+            a.algo,
+            SCAN_ALGOS.join(", ")
+        );
+    }
+    let keys = main_input(&a.input, elem)?;
+    let ctx = context(device)?;
+    let spec = OpSpec::Scan {
+        algo: a.algo.clone(),
+        elem,
+        inclusive: a.inclusive,
+    };
+    check_fits(&ctx, &spec, keys.len())?;
+    if !spec.available() {
+        bail!("scan algorithm `{}` is not in this build of vksort", a.algo);
+    }
+    let input = Input {
+        keys,
+        values: None,
+        flags: None,
+    };
+    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let n = input.len();
+    let verb = format!(
+        "scanned {n} {elem} ({}, {}) [{}]",
+        io::fmt_bytes((n * elem.bytes()) as u64),
+        if a.inclusive {
+            "inclusive"
+        } else {
+            "exclusive"
+        },
+        a.algo
+    );
+    finish(
+        &spec,
+        &input,
+        &out,
+        &timing,
+        &a.output,
+        a.input.text,
+        None,
+        &ctx,
+        verb,
+        start,
+    )
+}
+
+fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32> {
+    let elem = elem_type(&a.keys, "compaction element", &[ElemType::U32])?;
+    let keys = main_input(&a.input, elem)?;
+    let flags = match &a.flags {
+        Some(path) => {
+            let f = io::read_column(path, ElemType::U32, a.input.text, "flags")?;
+            if f.len() != keys.len() {
+                bail!(
+                    "{} elements but {} flags: the counts must match",
+                    keys.len(),
+                    f.len()
+                );
+            }
+            Some(f)
+        }
+        None if a.odd => Some(Column::U32(
+            (0..keys.len())
+                .map(|i| (keys.raw_bits(i) & 1) as u32)
+                .collect(),
+        )),
+        None => None,
+    };
+    let ctx = context(device)?;
+    let spec = OpSpec::Compact {
+        elem,
+        flags: if a.flags.is_some() {
+            FlagMode::Given
+        } else if a.odd {
+            FlagMode::Odd
+        } else {
+            FlagMode::NonZero
+        },
+    };
+    check_fits(&ctx, &spec, keys.len())?;
+    if !spec.available() {
+        bail!("compaction is not in this build of vksort");
+    }
+    let input = Input {
+        keys,
+        values: None,
+        flags,
+    };
+    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let n = input.len();
+    let verb = format!(
+        "compacted {n} {elem} to {} ({})",
+        out.keys.len(),
+        io::fmt_bytes((n * elem.bytes()) as u64)
+    );
+    finish(
+        &spec,
+        &input,
+        &out,
+        &timing,
+        &a.output,
+        a.input.text,
+        None,
+        &ctx,
+        verb,
+        start,
+    )
+}
+
+fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
+    let mut opts = if a.quick {
+        BenchOptions::quick()
+    } else {
+        BenchOptions::standard()
+    };
+    if let Some(s) = a.sizes {
+        if s.iter().any(|&x| x > 34) {
+            bail!("--sizes are log2 values (e.g. 16,20,24,28)");
+        }
+        opts.sizes = s;
+    }
+    if let Some(o) = a.ops {
+        for op in &o {
+            if !["sort", "scan", "compact", "copy"].contains(&op.as_str()) {
+                bail!("unknown op family `{op}` (sort, scan, compact, copy)");
+            }
+        }
+        opts.ops = o;
+    }
+    if let Some(k) = a.keys {
+        opts.keys = k
+            .iter()
+            .map(|s| elem_type(s, "key", &ElemType::ALL))
+            .collect::<Result<_>>()?;
+    }
+    if let Some(v) = a.values {
+        opts.values = v
+            .iter()
+            .map(|s| match s.as_str() {
+                "none" => Ok(None),
+                s => elem_type(s, "value", &[ElemType::U32, ElemType::U64]).map(Some),
+            })
+            .collect::<Result<_>>()?;
+    }
+    if let Some(d) = a.dists {
+        opts.dists = if d.iter().any(|x| x == "all") {
+            Dist::ALL.to_vec()
+        } else {
+            d.iter()
+                .map(|s| s.parse::<Dist>().map_err(|e| anyhow::anyhow!(e)))
+                .collect::<Result<_>>()?
+        };
+    }
+    if let Some(al) = a.algos {
+        for x in &al {
+            if !SORT_ALGOS.contains(&x.as_str()) {
+                bail!(
+                    "unknown sort algorithm `{x}` (one of {})",
+                    SORT_ALGOS.join(", ")
+                );
+            }
+        }
+        opts.sort_algos = Some(al);
+    }
+    if let Some(al) = a.scan_algos {
+        for x in &al {
+            if !SCAN_ALGOS.contains(&x.as_str()) {
+                bail!(
+                    "unknown scan algorithm `{x}` (one of {})",
+                    SCAN_ALGOS.join(", ")
+                );
+            }
+        }
+        opts.scan_algos = Some(al);
+    }
+    if let Some(r) = a.reps {
+        opts.reps = r.max(1);
+    }
+    if let Some(w) = a.warmup {
+        opts.warmup = w;
+    }
+    opts.seed = a.seed;
+    opts.descending = a.descending;
+    let cub = match &a.compare {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading `{}`", p.display()))?;
+            Some(
+                bench::compare::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+            )
+        }
+        None => None,
+    };
+    let ctx = context(device)?;
+    eprintln!(
+        "measuring the compute-copy roofline on {} ...",
+        ctx.caps().name
+    );
+    let roofline = vksort::model::measure_roofline(&ctx)?;
+    let cal = match (Calibration::load(&ctx), a.recalibrate) {
+        (Some(c), false) => c,
+        _ => {
+            eprintln!("calibrating the performance model ...");
+            let c = Calibration::measure(&ctx, Some(roofline))?;
+            let _ = c.save(&ctx);
+            c
+        }
+    };
+    let total = opts.plan().len() as u64;
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if !std::io::stderr().is_terminal() {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let mut progress = |done: usize, _total: usize, what: &str| {
+        bar.set_position(done as u64);
+        bar.set_message(what.to_string());
+    };
+    let mut report = bench::run(&ctx, &opts, &cal, roofline, &mut progress)?;
+    bar.finish_and_clear();
+    if let Some(c) = &cub {
+        bench::compare::attach(&mut report, c);
+    }
+    print!("{}", bench::report::table(&report));
+    if a.explain {
+        print!("\n{}", bench::report::explain(&report));
+    }
+    let mut files = bench::report::write_files(&report, &a.out_dir)
+        .with_context(|| format!("writing into `{}`", a.out_dir.display()))?;
+    if !a.no_plots {
+        files.extend(
+            bench::plot::write_plots(&report, &a.out_dir)
+                .map_err(|e| anyhow::anyhow!("plots: {e}"))?,
+        );
+    }
+    println!(
+        "\nwrote {}",
+        files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let failures = report.failures();
+    if !failures.is_empty() {
+        eprintln!(
+            "vksort: {} configurations FAILED verification",
+            failures.len()
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+fn calibrate(a: CalibrateArgs, device: Option<String>) -> Result<i32> {
+    let ctx = context(device)?;
+    let cal = if a.show {
+        match Calibration::load(&ctx) {
+            Some(c) => c,
+            None => {
+                println!(
+                    "no cached calibration for {} (run `vksort calibrate`)",
+                    ctx.caps().name
+                );
+                return Ok(0);
+            }
+        }
+    } else {
+        let c = Calibration::measure(&ctx, None)?;
+        match c.save(&ctx) {
+            Ok(p) => println!("saved {}", p.display()),
+            Err(e) => eprintln!("vksort: could not save the calibration: {e}"),
+        }
+        c
+    };
+    println!(
+        "{}: roofline {:.1} GB/s, {:.2} us per dispatch",
+        cal.device_name,
+        cal.roofline_bytes_per_s / 1e9,
+        cal.fixed_ns_per_dispatch / 1e3
+    );
+    for (k, v) in &cal.efficiency {
+        println!("  {k:<28} efficiency {v:.3}");
+    }
+    Ok(0)
+}
+
+fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
+    let ctx = context(device)?;
+    let n = match &a.n {
+        Some(s) => io::parse_count(s)? as usize,
+        None if ctx.caps().is_cpu() => 1 << 20,
+        None => 1 << 22,
+    };
+    println!(
+        "vksort demo on {} ({}), N = {n}",
+        ctx.caps().name,
+        ctx.caps().driver_info
+    );
+    let roof = vksort::model::measure_roofline(&ctx)?;
+    println!("compute-copy roofline: {:.1} GB/s", roof / 1e9);
+    let mut specs = vec![
+        OpSpec::Scan {
+            algo: "lookback".into(),
+            elem: ElemType::U32,
+            inclusive: false,
+        },
+        OpSpec::Compact {
+            elem: ElemType::U32,
+            flags: FlagMode::Odd,
+        },
+    ];
+    let sort_algo = auto_choice(&ctx, ElemType::U32, Some(ElemType::U32), None, n as u64)
+        .unwrap_or_else(|| "auto".into());
+    specs.push(OpSpec::Sort {
+        algo: sort_algo,
+        key: ElemType::U32,
+        value: Some(ElemType::U32),
+        descending: false,
+        bits: None,
+    });
+    specs.push(OpSpec::Copy {
+        elem: ElemType::U32,
+    });
+    let mut status = 0;
+    for spec in &specs {
+        let title = format!("{} [{}]", spec.op_name(Dist::Uniform), spec.algo());
+        if !spec.available() {
+            println!("{title}: not in this build of vksort yet");
+            continue;
+        }
+        let input = Input::generate(spec, n, Dist::Uniform, a.seed);
+        let (out, timing) = ops::run_once(&ctx, spec, &input)?;
+        let ms = timing.median_ns() / 1e6;
+        let verdict = match ops::verify(spec, &input, &out, n <= 1 << 22) {
+            Ok(()) => "matches the CPU".to_string(),
+            Err(m) => {
+                status = 1;
+                format!("MISMATCH: {m}")
+            }
+        };
+        println!(
+            "{title}: {} GPU, {:.3} G items/s; {verdict}",
+            io::fmt_ms(ms),
+            n as f64 / (ms * 1e6).max(1e-9)
+        );
+        for p in &timing.passes {
+            println!("    {:<32} {}", p.label, io::fmt_ms(p.ns / 1e6));
+        }
+    }
+    Ok(status)
+}
