@@ -94,20 +94,48 @@ fn parse_bits(s: &str, key: ElemType) -> Result<(u32, u32)> {
     Ok((lo, hi))
 }
 
-/// Reads or generates the main input column.
-fn main_input(a: &InputArgs, ty: ElemType) -> Result<Column> {
-    match (&a.input, &a.random) {
-        (Some(path), None) => io::read_column(path, ty, a.text, "input"),
-        (None, Some(n)) => {
-            let n = io::parse_count(n)?;
-            let dist: Dist = a.dist.parse().map_err(|e: String| anyhow::anyhow!(e))?;
-            if n > usize::MAX as u64 / 16 {
-                bail!("--random {n} is too large");
+/// The main input before the device is known: a file's column, or the count of a random one (generated only
+/// once the device is known to hold it).
+enum Source {
+    Data(Column),
+    Random { n: usize, dist: Dist, seed: u64 },
+}
+
+impl Source {
+    fn read(a: &InputArgs, ty: ElemType) -> Result<Self> {
+        match (&a.input, &a.random) {
+            (Some(path), None) => Ok(Source::Data(io::read_column(path, ty, a.text, "input")?)),
+            (None, Some(n)) => {
+                let n = io::parse_count(n)?;
+                let dist: Dist = a.dist.parse().map_err(|e: String| anyhow::anyhow!(e))?;
+                if n > (isize::MAX as u64) / 16 {
+                    bail!("--random {n} is too large");
+                }
+                Ok(Source::Random {
+                    n: n as usize,
+                    dist,
+                    seed: a.seed,
+                })
             }
-            Ok(dist.generate(ty, n as usize, a.seed))
+            (None, None) => {
+                bail!("give an input: --input FILE (`-` for standard input) or --random N")
+            }
+            (Some(_), Some(_)) => bail!("--input and --random exclude each other"),
         }
-        (None, None) => bail!("give an input: --input FILE (`-` for standard input) or --random N"),
-        (Some(_), Some(_)) => bail!("--input and --random exclude each other"),
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Source::Data(c) => c.len(),
+            Source::Random { n, .. } => *n,
+        }
+    }
+
+    fn into_column(self, ty: ElemType) -> Column {
+        match self {
+            Source::Data(c) => c,
+            Source::Random { n, dist, seed } => dist.generate(ty, n, seed),
+        }
     }
 }
 
@@ -207,29 +235,19 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     if a.output_values.is_some() && value.is_none() {
         bail!("--output-values needs --values u32|u64");
     }
-    let keys = main_input(&a.input, key)?;
+    let source = Source::read(&a.input, key)?;
+    let n = source.len();
     let values = match (value, &a.input_values) {
-        (None, _) => None,
         (Some(t), Some(path)) => Some(io::read_column(path, t, a.input.text, "values")?),
-        (Some(t), None) => Some(Column::index(t, keys.len())),
+        _ => None,
     };
     if let Some(v) = &values {
-        if v.len() != keys.len() {
-            bail!(
-                "{} keys but {} values: the counts must match",
-                keys.len(),
-                v.len()
-            );
+        if v.len() != n {
+            bail!("{n} keys but {} values: the counts must match", v.len());
         }
-        if value == Some(ElemType::U32)
-            && a.input_values.is_none()
-            && keys.len() as u64 > u32::MAX as u64
-        {
-            bail!(
-                "u32 index values cannot number {} keys; use --values u64",
-                keys.len()
-            );
-        }
+    }
+    if value == Some(ElemType::U32) && values.is_none() && n as u64 > u32::MAX as u64 {
+        bail!("u32 index values cannot number {n} keys; use --values u64");
     }
     let ctx = context(device)?;
     let mut spec = OpSpec::Sort {
@@ -239,7 +257,12 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         descending: a.descending,
         bits,
     };
-    check_fits(&ctx, &spec, keys.len())?;
+    check_fits(&ctx, &spec, n)?;
+    let keys = source.into_column(key);
+    let values = match (value, values) {
+        (Some(t), None) => Some(Column::index(t, n)),
+        (_, v) => v,
+    };
     if a.algo == "auto" {
         if let Some(choice) = auto_choice(&ctx, key, value, bits, keys.len() as u64) {
             if let OpSpec::Sort { algo, .. } = &mut spec {
@@ -312,14 +335,15 @@ fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
             SCAN_ALGOS.join(", ")
         );
     }
-    let keys = main_input(&a.input, elem)?;
+    let source = Source::read(&a.input, elem)?;
     let ctx = context(device)?;
     let spec = OpSpec::Scan {
         algo: a.algo.clone(),
         elem,
         inclusive: a.inclusive,
     };
-    check_fits(&ctx, &spec, keys.len())?;
+    check_fits(&ctx, &spec, source.len())?;
+    let keys = source.into_column(elem);
     if !spec.available() {
         bail!("scan algorithm `{}` is not in this build of vksort", a.algo);
     }
@@ -356,24 +380,19 @@ fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
 
 fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32> {
     let elem = elem_type(&a.keys, "compaction element", &[ElemType::U32])?;
-    let keys = main_input(&a.input, elem)?;
-    let flags = match &a.flags {
+    let source = Source::read(&a.input, elem)?;
+    let given = match &a.flags {
         Some(path) => {
             let f = io::read_column(path, ElemType::U32, a.input.text, "flags")?;
-            if f.len() != keys.len() {
+            if f.len() != source.len() {
                 bail!(
                     "{} elements but {} flags: the counts must match",
-                    keys.len(),
+                    source.len(),
                     f.len()
                 );
             }
             Some(f)
         }
-        None if a.odd => Some(Column::U32(
-            (0..keys.len())
-                .map(|i| (keys.raw_bits(i) & 1) as u32)
-                .collect(),
-        )),
         None => None,
     };
     let ctx = context(device)?;
@@ -387,7 +406,17 @@ fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32
             FlagMode::NonZero
         },
     };
-    check_fits(&ctx, &spec, keys.len())?;
+    check_fits(&ctx, &spec, source.len())?;
+    let keys = source.into_column(elem);
+    let flags = match given {
+        Some(f) => Some(f),
+        None if a.odd => Some(Column::U32(
+            (0..keys.len())
+                .map(|i| (keys.raw_bits(i) & 1) as u32)
+                .collect(),
+        )),
+        None => None,
+    };
     if !spec.available() {
         bail!("compaction is not in this build of vksort");
     }
