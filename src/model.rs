@@ -129,7 +129,19 @@ impl Shape {
     }
 }
 
-/// The passes of an algorithm run and their workloads (see the module docs).
+/// The pass group of a profiler label: per-place labels (`vksort::radix::onesweep::place3`) count as their
+/// pass (`vksort::radix::onesweep`).
+pub fn pass_group(label: &str) -> String {
+    match label.rsplit_once("::place") {
+        Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+            head.to_string()
+        }
+        _ => label.to_string(),
+    }
+}
+
+/// The passes of an algorithm run and their workloads (see the module docs), labelled as the profiler reports
+/// them after [`pass_group`].
 pub fn passes(shape: &Shape) -> Vec<PassModel> {
     match shape {
         Shape::Sort {
@@ -146,82 +158,64 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             let d = radix.digit_bits.max(1);
             let places = key_bits.div_ceil(d).max(1);
             let r = (1u64 << d) as f64;
-            let tiles = (n / radix.tile_keys as f64).ceil().max(1.0);
+            let tiles = (n / radix.tile_keys.max(1) as f64).ceil().max(1.0);
             let pf = places as f64;
-            match algo.as_str() {
-                "small" => vec![PassModel::new(
-                    "vksort::radix::small",
-                    1,
-                    n * (k + v),
-                    n * (k + v),
-                    pf * 8.0,
-                )],
-                "reduce-then-scan" => {
-                    let mut out = vec![
-                        PassModel::new(
-                            "vksort::radix::upsweep",
-                            places,
-                            pf * n * k,
-                            pf * tiles * r * 4.0,
-                            pf * 2.0,
-                        ),
-                        PassModel::new(
-                            "vksort::radix::spine",
-                            places,
-                            pf * tiles * r * 4.0,
-                            pf * tiles * r * 4.0,
-                            0.0,
-                        ),
-                        PassModel::new(
-                            "vksort::radix::downsweep",
-                            places,
-                            pf * (n * (k + v) + tiles * r * 4.0),
-                            pf * n * (k + v),
-                            pf * 10.0,
-                        ),
-                    ];
-                    if places % 2 == 1 {
-                        out.push(PassModel::new(
-                            "vksort::radix::copy",
-                            1 + value.is_some() as u32,
-                            n * (k + v),
-                            n * (k + v),
-                            0.0,
-                        ));
-                    }
-                    out
-                }
-                // onesweep (and auto's large-N choice)
-                _ => {
-                    let mut out = vec![
-                        PassModel::new(
-                            "vksort::radix::setup",
-                            1,
-                            0.0,
-                            pf * (r + tiles * r) * 4.0,
-                            0.0,
-                        ),
-                        PassModel::new("vksort::radix::upfront", 1, n * k, pf * r * 4.0, pf * 2.0),
-                        PassModel::new(
-                            "vksort::radix::onesweep",
-                            places,
-                            pf * (n * (k + v) + 2.0 * tiles * r * 4.0),
-                            pf * (n * (k + v) + tiles * r * 4.0),
-                            pf * 10.0,
-                        ),
-                    ];
-                    if places % 2 == 1 {
-                        out.push(PassModel::new(
-                            "vksort::radix::copy",
-                            1 + value.is_some() as u32,
-                            n * (k + v),
-                            n * (k + v),
-                            0.0,
-                        ));
-                    }
-                    out
-                }
+            let kv = n * (k + v);
+            if algo == "small" {
+                return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)];
             }
+            let onesweep = algo != "reduce-then-scan";
+            let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
+            let mut out = vec![
+                PassModel::new(
+                    "vksort::radix::clear",
+                    2,
+                    0.0,
+                    1024.0 + pf * r * 4.0 + status,
+                    0.0,
+                ),
+                PassModel::new("vksort::radix::upfront", 1, n * k, pf * r * 4.0, pf * 2.0),
+                PassModel::new(
+                    "vksort::radix::plan",
+                    1,
+                    pf * r * 4.0,
+                    pf * r * 4.0 + 64.0,
+                    0.0,
+                ),
+            ];
+            if onesweep {
+                // look-back: each tile publishes its counts (write) and reads its predecessors' (~2 reads)
+                out.push(PassModel::new(
+                    "vksort::radix::onesweep",
+                    places,
+                    pf * kv + 2.0 * status,
+                    pf * kv + status,
+                    pf * 10.0,
+                ));
+            } else {
+                let counts = pf * tiles * r * 4.0;
+                out.extend([
+                    PassModel::new(
+                        "vksort::radix::upsweep",
+                        places,
+                        pf * n * k,
+                        counts,
+                        pf * 2.0,
+                    ),
+                    PassModel::new("vksort::radix::spine", places, counts, counts, 0.0),
+                    PassModel::new(
+                        "vksort::radix::downsweep",
+                        places,
+                        pf * kv + counts,
+                        pf * kv,
+                        pf * 10.0,
+                    ),
+                ]);
+            }
+            // the final copy runs only after an odd number of places (its dispatch is recorded either way)
+            let odd = if places % 2 == 1 { kv } else { 0.0 };
+            out.push(PassModel::new("vksort::radix::copy", 1, odd, odd, 0.0));
+            out
         }
         Shape::Scan {
             algo,
@@ -231,7 +225,8 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
-            let tiles = (nf / *tile as f64).ceil().max(1.0);
+            let tile = (*tile).max(2) as f64;
+            let tiles = (nf / tile).ceil().max(1.0);
             match algo.as_str() {
                 "reduce-then-scan" => vec![
                     PassModel::new("vksort::scan::reduce", 1, nf * e, tiles * e, 1.0),
@@ -244,34 +239,62 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                         2.0,
                     ),
                 ],
-                "blelloch" => vec![
-                    PassModel::new("vksort::scan::upsweep", 1, nf * e, nf * e + tiles * e, 2.0),
-                    PassModel::new("vksort::scan::spine", 1, tiles * e, tiles * e, 0.0),
+                "blelloch" => {
+                    // a tile scan per level (writing the level's tile sums), then a uniform add per lower level
+                    let mut levels = 1u32;
+                    let mut m = nf;
+                    let mut tile_bytes = 0.0;
+                    let mut add_bytes = 0.0;
+                    loop {
+                        let t = (m / tile).ceil().max(1.0);
+                        tile_bytes += 2.0 * m * e + t * e;
+                        if t <= 1.0 {
+                            break;
+                        }
+                        add_bytes += 2.0 * m * e + t * e;
+                        m = t;
+                        levels += 1;
+                    }
+                    vec![
+                        PassModel::new(
+                            "vksort::scan::blelloch_tile",
+                            levels,
+                            tile_bytes / 2.0,
+                            tile_bytes / 2.0,
+                            2.0,
+                        ),
+                        PassModel::new(
+                            "vksort::scan::add",
+                            levels - 1,
+                            add_bytes / 2.0,
+                            add_bytes / 2.0,
+                            1.0,
+                        ),
+                    ]
+                }
+                "hillis-steele" => {
+                    let steps = nf.max(2.0).log2().ceil() as u32;
+                    vec![
+                        PassModel::new(
+                            "vksort::scan::hillis_steele",
+                            steps,
+                            steps as f64 * 2.0 * nf * e,
+                            steps as f64 * nf * e,
+                            steps as f64,
+                        ),
+                        PassModel::new("vksort::scan::shift", 1, nf * e, nf * e, 0.0),
+                    ]
+                }
+                _ => vec![
+                    PassModel::new("vksort::scan::clear", 1, 0.0, 16.0 + tiles * 2.0 * e, 0.0),
                     PassModel::new(
-                        "vksort::scan::downsweep",
+                        "vksort::scan::lookback",
                         1,
-                        nf * e + tiles * e,
-                        nf * e,
+                        nf * e + 2.0 * tiles * 2.0 * e,
+                        nf * e + tiles * 2.0 * e,
                         2.0,
                     ),
                 ],
-                "hillis-steele" => {
-                    let steps = (nf.max(2.0)).log2().ceil() as u32;
-                    vec![PassModel::new(
-                        "vksort::scan::hillis-steele",
-                        steps,
-                        steps as f64 * nf * e,
-                        steps as f64 * nf * e,
-                        steps as f64,
-                    )]
-                }
-                _ => vec![PassModel::new(
-                    "vksort::scan::lookback",
-                    1,
-                    nf * e + 2.0 * tiles * 8.0,
-                    nf * e + tiles * 8.0,
-                    2.0,
-                )],
             }
         }
         Shape::Compact {
@@ -282,13 +305,17 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
-            vec![PassModel::new(
-                "vksort::compact",
-                1,
-                nf * e + if *flags { nf * 4.0 } else { 0.0 },
-                nf * e * kept_fraction + 4.0,
-                2.0,
-            )]
+            let tiles = (nf / 4096.0).ceil().max(1.0);
+            vec![
+                PassModel::new("vksort::compact::clear", 1, 0.0, 16.0 + tiles * 8.0, 0.0),
+                PassModel::new(
+                    "vksort::compact",
+                    1,
+                    nf * e + if *flags { nf * 4.0 } else { 0.0 } + 2.0 * tiles * 8.0,
+                    nf * e * kept_fraction + 4.0 + tiles * 8.0,
+                    2.0,
+                ),
+            ]
         }
         Shape::Copy { elem, n } => {
             let b = *n as f64 * elem.bytes() as f64;
@@ -465,7 +492,8 @@ impl Calibration {
             let Ok(eff) = ops::measure_efficiency(ctx, &spec, n, &cal) else {
                 continue;
             };
-            cal.efficiency.insert(spec.shape(n as u64).algo_key(), eff);
+            cal.efficiency
+                .insert(spec.shape(n as u64, caps).algo_key(), eff);
         }
         Ok(cal)
     }
@@ -478,10 +506,11 @@ impl Calibration {
         value: Option<ElemType>,
         key_bits: u32,
         n: u64,
+        caps: &crate::gpu::DeviceCaps,
     ) -> Option<(String, f64)> {
         candidates
             .iter()
-            .filter(|a| ops::sort_supports(a, n))
+            .filter(|a| ops::sort_supports(a, n, caps))
             .map(|a| {
                 let shape = Shape::Sort {
                     algo: a.to_string(),
@@ -489,7 +518,7 @@ impl Calibration {
                     value,
                     key_bits,
                     n,
-                    radix: RadixShape::default(),
+                    radix: ops::radix_shape(caps),
                 };
                 (a.to_string(), self.predict_ns(&shape))
             })

@@ -90,7 +90,7 @@ impl BenchOptions {
     }
 
     /// Every configuration to run, in an order that keeps configurations sharing an input together.
-    pub fn plan(&self) -> Vec<(OpSpec, Dist, u64)> {
+    pub fn plan(&self, caps: &crate::gpu::DeviceCaps) -> Vec<(OpSpec, Dist, u64)> {
         let mut out = Vec::new();
         let has = |f: &str| self.ops.iter().any(|o| o == f);
         let sort_algos: Vec<String> = match &self.sort_algos {
@@ -118,7 +118,7 @@ impl BenchOptions {
                                     continue;
                                 }
                                 for algo in &sort_algos {
-                                    if ops::sort_supports(algo, n) {
+                                    if ops::sort_supports(algo, n, caps) {
                                         out.push((
                                             OpSpec::Sort {
                                                 algo: algo.clone(),
@@ -306,7 +306,7 @@ pub fn run(
     roofline: f64,
     progress: Progress,
 ) -> Result<Report> {
-    let plan = opts.plan();
+    let plan = opts.plan(ctx.caps());
     let total = plan.len();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
@@ -380,10 +380,11 @@ pub fn run(
             cal,
             roofline,
             check.err(),
+            ctx.caps(),
         ));
     }
     progress(total, total, "done");
-    let auto = auto_rows(&rows, cal);
+    let auto = auto_rows(&rows, cal, ctx.caps());
     Ok(Report {
         device: ctx.caps().name.clone(),
         driver: ctx.caps().driver_info.clone(),
@@ -408,8 +409,9 @@ fn make_row(
     cal: &Calibration,
     roofline: f64,
     failure: Option<verify::Mismatch>,
+    caps: &crate::gpu::DeviceCaps,
 ) -> Row {
-    let shape = spec.shape(n);
+    let shape = spec.shape(n, caps);
     let model_passes = model::passes(&shape);
     let key = shape.algo_key();
     let bytes = model::bytes_moved(&shape);
@@ -488,7 +490,7 @@ fn make_row(
     }
 }
 
-fn auto_rows(rows: &[Row], cal: &Calibration) -> Vec<AutoRow> {
+fn auto_rows(rows: &[Row], cal: &Calibration, caps: &crate::gpu::DeviceCaps) -> Vec<AutoRow> {
     let mut out: Vec<AutoRow> = Vec::new();
     for r in rows.iter().filter(|r| r.family == "sort" && r.verified) {
         if out
@@ -516,7 +518,8 @@ fn auto_rows(rows: &[Row], cal: &Calibration) -> Vec<AutoRow> {
             .into_iter()
             .filter(|a| *a != "auto")
             .collect();
-        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, key.bits(), r.n) else {
+        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, key.bits(), r.n, caps)
+        else {
             continue;
         };
         let choice_ms = same.iter().find(|x| x.algo == choice).map(|x| x.ms_median);

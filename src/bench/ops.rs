@@ -9,7 +9,7 @@ use super::data::{Column, ElemType};
 use super::dist::Dist;
 use super::verify::{self, Mismatch, SortSpec};
 use crate::gpu::profiler::sum_by_label;
-use crate::gpu::{Buffer, Context, PassTime, Profiler, Recorder};
+use crate::gpu::{Buffer, Context, DeviceCaps, PassTime, Profiler, Recorder};
 use crate::model::{self, Calibration, RadixShape, Shape};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -142,8 +142,8 @@ impl OpSpec {
         }
     }
 
-    /// The model's shape of a run over `n` items.
-    pub fn shape(&self, n: u64) -> Shape {
+    /// The model's shape of a run over `n` items on a device with `caps` (whose policies set tile sizes).
+    pub fn shape(&self, n: u64, caps: &DeviceCaps) -> Shape {
         match self {
             OpSpec::Sort {
                 algo,
@@ -157,13 +157,13 @@ impl OpSpec {
                 value: *value,
                 key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
                 n,
-                radix: RadixShape::default(),
+                radix: radix_shape(caps),
             },
             OpSpec::Scan { algo, elem, .. } => Shape::Scan {
                 algo: algo.clone(),
                 elem: *elem,
                 n,
-                tile: 4096,
+                tile: scan_tile(caps),
             },
             OpSpec::Compact { elem, flags } => Shape::Compact {
                 elem: *elem,
@@ -361,12 +361,48 @@ pub fn has_compact() -> bool {
     cfg!(feature = "algos")
 }
 
-/// Largest N the one-workgroup sort takes (where the model may choose it).
-pub const SMALL_SORT_MAX: u64 = 4096;
+/// Whether sort algorithm `algo` runs `n` keys on a device with `caps`.
+pub fn sort_supports(algo: &str, n: u64, caps: &DeviceCaps) -> bool {
+    algo != "small" || n <= small_sort_max(caps)
+}
 
-/// Whether sort algorithm `algo` runs `n` keys.
-pub fn sort_supports(algo: &str, n: u64) -> bool {
-    algo != "small" || n <= SMALL_SORT_MAX
+/// The radix policy's numbers the model needs.
+pub fn radix_shape(caps: &DeviceCaps) -> RadixShape {
+    #[cfg(feature = "algos")]
+    {
+        algos::radix_shape(caps)
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        let _ = caps;
+        RadixShape::default()
+    }
+}
+
+/// Elements per tile of the scan policy.
+pub fn scan_tile(caps: &DeviceCaps) -> u64 {
+    #[cfg(feature = "algos")]
+    {
+        algos::scan_tile(caps)
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        let _ = caps;
+        4096
+    }
+}
+
+/// Largest N of the one-workgroup sort.
+pub fn small_sort_max(caps: &DeviceCaps) -> u64 {
+    #[cfg(feature = "algos")]
+    {
+        algos::small_sort_max(caps)
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        let _ = caps;
+        2048
+    }
 }
 
 /// GPU times of repeated runs.
@@ -413,7 +449,15 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
         if i < warmup {
             continue;
         }
-        let passes: Vec<PassTime> = sum_by_label(&prof.results()?)
+        let grouped: Vec<PassTime> = prof
+            .results()?
+            .into_iter()
+            .map(|p| PassTime {
+                label: model::pass_group(&p.label),
+                ns: p.ns,
+            })
+            .collect();
+        let passes: Vec<PassTime> = sum_by_label(&grouped)
             .into_iter()
             .filter(|p| p.label != RESTORE)
             .collect();
@@ -544,7 +588,10 @@ pub fn measure_efficiency(
                 spec.algo()
             )));
         }
-        points.push((model::bytes_moved(&spec.shape(m as u64)), t.median_ns()));
+        points.push((
+            model::bytes_moved(&spec.shape(m as u64, ctx.caps())),
+            t.median_ns(),
+        ));
     }
     let (b1, t1) = points[0];
     let (b2, t2) = points[1];
@@ -552,8 +599,8 @@ pub fn measure_efficiency(
         t2 - t1
     } else {
         // no measurable growth: fall back to the large run less its launch costs
-        let launch =
-            cal.fixed_ns_per_dispatch * model::dispatches(&spec.shape(4 * n as u64)) as f64;
+        let launch = cal.fixed_ns_per_dispatch
+            * model::dispatches(&spec.shape(4 * n as u64, ctx.caps())) as f64;
         (t2 - launch).max(t2 * 0.1)
     };
     let bytes = if t2 > t1 { b2 - b1 } else { b2 };
@@ -566,11 +613,28 @@ mod algos {
     use super::*;
     use crate::compact;
     use crate::gpu::{MemoryLocation, DEFAULT_USAGE};
-    use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
+    use crate::radix::RadixPolicy;
+    use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, ScanPolicy, Scanner};
     use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 
     pub fn sort_algorithms() -> Vec<&'static str> {
         SortAlgorithm::ALL.iter().map(|a| a.name()).collect()
+    }
+
+    pub fn radix_shape(caps: &DeviceCaps) -> RadixShape {
+        let p = RadixPolicy::for_device(caps);
+        RadixShape {
+            digit_bits: p.digit_bits,
+            tile_keys: (p.workgroup_size * p.keys_per_thread) as u64,
+        }
+    }
+
+    pub fn small_sort_max(caps: &DeviceCaps) -> u64 {
+        RadixPolicy::for_device(caps).small_sort_max as u64
+    }
+
+    pub fn scan_tile(caps: &DeviceCaps) -> u64 {
+        ScanPolicy::for_device(caps).tile() as u64
     }
 
     pub fn scan_algorithms() -> Vec<&'static str> {

@@ -322,7 +322,7 @@ fn auto_choice(
     }
     let cal = Calibration::load_or_calibrate(ctx).ok()?;
     let key_bits = bits.map_or(key.bits(), |(lo, hi)| hi - lo);
-    cal.choose_sort(&algos, key, value, key_bits, n)
+    cal.choose_sort(&algos, key, value, key_bits, n, ctx.caps())
         .map(|c| c.0)
 }
 
@@ -546,7 +546,7 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
             c
         }
     };
-    let total = opts.plan().len() as u64;
+    let total = opts.plan(ctx.caps()).len() as u64;
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(total),
         indicatif::ProgressDrawTarget::stderr(),
