@@ -370,6 +370,9 @@ pub struct Calibration {
     pub fixed_ns_per_dispatch: f64,
     /// Per algorithm (`sort/onesweep`, `scan/lookback`, ...): modelled bytes per second over the roofline.
     pub efficiency: BTreeMap<String, f64>,
+    /// The algorithms this build had when calibrating (a build with other algorithms recalibrates).
+    pub algorithms: Vec<String>,
+    pub vksort_version: String,
     /// Seconds since the Unix epoch when measured.
     pub created_unix_s: u64,
 }
@@ -414,10 +417,12 @@ impl Calibration {
         }
     }
 
-    /// Whether this calibration belongs to the context's device and driver.
+    /// Whether this calibration belongs to the context's device and driver (and to this build's algorithms).
     pub fn matches(&self, ctx: &Context) -> bool {
         self.device_uuid == uuid_hex(&ctx.caps().device_uuid)
             && self.driver_version == ctx.caps().driver_version
+            && self.algorithms == calibrated_algorithms(ctx.caps())
+            && self.vksort_version == env!("CARGO_PKG_VERSION")
     }
 
     /// The cache file for a device: `$VKSORT_CACHE_DIR` or `dirs::cache_dir()/vksort/`, then
@@ -481,6 +486,8 @@ impl Calibration {
             roofline_bytes_per_s: roofline,
             fixed_ns_per_dispatch: fixed,
             efficiency: BTreeMap::new(),
+            algorithms: calibrated_algorithms(caps),
+            vksort_version: env!("CARGO_PKG_VERSION").into(),
             created_unix_s: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs())
@@ -524,6 +531,14 @@ impl Calibration {
             })
             .min_by(|x, y| x.1.total_cmp(&y.1))
     }
+}
+
+/// The efficiency keys a calibration measures in this build.
+pub fn calibrated_algorithms(caps: &crate::gpu::DeviceCaps) -> Vec<String> {
+    ops::calibration_ops()
+        .iter()
+        .map(|o| o.shape(1 << 12, caps).algo_key())
+        .collect()
 }
 
 /// The compute-copy roofline over a size suited to the device (256 MiB on GPUs, 16 MiB on CPU devices),

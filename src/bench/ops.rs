@@ -392,6 +392,18 @@ pub fn scan_tile(caps: &DeviceCaps) -> u64 {
     }
 }
 
+/// Most keys one sort takes (beyond the device's memory limits).
+pub fn sort_max_keys() -> u64 {
+    #[cfg(feature = "algos")]
+    {
+        crate::radix::MAX_KEYS
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        (1 << 30) - 1
+    }
+}
+
 /// Largest N of the one-workgroup sort.
 pub fn small_sort_max(caps: &DeviceCaps) -> u64 {
     #[cfg(feature = "algos")]
