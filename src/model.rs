@@ -338,9 +338,10 @@ pub fn dispatches(shape: &Shape) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Bound {
-    /// Close to the bandwidth roofline.
+    /// At least half the roofline (modelled bytes over the measured time).
     Bandwidth,
-    /// Dominated by the fixed cost of launching dispatches and their latency.
+    /// Dominated by the fixed cost of launching dispatches and their latency (at most twice the calibrated
+    /// per-dispatch cost).
     Latency,
     /// Neither: below the roofline with work to do (compute, synchronization, poor access patterns).
     Compute,
@@ -408,9 +409,9 @@ impl Calibration {
     pub fn bound(&self, pass: &PassModel, measured_ns: f64) -> Bound {
         let launch = self.fixed_ns_per_dispatch * pass.dispatches as f64;
         let bw_ns = pass.bytes() / self.roofline_bytes_per_s * 1e9;
-        if measured_ns <= 2.0 * launch || bw_ns < launch {
+        if measured_ns <= 2.0 * launch {
             Bound::Latency
-        } else if bw_ns >= 0.6 * measured_ns {
+        } else if bw_ns >= 0.5 * measured_ns {
             Bound::Bandwidth
         } else {
             Bound::Compute

@@ -152,7 +152,7 @@ impl OpSpec {
                 bits,
                 ..
             } => Shape::Sort {
-                algo: algo.clone(),
+                algo: resolve_sort_algo(algo, n, caps),
                 key: *key,
                 value: *value,
                 key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
@@ -389,6 +389,27 @@ pub fn scan_tile(caps: &DeviceCaps) -> u64 {
     {
         let _ = caps;
         4096
+    }
+}
+
+/// The algorithm the library's `auto` runs for `n` keys (its own rule: the one-workgroup sort up to the
+/// policy's `small_sort_max`, then Onesweep where the policy deems it safe, else reduce-then-scan); other names
+/// unchanged.
+pub fn resolve_sort_algo(algo: &str, n: u64, caps: &DeviceCaps) -> String {
+    if algo != "auto" {
+        return algo.to_string();
+    }
+    #[cfg(feature = "algos")]
+    {
+        algos::resolve_auto(n, caps).to_string()
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        if n <= small_sort_max(caps) {
+            "small".into()
+        } else {
+            "onesweep".into()
+        }
     }
 }
 
@@ -638,6 +659,17 @@ mod algos {
         RadixShape {
             digit_bits: p.digit_bits,
             tile_keys: (p.workgroup_size * p.keys_per_thread) as u64,
+        }
+    }
+
+    pub fn resolve_auto(n: u64, caps: &DeviceCaps) -> &'static str {
+        let p = RadixPolicy::for_device(caps);
+        if n <= p.small_sort_max as u64 {
+            SortAlgorithm::Small.name()
+        } else if p.onesweep_safe {
+            SortAlgorithm::Onesweep.name()
+        } else {
+            SortAlgorithm::ReduceThenScan.name()
         }
     }
 
