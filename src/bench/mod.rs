@@ -49,6 +49,8 @@ pub struct BenchOptions {
     pub seed: u64,
     /// Also sweep descending sorts.
     pub descending: bool,
+    /// Also sweep key-only sorts on this bit range (CUB's `sort_keys_u32_bits0-16`).
+    pub bits: Option<(u32, u32)>,
     /// Up to this N, results are verified with the exact O(n log n) checks; above, with the linear ones.
     pub exact_check_max: usize,
 }
@@ -74,6 +76,7 @@ impl BenchOptions {
             warmup: 2,
             seed: 1234,
             descending: false,
+            bits: None,
             exact_check_max: 1 << 20,
         }
     }
@@ -117,19 +120,27 @@ impl BenchOptions {
                                 if desc && !self.descending {
                                     continue;
                                 }
-                                for algo in &sort_algos {
-                                    if ops::sort_supports(algo, n, caps) {
-                                        out.push((
-                                            OpSpec::Sort {
-                                                algo: algo.clone(),
-                                                key,
-                                                value,
-                                                descending: desc,
-                                                bits: None,
-                                            },
-                                            dist,
-                                            n,
-                                        ));
+                                let ranges = match self.bits {
+                                    Some(b) if value.is_none() && !desc && b.1 <= key.bits() => {
+                                        vec![None, Some(b)]
+                                    }
+                                    _ => vec![None],
+                                };
+                                for bits in ranges {
+                                    for algo in &sort_algos {
+                                        if ops::sort_supports(algo, n, caps) {
+                                            out.push((
+                                                OpSpec::Sort {
+                                                    algo: algo.clone(),
+                                                    key,
+                                                    value,
+                                                    descending: desc,
+                                                    bits,
+                                                },
+                                                dist,
+                                                n,
+                                            ));
+                                        }
                                     }
                                 }
                             }
@@ -218,6 +229,8 @@ pub struct Row {
     pub value: String,
     pub dist: String,
     pub n: u64,
+    /// Key bits sorted on (sorts; the element width otherwise).
+    pub key_bits: u32,
     pub reps: usize,
     /// Whether the result matched the CPU. Rows that failed carry no timings.
     pub verified: bool,
@@ -465,6 +478,10 @@ fn make_row(
         value: value_name,
         dist: dist.to_string(),
         n,
+        key_bits: match spec {
+            OpSpec::Sort { key, bits, .. } => bits.map_or(key.bits(), |(lo, hi)| hi - lo),
+            _ => spec.elem().bits(),
+        },
         reps,
         verified,
         failure: failure.map(|f| f.to_string()),
@@ -518,7 +535,7 @@ fn auto_rows(rows: &[Row], cal: &Calibration, caps: &crate::gpu::DeviceCaps) -> 
             .into_iter()
             .filter(|a| *a != "auto")
             .collect();
-        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, key.bits(), r.n, caps)
+        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, r.key_bits, r.n, caps)
         else {
             continue;
         };

@@ -174,6 +174,9 @@ pub struct BenchArgs {
     /// Also sweep descending sorts.
     #[arg(long)]
     pub descending: bool,
+    /// Also sweep key-only sorts on bits LO..HI (e.g. 0..16, as CUB's sort_keys_u32_bits0-16).
+    #[arg(long, value_name = "LO..HI")]
+    pub bits: Option<String>,
     /// Seed of the inputs.
     #[arg(long, default_value_t = 1234)]
     pub seed: u64,

@@ -520,6 +520,9 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     }
     opts.seed = a.seed;
     opts.descending = a.descending;
+    if let Some(b) = &a.bits {
+        opts.bits = Some(parse_bits(b, ElemType::U64)?);
+    }
     let cub = match &a.compare {
         Some(p) => {
             let text =
