@@ -429,14 +429,18 @@ impl Calibration {
     /// The cache file for a device: `$VKSORT_CACHE_DIR` or `dirs::cache_dir()/vksort/`, then
     /// `calibration-<device uuid>.json`.
     pub fn cache_path(ctx: &Context) -> Option<PathBuf> {
-        let dir = match std::env::var_os("VKSORT_CACHE_DIR") {
-            Some(d) if !d.is_empty() => PathBuf::from(d),
-            _ => dirs::cache_dir()?.join("vksort"),
-        };
-        Some(dir.join(format!(
+        Some(Self::cache_dir()?.join(format!(
             "calibration-{}.json",
             uuid_hex(&ctx.caps().device_uuid)
         )))
+    }
+
+    /// The cache directory: `$VKSORT_CACHE_DIR`, else `dirs::cache_dir()/vksort`.
+    pub fn cache_dir() -> Option<PathBuf> {
+        match std::env::var_os("VKSORT_CACHE_DIR") {
+            Some(d) if !d.is_empty() => Some(PathBuf::from(d)),
+            _ => Some(dirs::cache_dir()?.join("vksort")),
+        }
     }
 
     /// The cached calibration of this device and driver, if any (a stale or unreadable one is ignored).

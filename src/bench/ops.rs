@@ -413,6 +413,19 @@ pub fn resolve_sort_algo(algo: &str, n: u64, caps: &DeviceCaps) -> String {
     }
 }
 
+/// The policies vksort picks on a device, one line each (for `vksort info`).
+pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
+    #[cfg(feature = "algos")]
+    {
+        algos::policy_summary(caps)
+    }
+    #[cfg(not(feature = "algos"))]
+    {
+        let _ = caps;
+        Vec::new()
+    }
+}
+
 /// Most keys one sort takes (beyond the device's memory limits).
 pub fn sort_max_keys() -> u64 {
     #[cfg(feature = "algos")]
@@ -671,6 +684,13 @@ mod algos {
         } else {
             SortAlgorithm::ReduceThenScan.name()
         }
+    }
+
+    pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
+        vec![
+            format!("radix: {:?}", RadixPolicy::for_device(caps)),
+            format!("scan: {:?}", ScanPolicy::for_device(caps)),
+        ]
     }
 
     pub fn small_sort_max(caps: &DeviceCaps) -> u64 {

@@ -37,7 +37,7 @@ pub fn table(report: &Report) -> String {
     let has_cub = report.rows.iter().any(|r| r.cub_ms.is_some());
     write!(
         s,
-        "{:<28} {:<17} {:<10} {:>6} {:>10} {:>21} {:>9} {:>8} {:>6} {:>9}",
+        "{:<36} {:<17} {:<10} {:>6} {:>10} {:>21} {:>9} {:>8} {:>6} {:>9}",
         "op",
         "algo",
         "dist",
@@ -58,7 +58,7 @@ pub fn table(report: &Report) -> String {
         if !r.verified {
             writeln!(
                 s,
-                "{:<28} {:<17} {:<10} {:>6} FAILED: {}",
+                "{:<36} {:<17} {:<10} {:>6} FAILED: {}",
                 r.op,
                 r.algo,
                 r.dist,
@@ -70,7 +70,7 @@ pub fn table(report: &Report) -> String {
         }
         write!(
             s,
-            "{:<28} {:<17} {:<10} {:>6} {:>10.4} {:>21} {:>9.3} {:>8.1} {:>5.0}% {:>9.4}",
+            "{:<36} {:<17} {:<10} {:>6} {:>10.4} {:>21} {:>9.3} {:>8.1} {:>5.0}% {:>9.4}",
             r.op,
             r.algo,
             r.dist,
@@ -96,14 +96,14 @@ pub fn table(report: &Report) -> String {
         .unwrap();
         writeln!(
             s,
-            "{:<28} {:<10} {:>6} {:<17} {:>10} {:>10} {:<17} {:>10} {:>6}",
+            "{:<36} {:<10} {:>6} {:<17} {:>10} {:>10} {:<17} {:>10} {:>6}",
             "op", "dist", "N", "auto picks", "predicted", "its ms", "best", "best ms", "eff"
         )
         .unwrap();
         for a in &report.auto {
             writeln!(
                 s,
-                "{:<28} {:<10} {:>6} {:<17} {:>10.4} {:>10} {:<17} {:>10.4} {:>5}%",
+                "{:<36} {:<10} {:>6} {:<17} {:>10.4} {:>10} {:<17} {:>10.4} {:>5}%",
                 a.op,
                 a.dist,
                 fmt_n(a.n),
@@ -139,7 +139,7 @@ pub fn table(report: &Report) -> String {
                 .unwrap();
             writeln!(
                 s,
-                "{:<28} {:>6} {:<17} {:>10.4} ms  CUB {:>10.4} ms  ratio {:.2}",
+                "{:<36} {:>6} {:<17} {:>10.4} ms  CUB {:>10.4} ms  ratio {:.2}",
                 best.op,
                 fmt_n(best.n),
                 best.algo,

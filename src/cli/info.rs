@@ -93,6 +93,19 @@ pub fn run(selected: Option<&str>) -> Result<i32> {
             plan,
             plan.workgroup_size(caps, 256)
         );
+        for line in vksort::bench::ops::policy_summary(caps) {
+            println!("    policy: {line}");
+        }
+        let cache = vksort::model::Calibration::cache_dir().map(|d| {
+            d.join(format!(
+                "calibration-{}.json",
+                vksort::model::uuid_hex(&caps.device_uuid)
+            ))
+        });
+        match cache {
+            Some(p) if p.exists() => println!("    calibration: {}", p.display()),
+            _ => println!("    calibration: none cached (`vksort calibrate`)"),
+        }
     }
     Ok(0)
 }
