@@ -18,7 +18,7 @@ pub mod shaders;
 
 pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
-pub mod radix;
-pub mod sort;
 pub mod bench;
 pub mod model;
+pub mod radix;
+pub mod sort;

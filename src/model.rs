@@ -522,7 +522,7 @@ impl Calibration {
     ) -> Option<(String, f64)> {
         candidates
             .iter()
-            .filter(|a| ops::sort_supports(a, n, caps))
+            .filter(|a| ops::sort_supports(a, n, key, value, caps))
             .map(|a| {
                 let shape = Shape::Sort {
                     algo: a.to_string(),
@@ -530,7 +530,7 @@ impl Calibration {
                     value,
                     key_bits,
                     n,
-                    radix: ops::radix_shape(caps),
+                    radix: ops::radix_shape(caps, key, value),
                 };
                 (a.to_string(), self.predict_ns(&shape))
             })

@@ -128,7 +128,7 @@ impl BenchOptions {
                                 };
                                 for bits in ranges {
                                     for algo in &sort_algos {
-                                        if ops::sort_supports(algo, n, caps) {
+                                        if ops::sort_supports(algo, n, key, value, caps) {
                                             out.push((
                                                 OpSpec::Sort {
                                                     algo: algo.clone(),

@@ -9,8 +9,12 @@ use super::data::{Column, ElemType};
 use super::dist::Dist;
 use super::verify::{self, Mismatch, SortSpec};
 use crate::gpu::profiler::sum_by_label;
-use crate::gpu::{Buffer, Context, DeviceCaps, PassTime, Profiler, Recorder};
+use crate::gpu::{
+    Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder, DEFAULT_USAGE,
+};
 use crate::model::{self, Calibration, RadixShape, Shape};
+use crate::radix::RadixPolicy;
+use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use crate::{Error, Result};
 use serde::Serialize;
 use std::sync::Arc;
@@ -152,12 +156,12 @@ impl OpSpec {
                 bits,
                 ..
             } => Shape::Sort {
-                algo: resolve_sort_algo(algo, n, caps),
+                algo: resolve_sort_algo(algo, n, *key, *value, caps),
                 key: *key,
                 value: *value,
                 key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
                 n,
-                radix: radix_shape(caps),
+                radix: radix_shape(caps, *key, *value),
             },
             OpSpec::Scan { algo, elem, .. } => Shape::Scan {
                 algo: algo.clone(),
@@ -300,9 +304,10 @@ pub fn prepare<'a>(
                 elem: *elem,
             }))
         }
-        #[cfg(feature = "algos")]
-        _ => algos::prepare(ctx, spec, input),
-        #[cfg(not(feature = "algos"))]
+        OpSpec::Sort { .. } => prepare_sort(ctx, spec, input),
+        #[cfg(feature = "scan")]
+        _ => scans::prepare(ctx, spec, input),
+        #[cfg(not(feature = "scan"))]
         _ => Err(Error::InvalidArgument(format!(
             "{} is not in this build of vksort yet",
             spec.family()
@@ -334,23 +339,16 @@ impl Runner for CopyRunner<'_> {
 
 /// Sort algorithms of this build (`SortAlgorithm::ALL` names, `auto` first).
 pub fn sort_algorithms() -> Vec<&'static str> {
-    #[cfg(feature = "algos")]
-    {
-        algos::sort_algorithms()
-    }
-    #[cfg(not(feature = "algos"))]
-    {
-        Vec::new()
-    }
+    SortAlgorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
 /// Scan algorithms of this build (`ScanAlgorithm::ALL` names).
 pub fn scan_algorithms() -> Vec<&'static str> {
-    #[cfg(feature = "algos")]
+    #[cfg(feature = "scan")]
     {
-        algos::scan_algorithms()
+        scans::scan_algorithms()
     }
-    #[cfg(not(feature = "algos"))]
+    #[cfg(not(feature = "scan"))]
     {
         Vec::new()
     }
@@ -358,97 +356,101 @@ pub fn scan_algorithms() -> Vec<&'static str> {
 
 /// Whether this build has stream compaction.
 pub fn has_compact() -> bool {
-    cfg!(feature = "algos")
+    cfg!(feature = "scan")
 }
 
-/// Whether sort algorithm `algo` runs `n` keys on a device with `caps`.
-pub fn sort_supports(algo: &str, n: u64, caps: &DeviceCaps) -> bool {
-    algo != "small" || n <= small_sort_max(caps)
+fn key_type(key: ElemType) -> Result<KeyType> {
+    KeyType::from_name(key.name())
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown key type {key}")))
+}
+
+fn value_type(value: Option<ElemType>) -> Result<ValueType> {
+    match value {
+        None => Ok(ValueType::None),
+        Some(ElemType::U32) => Ok(ValueType::U32),
+        Some(ElemType::U64) => Ok(ValueType::U64),
+        Some(v) => Err(Error::InvalidArgument(format!(
+            "values of type {v} are not supported (u32, u64)"
+        ))),
+    }
+}
+
+/// The radix policy the sort uses for (key, value) on a device.
+fn radix_policy(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixPolicy {
+    match (key_type(key), value_type(value)) {
+        (Ok(k), Ok(v)) => RadixPolicy::for_sort(caps, k, v),
+        _ => RadixPolicy::for_device(caps),
+    }
+}
+
+/// Whether sort algorithm `algo` runs `n` keys of (key, value) on a device with `caps`.
+pub fn sort_supports(
+    algo: &str,
+    n: u64,
+    key: ElemType,
+    value: Option<ElemType>,
+    caps: &DeviceCaps,
+) -> bool {
+    algo != "small" || n <= radix_policy(caps, key, value).small_sort_max as u64
 }
 
 /// The radix policy's numbers the model needs.
-pub fn radix_shape(caps: &DeviceCaps) -> RadixShape {
-    #[cfg(feature = "algos")]
-    {
-        algos::radix_shape(caps)
+pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixShape {
+    let p = radix_policy(caps, key, value);
+    RadixShape {
+        digit_bits: p.digit_bits,
+        tile_keys: p.tile() as u64,
     }
-    #[cfg(not(feature = "algos"))]
-    {
-        let _ = caps;
-        RadixShape::default()
+}
+
+/// The algorithm the library's `auto` runs for `n` keys (`Sorter::algorithm_for`: the one-workgroup sort up to
+/// the policy's `small_sort_max`, then Onesweep where the policy deems it safe, else reduce-then-scan); other
+/// names unchanged.
+pub fn resolve_sort_algo(
+    algo: &str,
+    n: u64,
+    key: ElemType,
+    value: Option<ElemType>,
+    caps: &DeviceCaps,
+) -> String {
+    if algo != "auto" {
+        return algo.to_string();
+    }
+    let p = radix_policy(caps, key, value);
+    if n <= p.small_sort_max as u64 {
+        SortAlgorithm::Small.name().into()
+    } else if p.onesweep_safe {
+        SortAlgorithm::Onesweep.name().into()
+    } else {
+        SortAlgorithm::ReduceThenScan.name().into()
     }
 }
 
 /// Elements per tile of the scan policy.
 pub fn scan_tile(caps: &DeviceCaps) -> u64 {
-    #[cfg(feature = "algos")]
+    #[cfg(feature = "scan")]
     {
-        algos::scan_tile(caps)
+        scans::scan_tile(caps)
     }
-    #[cfg(not(feature = "algos"))]
+    #[cfg(not(feature = "scan"))]
     {
         let _ = caps;
         4096
     }
 }
 
-/// The algorithm the library's `auto` runs for `n` keys (its own rule: the one-workgroup sort up to the
-/// policy's `small_sort_max`, then Onesweep where the policy deems it safe, else reduce-then-scan); other names
-/// unchanged.
-pub fn resolve_sort_algo(algo: &str, n: u64, caps: &DeviceCaps) -> String {
-    if algo != "auto" {
-        return algo.to_string();
-    }
-    #[cfg(feature = "algos")]
-    {
-        algos::resolve_auto(n, caps).to_string()
-    }
-    #[cfg(not(feature = "algos"))]
-    {
-        if n <= small_sort_max(caps) {
-            "small".into()
-        } else {
-            "onesweep".into()
-        }
-    }
-}
-
 /// The policies vksort picks on a device, one line each (for `vksort info`).
 pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
-    #[cfg(feature = "algos")]
-    {
-        algos::policy_summary(caps)
-    }
-    #[cfg(not(feature = "algos"))]
-    {
-        let _ = caps;
-        Vec::new()
-    }
+    #[allow(unused_mut)]
+    let mut out = vec![format!("radix: {:?}", RadixPolicy::for_device(caps))];
+    #[cfg(feature = "scan")]
+    out.push(scans::policy_summary(caps));
+    out
 }
 
 /// Most keys one sort takes (beyond the device's memory limits).
 pub fn sort_max_keys() -> u64 {
-    #[cfg(feature = "algos")]
-    {
-        crate::radix::MAX_KEYS
-    }
-    #[cfg(not(feature = "algos"))]
-    {
-        (1 << 30) - 1
-    }
-}
-
-/// Largest N of the one-workgroup sort.
-pub fn small_sort_max(caps: &DeviceCaps) -> u64 {
-    #[cfg(feature = "algos")]
-    {
-        algos::small_sort_max(caps)
-    }
-    #[cfg(not(feature = "algos"))]
-    {
-        let _ = caps;
-        2048
-    }
+    crate::radix::MAX_KEYS
 }
 
 /// GPU times of repeated runs.
@@ -653,49 +655,115 @@ pub fn measure_efficiency(
     Ok((bytes / (slope_ns.max(1.0) * 1e-9) / cal.roofline_bytes_per_s).clamp(0.005, 2.0))
 }
 
-#[cfg(feature = "algos")]
-mod algos {
-    //! The sort, scan and compaction adapters (against `vksort::sort`, `vksort::scan`, `vksort::compact`).
+fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> Result<Buffer> {
+    Buffer::new(
+        ctx,
+        "vksort::bench::scratch",
+        bytes.max(16),
+        usage | DEFAULT_USAGE,
+        MemoryLocation::GpuOnly,
+    )
+}
+
+fn prepare_sort<'a>(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    input: &'a DeviceInput,
+) -> Result<Box<dyn Runner + 'a>> {
+    let n = input.n;
+    let OpSpec::Sort {
+        algo,
+        key,
+        value,
+        descending,
+        bits,
+    } = spec
+    else {
+        unreachable!("prepare_sort takes sorts")
+    };
+    let algorithm = SortAlgorithm::from_name(algo)
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?;
+    let config = SortConfig {
+        key: key_type(*key)?,
+        value: value_type(*value)?,
+        order: if *descending {
+            Order::Descending
+        } else {
+            Order::Ascending
+        },
+        bits: *bits,
+        algorithm,
+        ..Default::default()
+    };
+    let sorter = Sorter::new(ctx, config)?;
+    let req = sorter.storage_requirements(n as u64);
+    let kb = (n * key.bytes()) as u64;
+    let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
+    Ok(Box::new(SortRunner {
+        input,
+        keys: Buffer::device_local(ctx, "vksort::bench::keys", kb.max(16))?,
+        values: value
+            .map(|_| Buffer::device_local(ctx, "vksort::bench::values", vb.max(16)))
+            .transpose()?,
+        scratch: scratch(ctx, req.scratch_bytes, req.scratch_usage)?,
+        sorter,
+        key: *key,
+        value: *value,
+        kb,
+        vb,
+    }))
+}
+
+struct SortRunner<'a> {
+    input: &'a DeviceInput,
+    keys: Buffer,
+    values: Option<Buffer>,
+    scratch: Buffer,
+    sorter: Sorter,
+    key: ElemType,
+    value: Option<ElemType>,
+    kb: u64,
+    vb: u64,
+}
+
+impl Runner for SortRunner<'_> {
+    fn record(&self, rec: &mut Recorder) -> Result<()> {
+        rec.copy(
+            RESTORE,
+            self.input.keys.as_ref(),
+            self.keys.as_ref(),
+            self.kb,
+        )?;
+        if let (Some(src), Some(dst)) = (&self.input.values, &self.values) {
+            rec.copy(RESTORE, src.as_ref(), dst.as_ref(), self.vb)?;
+        }
+        rec.barrier();
+        self.sorter.cmd_sort(
+            rec,
+            self.keys.slice(0, self.kb.max(4)),
+            self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
+            self.scratch.as_ref(),
+            self.input.n as u64,
+        )
+    }
+    fn output(&self) -> Result<Output> {
+        Ok(Output {
+            keys: download(&self.keys, self.key, self.input.n)?,
+            values: match (&self.values, self.value) {
+                (Some(b), Some(t)) => Some(download(b, t, self.input.n)?),
+                _ => None,
+            },
+        })
+    }
+}
+
+#[cfg(feature = "scan")]
+mod scans {
+    //! The scan and compaction adapters (against `vksort::scan`, `vksort::compact`).
     use super::*;
     use crate::compact;
-    use crate::gpu::{MemoryLocation, DEFAULT_USAGE};
-    use crate::radix::RadixPolicy;
+    use crate::gpu::DEFAULT_USAGE;
     use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, ScanPolicy, Scanner};
-    use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
-
-    pub fn sort_algorithms() -> Vec<&'static str> {
-        SortAlgorithm::ALL.iter().map(|a| a.name()).collect()
-    }
-
-    pub fn radix_shape(caps: &DeviceCaps) -> RadixShape {
-        let p = RadixPolicy::for_device(caps);
-        RadixShape {
-            digit_bits: p.digit_bits,
-            tile_keys: (p.workgroup_size * p.keys_per_thread) as u64,
-        }
-    }
-
-    pub fn resolve_auto(n: u64, caps: &DeviceCaps) -> &'static str {
-        let p = RadixPolicy::for_device(caps);
-        if n <= p.small_sort_max as u64 {
-            SortAlgorithm::Small.name()
-        } else if p.onesweep_safe {
-            SortAlgorithm::Onesweep.name()
-        } else {
-            SortAlgorithm::ReduceThenScan.name()
-        }
-    }
-
-    pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
-        vec![
-            format!("radix: {:?}", RadixPolicy::for_device(caps)),
-            format!("scan: {:?}", ScanPolicy::for_device(caps)),
-        ]
-    }
-
-    pub fn small_sort_max(caps: &DeviceCaps) -> u64 {
-        RadixPolicy::for_device(caps).small_sort_max as u64
-    }
 
     pub fn scan_tile(caps: &DeviceCaps) -> u64 {
         ScanPolicy::for_device(caps).tile() as u64
@@ -709,14 +777,8 @@ mod algos {
         Error::InvalidArgument(what)
     }
 
-    fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> Result<Buffer> {
-        Buffer::new(
-            ctx,
-            "vksort::bench::scratch",
-            bytes.max(16),
-            usage | DEFAULT_USAGE,
-            MemoryLocation::GpuOnly,
-        )
+    pub fn policy_summary(caps: &DeviceCaps) -> String {
+        format!("scan: {:?}", ScanPolicy::for_device(caps))
     }
 
     pub fn prepare<'a>(
@@ -726,55 +788,6 @@ mod algos {
     ) -> Result<Box<dyn Runner + 'a>> {
         let n = input.n;
         match spec {
-            OpSpec::Sort {
-                algo,
-                key,
-                value,
-                descending,
-                bits,
-            } => {
-                let key_type = KeyType::from_name(key.name())
-                    .ok_or_else(|| invalid(format!("unknown key type {key}")))?;
-                let value_type = match value {
-                    None => ValueType::None,
-                    Some(ElemType::U32) => ValueType::U32,
-                    Some(ElemType::U64) => ValueType::U64,
-                    Some(v) => {
-                        return Err(invalid(format!("values of type {v} are not supported")))
-                    }
-                };
-                let algorithm = SortAlgorithm::from_name(algo)
-                    .ok_or_else(|| invalid(format!("unknown sort algorithm {algo}")))?;
-                let config = SortConfig {
-                    key: key_type,
-                    value: value_type,
-                    order: if *descending {
-                        Order::Descending
-                    } else {
-                        Order::Ascending
-                    },
-                    bits: *bits,
-                    algorithm,
-                    ..Default::default()
-                };
-                let sorter = Sorter::new(ctx, config)?;
-                let req = sorter.storage_requirements(n as u64);
-                let kb = (n * key.bytes()) as u64;
-                let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
-                Ok(Box::new(SortRunner {
-                    input,
-                    keys: Buffer::device_local(ctx, "vksort::bench::keys", kb.max(16))?,
-                    values: value
-                        .map(|_| Buffer::device_local(ctx, "vksort::bench::values", vb.max(16)))
-                        .transpose()?,
-                    scratch: scratch(ctx, req.scratch_bytes, req.scratch_usage)?,
-                    sorter,
-                    key: *key,
-                    value: *value,
-                    kb,
-                    vb,
-                }))
-            }
             OpSpec::Scan {
                 algo,
                 elem,
@@ -818,49 +831,6 @@ mod algos {
                 }))
             }
             OpSpec::Copy { .. } => unreachable!("handled by the caller"),
-        }
-    }
-
-    struct SortRunner<'a> {
-        input: &'a DeviceInput,
-        keys: Buffer,
-        values: Option<Buffer>,
-        scratch: Buffer,
-        sorter: Sorter,
-        key: ElemType,
-        value: Option<ElemType>,
-        kb: u64,
-        vb: u64,
-    }
-
-    impl Runner for SortRunner<'_> {
-        fn record(&self, rec: &mut Recorder) -> Result<()> {
-            rec.copy(
-                RESTORE,
-                self.input.keys.as_ref(),
-                self.keys.as_ref(),
-                self.kb,
-            )?;
-            if let (Some(src), Some(dst)) = (&self.input.values, &self.values) {
-                rec.copy(RESTORE, src.as_ref(), dst.as_ref(), self.vb)?;
-            }
-            rec.barrier();
-            self.sorter.cmd_sort(
-                rec,
-                self.keys.slice(0, self.kb.max(4)),
-                self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
-                self.scratch.as_ref(),
-                self.input.n as u64,
-            )
-        }
-        fn output(&self) -> Result<Output> {
-            Ok(Output {
-                keys: download(&self.keys, self.key, self.input.n)?,
-                values: match (&self.values, self.value) {
-                    (Some(b), Some(t)) => Some(download(b, t, self.input.n)?),
-                    _ => None,
-                },
-            })
         }
     }
 
