@@ -830,7 +830,7 @@ mod scans {
                     scratch: scratch(ctx, compact::compact_scratch_bytes(n as u64), DEFAULT_USAGE)?,
                 }))
             }
-            OpSpec::Copy { .. } => unreachable!("handled by the caller"),
+            OpSpec::Copy { .. } | OpSpec::Sort { .. } => unreachable!("handled by the caller"),
         }
     }
 
