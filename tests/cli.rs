@@ -589,3 +589,44 @@ fn bench_quick_writes_csv_json_and_svg() {
         assert!(r.out().contains("auto picks"), "{}", r.out());
     }
 }
+
+#[test]
+fn demo_and_calibrate_run() {
+    let r = vksort(&["demo", "--n", "4096"], None);
+    assert_eq!(r.code, 0, "{}\n{}", r.out(), r.stderr);
+    assert!(r.out().contains("memcpy_u32"), "{}", r.out());
+    assert!(!r.out().contains("MISMATCH"), "{}", r.out());
+    if has_sort() {
+        assert!(r.out().contains("sort_pairs_u32_u32"), "{}", r.out());
+        assert!(r.out().contains("matches the CPU"), "{}", r.out());
+    }
+    let d = tmp("calibrate");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_vksort"))
+            .args(args)
+            .env("VKSORT_VALIDATION", "1")
+            .env("VKSORT_CACHE_DIR", &d)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!err.contains("[vksort validation]"), "{err}");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (code, out) = run(&["calibrate", "--show"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("no cached calibration"), "{out}");
+    let (code, out) = run(&["calibrate"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("roofline") && out.contains("copy"), "{out}");
+    let files: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let (code, out) = run(&["calibrate", "--show"]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("efficiency"), "{out}");
+}

@@ -182,19 +182,19 @@ impl Column {
             ));
         }
         let n = bytes.len() / size;
-        let raw: Vec<u64> = if size == 4 {
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64)
-                .collect()
-        } else {
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-                .collect()
-        };
-        debug_assert_eq!(raw.len(), n);
-        Ok(Self::from_raw_bits(ty, &raw))
+        fn fill<T: bytemuck::Pod>(n: usize, bytes: &[u8]) -> Vec<T> {
+            let mut v = vec![T::zeroed(); n];
+            bytemuck::cast_slice_mut::<T, u8>(&mut v).copy_from_slice(bytes);
+            v
+        }
+        Ok(match ty {
+            ElemType::U32 => Column::U32(fill(n, bytes)),
+            ElemType::I32 => Column::I32(fill(n, bytes)),
+            ElemType::F32 => Column::F32(fill(n, bytes)),
+            ElemType::U64 => Column::U64(fill(n, bytes)),
+            ElemType::I64 => Column::I64(fill(n, bytes)),
+            ElemType::F64 => Column::F64(fill(n, bytes)),
+        })
     }
 
     /// A column from raw bit patterns (the low 32 bits for 32-bit types).
