@@ -535,6 +535,9 @@ fn scan_and_compact_round_trip() {
 fn bench_quick_writes_csv_json_and_svg() {
     let d = tmp("bench");
     let out = d.join("results");
+    // (embedded: the test executables also run from a copy of the tree on the GPU machine)
+    let cub = d.join("cub-sample.csv");
+    std::fs::write(&cub, include_str!("data/cub-sample.csv")).unwrap();
     let r = vksort(
         &[
             "bench",
@@ -545,7 +548,7 @@ fn bench_quick_writes_csv_json_and_svg() {
             path(&out),
             "--explain",
             "--compare",
-            concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/cub-sample.csv"),
+            path(&cub),
         ],
         None,
     );
