@@ -148,3 +148,21 @@ pub fn fmt_ms(ms: f64) -> String {
         format!("{:.1} us", ms * 1000.0)
     }
 }
+
+/// Items per second with three significant digits and a unit prefix: `52.6 G`, `412 M`, `3.20 K`.
+pub fn fmt_rate(per_s: f64) -> String {
+    let (x, unit) = if per_s >= 1e9 {
+        (per_s / 1e9, "G")
+    } else if per_s >= 1e6 {
+        (per_s / 1e6, "M")
+    } else {
+        (per_s / 1e3, "K")
+    };
+    if x >= 100.0 {
+        format!("{x:.0} {unit}")
+    } else if x >= 10.0 {
+        format!("{x:.1} {unit}")
+    } else {
+        format!("{x:.2} {unit}")
+    }
+}

@@ -34,6 +34,20 @@ pub const SCAN_ALGOS: [&str; 4] = ["lookback", "reduce-then-scan", "blelloch", "
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
     let start = Instant::now();
+    // `vksort ... | head`: a closed standard output ends the process quietly (status 141, as SIGPIPE would).
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info)
+    }));
     let cli = Cli::parse();
     match run(cli, start) {
         Ok(code) => code,
@@ -195,16 +209,17 @@ fn finish(
     let gpu_ms = timing.median_ns() / 1e6;
     let n = input.len() as f64;
     let line = format!(
-        "{verb_line} on {} in {} GPU ({:.3} G {}/s), {} total",
+        "{verb_line} on {} in {} GPU ({} {}/s), {:.0} ms total [{}]",
         ctx.caps().name,
         io::fmt_ms(gpu_ms),
-        n / (gpu_ms * 1e6).max(1e-9),
+        io::fmt_rate(n / (gpu_ms * 1e-3).max(1e-12)),
         if spec.family() == "sort" {
             "keys"
         } else {
             "items"
         },
-        io::fmt_ms(start.elapsed().as_secs_f64() * 1e3)
+        start.elapsed().as_secs_f64() * 1e3,
+        spec.algo()
     );
     // stdout carries data when printing or writing to `-`: the report line then goes to stderr
     if o.print || o.output.as_deref() == Some("-") || output_values == Some("-") {
@@ -285,11 +300,10 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     let n = input.len();
     let bytes = (n * (key.bytes() + value.map_or(0, |v| v.bytes()))) as u64;
     let verb = format!(
-        "sorted {n} {key} keys{} ({}) [{}{}]",
+        "sorted {n} {key} keys{}{} ({})",
         value.map_or(String::new(), |v| format!(" with {v} values")),
+        if a.descending { " descending" } else { "" },
         io::fmt_bytes(bytes),
-        spec.algo(),
-        if a.descending { ", descending" } else { "" }
     );
     finish(
         &spec,
@@ -355,14 +369,13 @@ fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
     let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
     let n = input.len();
     let verb = format!(
-        "scanned {n} {elem} ({}, {}) [{}]",
-        io::fmt_bytes((n * elem.bytes()) as u64),
+        "scanned {n} {elem} ({}, {})",
         if a.inclusive {
             "inclusive"
         } else {
             "exclusive"
         },
-        a.algo
+        io::fmt_bytes((n * elem.bytes()) as u64),
     );
     finish(
         &spec,
@@ -689,9 +702,9 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
             }
         };
         println!(
-            "{title}: {} GPU, {:.3} G items/s; {verdict}",
+            "{title}: {} GPU, {} items/s; {verdict}",
             io::fmt_ms(ms),
-            n as f64 / (ms * 1e6).max(1e-9)
+            io::fmt_rate(n as f64 / (ms * 1e-3).max(1e-12))
         );
         for p in &timing.passes {
             println!("    {:<32} {}", p.label, io::fmt_ms(p.ns / 1e6));
