@@ -399,6 +399,15 @@ fn sort_round_trips_through_files_text_and_stdin() {
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.out(), "12\n3\n0\n-7\n-7\n");
+    // pairs printed as `key value`, index values show stability
+    let r = vksort(
+        &[
+            "sort", "--text", "--input", "-", "--values", "u32", "--print", "--check",
+        ],
+        Some(b"5\n3\n5\n1\n"),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.out(), "1 3\n3 1\n5 0\n5 2\n");
     // binary through stdin to stdout
     let data: Vec<u32> = vec![9, 1, 8, 2, 7, 3];
     let r = vksort(

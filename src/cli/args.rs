@@ -64,7 +64,7 @@ pub struct OutputArgs {
     /// Output file, same format as the input (`-`: standard output).
     #[arg(long, value_name = "FILE")]
     pub output: Option<String>,
-    /// Print the result to standard output, one number per line.
+    /// Print the result to standard output, one number per line (`key value` with values).
     #[arg(long)]
     pub print: bool,
     /// Verify the result on the CPU; exit status 1 and the first bad index if it is wrong.

@@ -113,11 +113,18 @@ pub fn stage(path: &str, col: &Column, text: bool) -> Result<Option<Staged>> {
     Ok(Some(staged))
 }
 
-/// Prints `col` to standard output, one number per line.
-pub fn print(col: &Column) -> Result<()> {
+/// Prints `col` to standard output, one number per line (with values: `key value` per line).
+pub fn print(col: &Column, values: Option<&Column>) -> Result<()> {
     let out = std::io::stdout();
     let mut w = std::io::BufWriter::new(out.lock());
-    col.write_text(&mut w)?;
+    match values {
+        None => col.write_text(&mut w)?,
+        Some(v) => {
+            for i in 0..col.len() {
+                writeln!(w, "{} {}", col.format(i), v.format(i))?;
+            }
+        }
+    }
     w.flush()?;
     Ok(())
 }

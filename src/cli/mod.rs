@@ -199,7 +199,7 @@ fn finish(
         s.commit()?;
     }
     if o.print {
-        io::print(&out.keys)?;
+        io::print(&out.keys, out.values.as_ref())?;
     }
     if o.passes {
         for p in &timing.passes {
