@@ -14,8 +14,18 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 
 /// Draws one line per series of (N, rate) points on a log2 N axis.
 pub fn rate_plot(path: &Path, title: &str, series: &[Series]) -> Result<(), String> {
+    // x is log2 N (linear axis, integer ticks labelled 2^k)
+    let series: Vec<Series> = series
+        .iter()
+        .map(|(n, p)| {
+            (
+                n.clone(),
+                p.iter().map(|&(x, y)| (x.max(1.0).log2(), y)).collect(),
+            )
+        })
+        .collect();
     let pts = series.iter().flat_map(|s| s.1.iter());
-    let (mut xmin, mut xmax, mut ymax) = (f64::INFINITY, 0f64, 0f64);
+    let (mut xmin, mut xmax, mut ymax) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
     for &(x, y) in pts {
         xmin = xmin.min(x);
         xmax = xmax.max(x);
@@ -24,12 +34,10 @@ pub fn rate_plot(path: &Path, title: &str, series: &[Series]) -> Result<(), Stri
         }
     }
     if !xmin.is_finite() {
-        xmin = 1.0;
-        xmax = 2.0;
+        xmin = 0.0;
+        xmax = 1.0;
     }
-    if xmax <= xmin {
-        xmax = xmin * 2.0;
-    }
+    let (xmin, xmax) = (xmin.floor() - 0.5, xmax.ceil() + 0.5);
     let ymax = if ymax > 0.0 { ymax * 1.1 } else { 1.0 };
     let root = SVGBackend::new(path, (1000, 640)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
@@ -38,13 +46,20 @@ pub fn rate_plot(path: &Path, title: &str, series: &[Series]) -> Result<(), Stri
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((xmin..xmax).log_scale(), 0f64..ymax)
+        .build_cartesian_2d(xmin..xmax, 0f64..ymax)
         .map_err(err)?;
     chart
         .configure_mesh()
         .x_desc("N (items)")
         .y_desc("G items/s")
-        .x_label_formatter(&|x| format!("2^{:.0}", x.log2()))
+        .x_labels(((xmax - xmin) as usize).max(2))
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-6 {
+                format!("2^{:.0}", x)
+            } else {
+                String::new()
+            }
+        })
         .draw()
         .map_err(err)?;
     for (i, (name, points)) in series.iter().enumerate() {
@@ -94,51 +109,53 @@ pub fn pass_breakdown(
             }
         }
     }
-    let ymax = bars
+    let xmax = bars
         .iter()
         .map(|(_, p)| p.iter().map(|x| x.1).sum::<f64>())
         .fold(0f64, f64::max);
-    let ymax = if ymax > 0.0 { ymax * 1.15 } else { 1.0 };
+    let xmax = if xmax > 0.0 { xmax * 1.35 } else { 1.0 }; // room for the legend
     let k = bars.len().max(1);
-    let root = SVGBackend::new(path, ((160 + 90 * k as u32).max(900), 640)).into_drawing_area();
+    let height = (140 + 26 * k as u32).max(420);
+    let root = SVGBackend::new(path, (1100, height)).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let names: Vec<String> = bars.iter().map(|b| b.0.clone()).collect();
+    let longest = names.iter().map(|n| n.len()).max().unwrap_or(10) as u32;
     let mut chart = ChartBuilder::on(&root)
         .caption(title, ("sans-serif", 20))
         .margin(12)
-        .x_label_area_size(60)
-        .y_label_area_size(60)
-        .build_cartesian_2d(-0.5f64..(k as f64 - 0.5), 0f64..ymax)
+        .x_label_area_size(40)
+        .y_label_area_size((longest * 7 + 20).min(420))
+        .build_cartesian_2d(0f64..xmax, -0.5f64..(k as f64 - 0.5))
         .map_err(err)?;
     chart
         .configure_mesh()
-        .disable_x_mesh()
-        .x_labels(k)
-        .x_label_formatter(&|x| {
-            let i = x.round();
-            if (x - i).abs() < 1e-6 && i >= 0.0 {
-                names.get(i as usize).cloned().unwrap_or_default()
+        .disable_y_mesh()
+        .y_labels(k)
+        .y_label_formatter(&|y| {
+            let i = y.round();
+            if (y - i).abs() < 1e-6 && i >= 0.0 {
+                // first bar at the top
+                names.get(k - 1 - i as usize).cloned().unwrap_or_default()
             } else {
                 String::new()
             }
         })
-        .y_desc("GPU ms")
+        .x_desc("GPU ms (median run)")
         .draw()
         .map_err(err)?;
-    // cumulative bottoms per bar
-    let mut bottoms = vec![0f64; bars.len()];
+    let mut lefts = vec![0f64; bars.len()];
     for (li, label) in labels.iter().enumerate() {
         let color = Palette99::pick(li).to_rgba();
         let mut rects = Vec::new();
         for (bi, (_, passes)) in bars.iter().enumerate() {
             let ms: f64 = passes.iter().filter(|p| &p.0 == label).map(|p| p.1).sum();
             if ms > 0.0 {
-                let x = bi as f64;
+                let y = (k - 1 - bi) as f64;
                 rects.push(Rectangle::new(
-                    [(x - 0.35, bottoms[bi]), (x + 0.35, bottoms[bi] + ms)],
+                    [(lefts[bi], y - 0.35), (lefts[bi] + ms, y + 0.35)],
                     color.filled(),
                 ));
-                bottoms[bi] += ms;
+                lefts[bi] += ms;
             }
         }
         chart
@@ -149,7 +166,7 @@ pub fn pass_breakdown(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
+        .position(SeriesLabelPosition::LowerRight)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .draw()
