@@ -14,6 +14,7 @@ use crate::gpu::{
 };
 use crate::model::{self, Calibration, RadixShape, Shape};
 use crate::radix::RadixPolicy;
+use crate::scan::{ScanAlgorithm, ScanPolicy};
 use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -305,13 +306,7 @@ pub fn prepare<'a>(
             }))
         }
         OpSpec::Sort { .. } => prepare_sort(ctx, spec, input),
-        #[cfg(feature = "scan")]
         _ => scans::prepare(ctx, spec, input),
-        #[cfg(not(feature = "scan"))]
-        _ => Err(Error::InvalidArgument(format!(
-            "{} is not in this build of vksort yet",
-            spec.family()
-        ))),
     }
 }
 
@@ -344,19 +339,12 @@ pub fn sort_algorithms() -> Vec<&'static str> {
 
 /// Scan algorithms of this build (`ScanAlgorithm::ALL` names).
 pub fn scan_algorithms() -> Vec<&'static str> {
-    #[cfg(feature = "scan")]
-    {
-        scans::scan_algorithms()
-    }
-    #[cfg(not(feature = "scan"))]
-    {
-        Vec::new()
-    }
+    ScanAlgorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
 /// Whether this build has stream compaction.
 pub fn has_compact() -> bool {
-    cfg!(feature = "scan")
+    true
 }
 
 fn key_type(key: ElemType) -> Result<KeyType> {
@@ -428,24 +416,15 @@ pub fn resolve_sort_algo(
 
 /// Elements per tile of the scan policy.
 pub fn scan_tile(caps: &DeviceCaps) -> u64 {
-    #[cfg(feature = "scan")]
-    {
-        scans::scan_tile(caps)
-    }
-    #[cfg(not(feature = "scan"))]
-    {
-        let _ = caps;
-        4096
-    }
+    ScanPolicy::for_device(caps).tile() as u64
 }
 
 /// The policies vksort picks on a device, one line each (for `vksort info`).
 pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
-    #[allow(unused_mut)]
-    let mut out = vec![format!("radix: {:?}", RadixPolicy::for_device(caps))];
-    #[cfg(feature = "scan")]
-    out.push(scans::policy_summary(caps));
-    out
+    vec![
+        format!("radix: {:?}", RadixPolicy::for_device(caps)),
+        format!("scan: {:?}", ScanPolicy::for_device(caps)),
+    ]
 }
 
 /// Most keys one sort takes (beyond the device's memory limits).
@@ -757,28 +736,15 @@ impl Runner for SortRunner<'_> {
     }
 }
 
-#[cfg(feature = "scan")]
 mod scans {
     //! The scan and compaction adapters (against `vksort::scan`, `vksort::compact`).
     use super::*;
     use crate::compact;
     use crate::gpu::DEFAULT_USAGE;
-    use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, ScanPolicy, Scanner};
-
-    pub fn scan_tile(caps: &DeviceCaps) -> u64 {
-        ScanPolicy::for_device(caps).tile() as u64
-    }
-
-    pub fn scan_algorithms() -> Vec<&'static str> {
-        ScanAlgorithm::ALL.iter().map(|a| a.name()).collect()
-    }
+    use crate::scan::{ScanConfig, ScanElem, ScanKind, Scanner};
 
     fn invalid(what: String) -> Error {
         Error::InvalidArgument(what)
-    }
-
-    pub fn policy_summary(caps: &DeviceCaps) -> String {
-        format!("scan: {:?}", ScanPolicy::for_device(caps))
     }
 
     pub fn prepare<'a>(
