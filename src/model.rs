@@ -17,9 +17,11 @@
 //! - Compaction: reads N e (and N 4 of flags), writes the kept fraction of N e and a count.
 //! - Copy: reads and writes N e.
 //!
-//! Prediction = fixed cost x dispatches + bytes / (roofline x efficiency of the algorithm), where the roofline
+//! Prediction = fixed cost x dispatches + overhead of the algorithm + bytes / (roofline x efficiency of the
+//! algorithm), where the roofline
 //! is the compute-copy bandwidth (read + write counted) measured on the device, the fixed cost the time of a
-//! trivial dispatch, and the efficiency the measured ratio of modelled bytes per second to the roofline.
+//! trivial dispatch, and efficiency and overhead the slope and intercept of the algorithm's time measured at
+//! two sizes (N and 4N: 2^21 on GPUs, 2^12 on CPU devices), every run verified.
 //! The calibration is cached as JSON under `dirs::cache_dir()/vksort/` (or `$VKSORT_CACHE_DIR`), keyed by
 //! device UUID and driver version, and recomputed when either changes.
 
@@ -371,6 +373,8 @@ pub struct Calibration {
     pub fixed_ns_per_dispatch: f64,
     /// Per algorithm (`sort/onesweep`, `scan/lookback`, ...): modelled bytes per second over the roofline.
     pub efficiency: BTreeMap<String, f64>,
+    /// Per algorithm: fixed time beyond the per-dispatch cost (waits, single-workgroup passes), nanoseconds.
+    pub overhead_ns: BTreeMap<String, f64>,
     /// The algorithms this build had when calibrating (a build with other algorithms recalibrates).
     pub algorithms: Vec<String>,
     pub vksort_version: String,
@@ -396,13 +400,14 @@ impl Calibration {
             + pass.bytes() / (self.roofline_bytes_per_s * eff) * 1e9
     }
 
-    /// Predicted time of a run in nanoseconds.
+    /// Predicted time of a run in nanoseconds: its passes plus the algorithm's calibrated overhead.
     pub fn predict_ns(&self, shape: &Shape) -> f64 {
         let key = shape.algo_key();
-        passes(shape)
+        let passes: f64 = passes(shape)
             .iter()
             .map(|p| self.predict_pass_ns(&key, p))
-            .sum()
+            .sum();
+        passes + self.overhead_ns.get(&key).copied().unwrap_or(0.0)
     }
 
     /// What bounds a pass that took `measured_ns`.
@@ -491,6 +496,7 @@ impl Calibration {
             roofline_bytes_per_s: roofline,
             fixed_ns_per_dispatch: fixed,
             efficiency: BTreeMap::new(),
+            overhead_ns: BTreeMap::new(),
             algorithms: calibrated_algorithms(caps),
             vksort_version: env!("CARGO_PKG_VERSION").into(),
             created_unix_s: std::time::SystemTime::now()
@@ -501,11 +507,21 @@ impl Calibration {
         let log2 = if caps.is_cpu() { 12 } else { 21 };
         let n = 1usize << log2;
         for spec in ops::calibration_ops() {
-            let Ok(eff) = ops::measure_efficiency(ctx, &spec, n, &cal) else {
+            // the one-workgroup sort is calibrated over its own range
+            let n = match &spec {
+                ops::OpSpec::Sort {
+                    algo, key, value, ..
+                } if algo == "small" => {
+                    (ops::small_sort_max(caps, *key, *value) / 4).max(16) as usize
+                }
+                _ => n,
+            };
+            let Ok((eff, overhead)) = ops::measure_efficiency(ctx, &spec, n, &cal) else {
                 continue;
             };
-            cal.efficiency
-                .insert(spec.shape(n as u64, caps).algo_key(), eff);
+            let key = spec.shape(n as u64, caps).algo_key();
+            cal.efficiency.insert(key.clone(), eff);
+            cal.overhead_ns.insert(key, overhead);
         }
         Ok(cal)
     }

@@ -382,6 +382,11 @@ pub fn sort_supports(
     algo != "small" || n <= radix_policy(caps, key, value).small_sort_max as u64
 }
 
+/// Largest N of the one-workgroup sort for (key, value).
+pub fn small_sort_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
+    radix_policy(caps, key, value).small_sort_max as u64
+}
+
 /// The radix policy's numbers the model needs.
 pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixShape {
     let p = radix_policy(caps, key, value);
@@ -569,7 +574,7 @@ pub fn run_once(ctx: &Arc<Context>, spec: &OpSpec, input: &Input) -> Result<(Out
 pub fn calibration_ops() -> Vec<OpSpec> {
     let mut out: Vec<OpSpec> = sort_algorithms()
         .into_iter()
-        .filter(|a| *a != "auto" && *a != "small")
+        .filter(|a| *a != "auto")
         .map(|a| OpSpec::Sort {
             algo: a.into(),
             key: ElemType::U32,
@@ -595,14 +600,16 @@ pub fn calibration_ops() -> Vec<OpSpec> {
     out
 }
 
-/// Efficiency of `spec` (modelled bytes per second over the roofline) from the slope between sizes `n` and
-/// `4n`, so that fixed costs (launches, latency) drop out. Each run is verified.
+/// Calibrates `spec`: times it at `n` and `4n` and fits `time = launches + overhead + bytes / (roofline x
+/// efficiency)`: the efficiency from the slope (so fixed costs drop out), the overhead (a per-algorithm fixed
+/// cost beyond the calibrated per-dispatch cost, at least 0) from the intercept. Each run is verified.
+/// Returns (efficiency, overhead in ns).
 pub fn measure_efficiency(
     ctx: &Arc<Context>,
     spec: &OpSpec,
     n: usize,
     cal: &Calibration,
-) -> Result<f64> {
+) -> Result<(f64, f64)> {
     let mut points = Vec::new();
     for m in [n, 4 * n] {
         let input = Input::generate(spec, m, Dist::Uniform, 7);
@@ -615,23 +622,21 @@ pub fn measure_efficiency(
                 spec.algo()
             )));
         }
-        points.push((
-            model::bytes_moved(&spec.shape(m as u64, ctx.caps())),
-            t.median_ns(),
-        ));
+        let shape = spec.shape(m as u64, ctx.caps());
+        let launch = cal.fixed_ns_per_dispatch * model::dispatches(&shape) as f64;
+        points.push((model::bytes_moved(&shape), t.median_ns(), launch));
     }
-    let (b1, t1) = points[0];
-    let (b2, t2) = points[1];
-    let slope_ns = if t2 > t1 {
-        t2 - t1
+    let (b1, t1, l1) = points[0];
+    let (b2, t2, l2) = points[1];
+    let eff = if t2 - l2 > t1 - l1 && b2 > b1 {
+        (b2 - b1) / ((t2 - l2 - (t1 - l1)) * 1e-9) / cal.roofline_bytes_per_s
     } else {
-        // no measurable growth: fall back to the large run less its launch costs
-        let launch = cal.fixed_ns_per_dispatch
-            * model::dispatches(&spec.shape(4 * n as u64, ctx.caps())) as f64;
-        (t2 - launch).max(t2 * 0.1)
+        // no measurable growth: the large run less its launch costs
+        b2 / ((t2 - l2).max(t2 * 0.1).max(1.0) * 1e-9) / cal.roofline_bytes_per_s
     };
-    let bytes = if t2 > t1 { b2 - b1 } else { b2 };
-    Ok((bytes / (slope_ns.max(1.0) * 1e-9) / cal.roofline_bytes_per_s).clamp(0.005, 2.0))
+    let eff = eff.clamp(0.005, 2.0);
+    let overhead = (t1 - l1 - b1 / (cal.roofline_bytes_per_s * eff) * 1e9).max(0.0);
+    Ok((eff, overhead))
 }
 
 fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> Result<Buffer> {

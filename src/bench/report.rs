@@ -172,14 +172,18 @@ pub fn explain(report: &Report) -> String {
     let mut s = String::new();
     writeln!(
         s,
-        "model: time = {:.2} us x dispatches + bytes / ({:.1} GB/s x efficiency); efficiencies: {}",
+        "model: time = {:.2} us x dispatches + overhead + bytes / ({:.1} GB/s x efficiency); per algorithm \
+         (efficiency, overhead): {}",
         report.calibration.fixed_ns_per_dispatch / 1e3,
         report.calibration.roofline_bytes_per_s / 1e9,
         report
             .calibration
             .efficiency
             .iter()
-            .map(|(k, v)| format!("{k} {v:.2}"))
+            .map(|(k, v)| format!(
+                "{k} ({v:.2}, {:.1} us)",
+                report.calibration.overhead_ns.get(k).copied().unwrap_or(0.0) / 1e3
+            ))
             .collect::<Vec<_>>()
             .join(", ")
     )

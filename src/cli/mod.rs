@@ -642,7 +642,10 @@ fn calibrate(a: CalibrateArgs, device: Option<String>) -> Result<i32> {
         cal.fixed_ns_per_dispatch / 1e3
     );
     for (k, v) in &cal.efficiency {
-        println!("  {k:<28} efficiency {v:.3}");
+        println!(
+            "  {k:<28} efficiency {v:.3}, overhead {:.1} us",
+            cal.overhead_ns.get(k).copied().unwrap_or(0.0) / 1e3
+        );
     }
     Ok(0)
 }
