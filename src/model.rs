@@ -15,6 +15,7 @@
 //!   reads N writes N); Blelloch ~4N e (block scan read+write, block sums, uniform add read+write);
 //!   Hillis-Steele 2N e per step, ceil(log2 N) steps.
 //! - Compaction: reads N e (and N 4 of flags), writes the kept fraction of N e and a count.
+//! - Reduction: reads N e, writes one partial per workgroup and the result.
 //! - Copy: reads and writes N e.
 //!
 //! Prediction = fixed cost x dispatches + overhead of the algorithm + bytes / (roofline x efficiency of the
@@ -104,6 +105,10 @@ pub enum Shape {
         flags: bool,
         kept_fraction: f64,
     },
+    Reduce {
+        elem: ElemType,
+        n: u64,
+    },
     Copy {
         elem: ElemType,
         n: u64,
@@ -117,6 +122,7 @@ impl Shape {
             Shape::Sort { algo, .. } => format!("sort/{algo}"),
             Shape::Scan { algo, .. } => format!("scan/{algo}"),
             Shape::Compact { .. } => "compact".into(),
+            Shape::Reduce { .. } => "reduce".into(),
             Shape::Copy { .. } => "copy".into(),
         }
     }
@@ -126,6 +132,7 @@ impl Shape {
             Shape::Sort { n, .. }
             | Shape::Scan { n, .. }
             | Shape::Compact { n, .. }
+            | Shape::Reduce { n, .. }
             | Shape::Copy { n, .. } => *n,
         }
     }
@@ -317,6 +324,13 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                     nf * e * kept_fraction + 4.0 + tiles * 8.0,
                     2.0,
                 ),
+            ]
+        }
+        Shape::Reduce { elem, n } => {
+            let e = elem.bytes() as f64;
+            vec![
+                PassModel::new("vksort::reduce::clear", 1, 0.0, 16.0, 0.0),
+                PassModel::new("vksort::reduce", 1, *n as f64 * e, 1024.0 * e + e, 1.0),
             ]
         }
         Shape::Copy { elem, n } => {

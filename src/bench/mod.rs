@@ -31,7 +31,7 @@ use std::sync::Arc;
 pub struct BenchOptions {
     /// log2 of the sizes.
     pub sizes: Vec<u32>,
-    /// Families: `sort`, `scan`, `compact`, `copy`.
+    /// Families: `sort`, `scan`, `compact`, `reduce`, `copy`.
     pub ops: Vec<String>,
     /// Sort algorithms (default: every one of this build).
     pub sort_algos: Option<Vec<String>>,
@@ -179,6 +179,22 @@ impl BenchOptions {
                         dist,
                         n,
                     ));
+                }
+                if has("reduce") {
+                    for &elem in self
+                        .keys
+                        .iter()
+                        .filter(|k| matches!(k, ElemType::U32 | ElemType::U64))
+                    {
+                        out.push((
+                            OpSpec::Reduce {
+                                elem,
+                                op: "sum".into(),
+                            },
+                            dist,
+                            n,
+                        ));
+                    }
                 }
                 if has("copy") {
                     out.push((
@@ -381,7 +397,13 @@ pub fn run(
                 continue;
             }
         };
-        let output = runner.output()?;
+        let output = match runner.output() {
+            Ok(o) => o,
+            Err(e) => {
+                skipped.push(skip(format!("reading the result: {e}")));
+                continue;
+            }
+        };
         drop(runner);
         let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
         rows.push(make_row(

@@ -55,6 +55,11 @@ pub enum OpSpec {
         elem: ElemType,
         flags: FlagMode,
     },
+    Reduce {
+        elem: ElemType,
+        /// `sum`, `min` or `max`.
+        op: String,
+    },
     Copy {
         elem: ElemType,
     },
@@ -67,6 +72,7 @@ impl OpSpec {
             OpSpec::Sort { .. } => "sort",
             OpSpec::Scan { .. } => "scan",
             OpSpec::Compact { .. } => "compact",
+            OpSpec::Reduce { .. } => "reduce",
             OpSpec::Copy { .. } => "copy",
         }
     }
@@ -76,6 +82,7 @@ impl OpSpec {
         match self {
             OpSpec::Sort { algo, .. } | OpSpec::Scan { algo, .. } => algo.clone(),
             OpSpec::Compact { .. } => "compact".into(),
+            OpSpec::Reduce { .. } => "reduce".into(),
             OpSpec::Copy { .. } => "compute-copy".into(),
         }
     }
@@ -114,6 +121,7 @@ impl OpSpec {
                 FlagMode::NonZero => format!("select_nonzero_{elem}"),
                 FlagMode::Given => format!("select_flagged_{elem}"),
             },
+            OpSpec::Reduce { elem, op } => format!("reduce_{op}_{elem}"),
             OpSpec::Copy { elem } => format!("memcpy_{elem}"),
         };
         match dist {
@@ -128,9 +136,10 @@ impl OpSpec {
     pub fn elem(&self) -> ElemType {
         match self {
             OpSpec::Sort { key, .. } => *key,
-            OpSpec::Scan { elem, .. } | OpSpec::Compact { elem, .. } | OpSpec::Copy { elem } => {
-                *elem
-            }
+            OpSpec::Scan { elem, .. }
+            | OpSpec::Compact { elem, .. }
+            | OpSpec::Reduce { elem, .. }
+            | OpSpec::Copy { elem } => *elem,
         }
     }
 
@@ -176,6 +185,7 @@ impl OpSpec {
                 flags: *flags != FlagMode::NonZero,
                 kept_fraction: 0.5,
             },
+            OpSpec::Reduce { elem, .. } => Shape::Reduce { elem: *elem, n },
             OpSpec::Copy { elem } => Shape::Copy { elem: *elem, n },
         }
     }
@@ -186,7 +196,7 @@ impl OpSpec {
             OpSpec::Sort { algo, .. } => sort_algorithms().contains(&algo.as_str()),
             OpSpec::Scan { algo, .. } => scan_algorithms().contains(&algo.as_str()),
             OpSpec::Compact { .. } => has_compact(),
-            OpSpec::Copy { .. } => true,
+            OpSpec::Reduce { .. } | OpSpec::Copy { .. } => true,
         }
     }
 }
@@ -549,6 +559,23 @@ pub fn verify(
         OpSpec::Compact { .. } => {
             verify::check_compact(&input.keys, input.flags.as_ref(), &out.keys)
         }
+        OpSpec::Reduce { op, .. } => {
+            let expected = verify::cpu_reduce(&input.keys, op);
+            match out.keys.len() {
+                1 if out.keys.raw_bits(0) == expected => Ok(()),
+                1 => Err(Mismatch {
+                    index: 0,
+                    message: format!(
+                        "{op} is {} where {expected} is expected",
+                        out.keys.format(0)
+                    ),
+                }),
+                l => Err(Mismatch {
+                    index: 0,
+                    message: format!("{l} results instead of 1"),
+                }),
+            }
+        }
         OpSpec::Copy { .. } => {
             match (0..input.len()).find(|&i| input.keys.raw_bits(i) != out.keys.raw_bits(i)) {
                 None if input.len() == out.keys.len() => Ok(()),
@@ -588,6 +615,10 @@ pub fn calibration_ops() -> Vec<OpSpec> {
         elem: ElemType::U32,
         inclusive: false,
     }));
+    out.push(OpSpec::Reduce {
+        elem: ElemType::U32,
+        op: "sum".into(),
+    });
     if has_compact() {
         out.push(OpSpec::Compact {
             elem: ElemType::U32,
@@ -615,7 +646,7 @@ pub fn measure_efficiency(
         let input = Input::generate(spec, m, Dist::Uniform, 7);
         let dev = DeviceInput::upload(ctx, &input)?;
         let runner = prepare(ctx, spec, &dev)?;
-        let t = time(ctx, runner.as_ref(), 1, 3)?;
+        let t = time(ctx, runner.as_ref(), 1, 5)?;
         if let Err(e) = verify(spec, &input, &runner.output()?, false) {
             return Err(Error::InvalidArgument(format!(
                 "calibration run of {} failed verification: {e}",
@@ -746,6 +777,7 @@ mod scans {
     use super::*;
     use crate::compact;
     use crate::gpu::DEFAULT_USAGE;
+    use crate::reduce::{self, ReduceOp};
     use crate::scan::{ScanConfig, ScanElem, ScanKind, Scanner};
 
     fn invalid(what: String) -> Error {
@@ -799,6 +831,27 @@ mod scans {
                     output: Buffer::device_local(ctx, "vksort::bench::compact_out", bytes.max(16))?,
                     count: Buffer::device_local(ctx, "vksort::bench::compact_count", 16)?,
                     scratch: scratch(ctx, compact::compact_scratch_bytes(n as u64), DEFAULT_USAGE)?,
+                }))
+            }
+            OpSpec::Reduce { elem, op } => {
+                let op = match op.as_str() {
+                    "sum" => ReduceOp::Sum,
+                    "min" => ReduceOp::Min,
+                    "max" => ReduceOp::Max,
+                    o => return Err(invalid(format!("unknown reduction `{o}` (sum, min, max)"))),
+                };
+                let elem_s = match elem {
+                    ElemType::U32 => ScanElem::U32,
+                    ElemType::U64 => ScanElem::U64,
+                    e => return Err(invalid(format!("reductions take u32 or u64, not {e}"))),
+                };
+                Ok(Box::new(ReduceRunner {
+                    input,
+                    output: Buffer::device_local(ctx, "vksort::bench::reduce_out", 16)?,
+                    scratch: scratch(ctx, reduce::reduce_scratch_bytes(n as u64), DEFAULT_USAGE)?,
+                    op,
+                    elem: *elem,
+                    elem_s,
                 }))
             }
             OpSpec::Copy { .. } | OpSpec::Sort { .. } => unreachable!("handled by the caller"),
@@ -862,6 +915,36 @@ mod scans {
             }
             Ok(Output {
                 keys: download(&self.output, ElemType::U32, count)?,
+                values: None,
+            })
+        }
+    }
+
+    struct ReduceRunner<'a> {
+        input: &'a DeviceInput,
+        output: Buffer,
+        scratch: Buffer,
+        op: ReduceOp,
+        elem: ElemType,
+        elem_s: ScanElem,
+    }
+
+    impl Runner for ReduceRunner<'_> {
+        fn record(&self, rec: &mut Recorder) -> Result<()> {
+            let bytes = (self.input.n * self.elem.bytes()) as u64;
+            reduce::cmd_reduce(
+                rec,
+                self.input.keys.slice(0, bytes.max(4)),
+                self.output.slice(0, self.elem.bytes() as u64),
+                self.scratch.as_ref(),
+                self.input.n as u64,
+                self.op,
+                self.elem_s,
+            )
+        }
+        fn output(&self) -> Result<Output> {
+            Ok(Output {
+                keys: download(&self.output, self.elem, 1)?,
                 values: None,
             })
         }

@@ -333,3 +333,15 @@ pub fn check_compact(
     }
     Ok(())
 }
+
+/// The CPU reduction (`sum` wrapping, `min`, `max`) of u32 or u64 elements, as raw bits.
+pub fn cpu_reduce(input: &Column, op: &str) -> u64 {
+    let wide = input.ty().bytes() == 8;
+    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+    let it = (0..input.len()).map(|i| input.raw_bits(i));
+    match op {
+        "min" => it.min().unwrap_or(mask),
+        "max" => it.max().unwrap_or(0),
+        _ => it.fold(0u64, |a, x| a.wrapping_add(x)) & mask,
+    }
+}

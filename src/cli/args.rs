@@ -147,7 +147,7 @@ pub struct BenchArgs {
     /// Sizes as log2, comma-separated (default 10,12,...,28; clipped to the device).
     #[arg(long, value_delimiter = ',', value_name = "LOG2,...")]
     pub sizes: Option<Vec<u32>>,
-    /// Families: sort, scan, compact, copy.
+    /// Families: sort, scan, compact, reduce, copy.
     #[arg(long, value_delimiter = ',', value_name = "OP,...")]
     pub ops: Option<Vec<String>>,
     /// Sort algorithms to run (default: all of this build).

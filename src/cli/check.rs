@@ -26,6 +26,7 @@ fn what(spec: &OpSpec) -> &'static str {
         OpSpec::Sort { .. } => "sorted and a permutation of the input",
         OpSpec::Scan { .. } => "every prefix sum matches the CPU",
         OpSpec::Compact { .. } => "the kept elements match the CPU, in order",
+        OpSpec::Reduce { .. } => "the result matches the CPU",
         OpSpec::Copy { .. } => "identical to the input",
     }
 }

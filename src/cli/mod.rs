@@ -473,8 +473,8 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     }
     if let Some(o) = a.ops {
         for op in &o {
-            if !["sort", "scan", "compact", "copy"].contains(&op.as_str()) {
-                bail!("unknown op family `{op}` (sort, scan, compact, copy)");
+            if !["sort", "scan", "compact", "reduce", "copy"].contains(&op.as_str()) {
+                bail!("unknown op family `{op}` (sort, scan, compact, reduce, copy)");
             }
         }
         opts.ops = o;
@@ -673,6 +673,10 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
         OpSpec::Compact {
             elem: ElemType::U32,
             flags: FlagMode::Odd,
+        },
+        OpSpec::Reduce {
+            elem: ElemType::U32,
+            op: "sum".into(),
         },
     ];
     let sort_algo = auto_choice(&ctx, ElemType::U32, Some(ElemType::U32), None, n as u64)
