@@ -189,6 +189,24 @@ fn errors_exit_2_with_a_message_and_no_output() {
             "missing.bin",
         ),
         (
+            vec![
+                "--device",
+                "no-such-device",
+                "sort",
+                "--random",
+                "16",
+                "--output",
+                o,
+            ],
+            "no device matches",
+        ),
+        (
+            vec![
+                "sort", "--random", "100000", "--algo", "small", "--output", o,
+            ],
+            "small sort takes at most",
+        ),
+        (
             vec!["scan", "--keys", "f32", "--random", "16", "--output", o],
             "unknown scan element type",
         ),
