@@ -3,7 +3,7 @@
 //! [`Recorder`] (restoring in-place inputs first, under the label [`RESTORE`], which timing leaves out), reads
 //! back the result ([`Output`]) and checks it against the CPU ([`verify`]), and the model [`Shape`] of a run.
 //!
-//! This is the only file that names the primitives' APIs (`copy`, `sort`, `scan`, `compact`).
+//! This is the only file that names the sort, scan, compaction and reduction APIs.
 
 use super::data::{Column, ElemType};
 use super::dist::Dist;
