@@ -400,6 +400,29 @@ fn sort_round_trips_through_files_text_and_stdin() {
         let got = Column::from_bytes(ty, &std::fs::read(&out).unwrap()).unwrap();
         assert_eq!(got.as_bytes(), cpu_sorted(&input, false).as_bytes(), "{ty}");
     }
+    // empty and one-element inputs
+    let empty = d.join("empty.bin");
+    std::fs::write(&empty, b"").unwrap();
+    let eo = d.join("empty.out");
+    let r = vksort(
+        &[
+            "sort",
+            "--input",
+            path(&empty),
+            "--output",
+            path(&eo),
+            "--check",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(std::fs::read(&eo).unwrap().len(), 0);
+    let r = vksort(
+        &["sort", "--text", "--input", "-", "--print", "--check"],
+        Some(b"42\n"),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.out(), "42\n");
     // text, descending, through stdin and --print
     let r = vksort(
         &[

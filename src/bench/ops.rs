@@ -503,7 +503,7 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
             .into_iter()
             .filter(|p| p.label != RESTORE)
             .collect();
-        runs.push(passes.iter().map(|p| p.ns).sum());
+        runs.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
         for p in passes {
             match per_label.iter_mut().find(|(l, _)| *l == p.label) {
                 Some((_, v)) => v.push(p.ns),

@@ -208,16 +208,20 @@ fn finish(
     }
     let gpu_ms = timing.median_ns() / 1e6;
     let n = input.len() as f64;
+    let unit = if spec.family() == "sort" {
+        "keys"
+    } else {
+        "items"
+    };
+    let rate = if timing.passes.is_empty() || gpu_ms <= 0.0 {
+        "no GPU work".to_string()
+    } else {
+        format!("{} {unit}/s", io::fmt_rate(n / (gpu_ms * 1e-3)))
+    };
     let line = format!(
-        "{verb_line} on {} in {} GPU ({} {}/s), {:.0} ms total [{}]",
+        "{verb_line} on {} in {} GPU ({rate}), {:.0} ms total [{}]",
         ctx.caps().name,
-        io::fmt_ms(gpu_ms),
-        io::fmt_rate(n / (gpu_ms * 1e-3).max(1e-12)),
-        if spec.family() == "sort" {
-            "keys"
-        } else {
-            "items"
-        },
+        io::fmt_ms(gpu_ms.max(0.0)),
         start.elapsed().as_secs_f64() * 1e3,
         spec.algo()
     );
