@@ -1,7 +1,7 @@
 //! The adapters between the benchmark/CLI and vksort's primitives: one [`OpSpec`] per thing that can be run,
 //! device inputs uploaded once per workload ([`DeviceInput`]), a [`Runner`] that records one run into a
 //! [`Recorder`] (restoring in-place inputs first, under the label [`RESTORE`], which timing leaves out), reads
-//! back the result ([`Output`]) and checks it against the CPU ([`verify`]), and the model [`Shape`] of a run.
+//! back the result ([`Output`]) and checks it against the CPU ([`verify()`]), and the model [`Shape`] of a run.
 //!
 //! This is the only file that names the sort, scan, compaction and reduction APIs.
 
