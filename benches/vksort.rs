@@ -22,7 +22,7 @@ fn main() {
         opts.sizes = vec![16, 20, 24];
         opts.reps = 5;
     }
-    let report = bench::run(&ctx, &opts, &cal, roofline, &mut |_, _, _| {}).expect("bench");
+    let report = bench::run(&ctx, &opts, &cal, roofline, &mut |_, _, _, _| {}).expect("bench");
     print!("{}", bench::report::table(&report));
     let failures = report.failures();
     assert!(

@@ -323,8 +323,8 @@ pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
     by_range.min(by_memory)
 }
 
-/// Progress callback: (configurations done, total, what is running).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+/// Progress callback: (configurations done, total, what is running, the row just measured if any).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str, Option<&Row>);
 
 /// Runs the sweep. `cal` is the calibrated model (see [`Calibration::load_or_calibrate`]); `roofline` the
 /// compute-copy bandwidth measured in this run.
@@ -346,6 +346,7 @@ pub fn run(
             i,
             total,
             &format!("{name} {} 2^{}", spec.algo(), n.trailing_zeros()),
+            None,
         );
         let skip = |reason: String| Skipped {
             op: name.clone(),
@@ -417,8 +418,9 @@ pub fn run(
             check.err(),
             ctx.caps(),
         ));
+        progress(i + 1, total, "", rows.last());
     }
-    progress(total, total, "done");
+    progress(total, total, "done", None);
     let auto = auto_rows(&rows, cal, ctx.caps());
     Ok(Report {
         device: ctx.caps().name.clone(),

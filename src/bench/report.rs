@@ -1,7 +1,7 @@
 //! The benchmark's outputs: a text table (and with `--explain` the per-pass model comparison), CSV, JSON and
 //! CUB-format CSV. Files are written to a temporary name and renamed.
 
-use super::{compare, Report};
+use super::{compare, Report, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -227,36 +227,42 @@ pub fn explain(report: &Report) -> String {
     s
 }
 
+/// The CSV header line (with its newline).
+pub const CSV_HEADER: &str =
+    "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,\
+model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio\n";
+
+/// One row as a CSV line (with its newline).
+pub fn csv_line(r: &Row) -> String {
+    format!(
+        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{}\n",
+        r.op,
+        r.family,
+        r.algo,
+        r.key,
+        r.value,
+        r.dist,
+        r.n,
+        r.reps,
+        r.verified,
+        r.ms_median,
+        r.ms_min,
+        r.ms_max,
+        r.gitems_per_s,
+        r.model_bytes,
+        r.gbytes_per_s,
+        r.roofline_fraction,
+        r.predicted_ms,
+        r.cub_ms.map_or(String::new(), |x| format!("{x:.5}")),
+        r.cub_ratio.map_or(String::new(), |x| format!("{x:.4}"))
+    )
+}
+
 /// The rows as CSV.
 pub fn csv(report: &Report) -> String {
-    let mut s = String::from(
-        "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio\n",
-    );
+    let mut s = String::from(CSV_HEADER);
     for r in &report.rows {
-        writeln!(
-            s,
-            "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{}",
-            r.op,
-            r.family,
-            r.algo,
-            r.key,
-            r.value,
-            r.dist,
-            r.n,
-            r.reps,
-            r.verified,
-            r.ms_median,
-            r.ms_min,
-            r.ms_max,
-            r.gitems_per_s,
-            r.model_bytes,
-            r.gbytes_per_s,
-            r.roofline_fraction,
-            r.predicted_ms,
-            r.cub_ms.map_or(String::new(), |x| format!("{x:.5}")),
-            r.cub_ratio.map_or(String::new(), |x| format!("{x:.4}"))
-        )
-        .unwrap();
+        s.push_str(&csv_line(r));
     }
     s
 }

@@ -16,7 +16,7 @@ use args::{
     SortArgs,
 };
 use clap::Parser;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write as _};
 use std::sync::Arc;
 use std::time::Instant;
 use vksort::bench::data::{Column, ElemType};
@@ -578,9 +578,37 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {elapsed_precise} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let mut progress = |done: usize, _total: usize, what: &str| {
+    // rows are appended to bench.partial.csv as they are measured (kept if the sweep is cut short), and
+    // logged to stderr when no progress bar is shown
+    std::fs::create_dir_all(&a.out_dir)
+        .with_context(|| format!("creating `{}`", a.out_dir.display()))?;
+    let partial_path = a.out_dir.join("bench.partial.csv");
+    let mut partial = std::fs::File::create(&partial_path)
+        .with_context(|| format!("creating `{}`", partial_path.display()))?;
+    let _ = partial.write_all(bench::report::CSV_HEADER.as_bytes());
+    let tty = std::io::stderr().is_terminal();
+    let mut progress = |done: usize, total: usize, what: &str, row: Option<&bench::Row>| {
         bar.set_position(done as u64);
-        bar.set_message(what.to_string());
+        if !what.is_empty() {
+            bar.set_message(what.to_string());
+        }
+        if let Some(r) = row {
+            let _ = partial.write_all(bench::report::csv_line(r).as_bytes());
+            if !tty {
+                eprintln!(
+                    "[{done}/{total}] {} {} {} 2^{}: {}",
+                    r.op,
+                    r.algo,
+                    r.dist,
+                    r.n.trailing_zeros(),
+                    if r.verified {
+                        format!("{:.4} ms", r.ms_median)
+                    } else {
+                        "FAILED".into()
+                    }
+                );
+            }
+        }
     };
     let mut report = bench::run(&ctx, &opts, &cal, roofline, &mut progress)?;
     bar.finish_and_clear();
@@ -593,6 +621,7 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     }
     let mut files = bench::report::write_files(&report, &a.out_dir)
         .with_context(|| format!("writing into `{}`", a.out_dir.display()))?;
+    let _ = std::fs::remove_file(&partial_path);
     if !a.no_plots {
         files.extend(
             bench::plot::write_plots(&report, &a.out_dir)
