@@ -352,6 +352,16 @@ pub fn scan_algorithms() -> Vec<&'static str> {
     ScanAlgorithm::ALL.iter().map(|a| a.name()).collect()
 }
 
+/// The canonical name of a sort algorithm (the library's `SortAlgorithm::from_name` accepts aliases).
+pub fn sort_algorithm_name(s: &str) -> Option<&'static str> {
+    SortAlgorithm::from_name(s).map(|a| a.name())
+}
+
+/// The canonical name of a scan algorithm (`ScanAlgorithm::from_name` accepts aliases such as `naive`).
+pub fn scan_algorithm_name(s: &str) -> Option<&'static str> {
+    ScanAlgorithm::from_name(s).map(|a| a.name())
+}
+
 /// Whether this build has stream compaction.
 pub fn has_compact() -> bool {
     true

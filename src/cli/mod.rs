@@ -26,10 +26,15 @@ use vksort::bench::{self, BenchOptions};
 use vksort::model::Calibration;
 use vksort::{Context, ContextOptions};
 
-/// Sort algorithm names the CLI knows (the build may lack some; they are then refused with a message).
-pub const SORT_ALGOS: [&str; 4] = ["auto", "onesweep", "reduce-then-scan", "small"];
-/// Scan algorithm names.
-pub const SCAN_ALGOS: [&str; 4] = ["lookback", "reduce-then-scan", "blelloch", "hillis-steele"];
+/// Sort algorithm names (the library's `SortAlgorithm::ALL`: the list grows with it).
+fn sort_algos() -> Vec<&'static str> {
+    ops::sort_algorithms()
+}
+
+/// Scan algorithm names (the library's `ScanAlgorithm::ALL`).
+fn scan_algos() -> Vec<&'static str> {
+    ops::scan_algorithms()
+}
 
 /// Runs the command line; returns the exit status.
 pub fn main() -> i32 {
@@ -240,13 +245,13 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         "none" => None,
         v => Some(elem_type(v, "value", &[ElemType::U32, ElemType::U64])?),
     };
-    if !SORT_ALGOS.contains(&a.algo.as_str()) {
-        bail!(
+    let algo = ops::sort_algorithm_name(&a.algo).ok_or_else(|| {
+        anyhow::anyhow!(
             "unknown sort algorithm `{}` (one of {})",
             a.algo,
-            SORT_ALGOS.join(", ")
-        );
-    }
+            sort_algos().join(", ")
+        )
+    })?;
     let bits = a.bits.as_deref().map(|b| parse_bits(b, key)).transpose()?;
     if a.input_values.is_some() && value.is_none() {
         bail!("--input-values needs --values u32|u64");
@@ -270,7 +275,7 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     }
     let ctx = context(device)?;
     let mut spec = OpSpec::Sort {
-        algo: a.algo.clone(),
+        algo: algo.to_string(),
         key,
         value,
         descending: a.descending,
@@ -282,7 +287,7 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         (Some(t), None) => Some(Column::index(t, n)),
         (_, v) => v,
     };
-    if a.algo == "auto" {
+    if algo == "auto" {
         if let Some(choice) = auto_choice(&ctx, key, value, bits, keys.len() as u64) {
             if let OpSpec::Sort { algo, .. } = &mut spec {
                 *algo = choice;
@@ -346,24 +351,24 @@ fn auto_choice(
 
 fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
     let elem = elem_type(&a.keys, "scan element", &[ElemType::U32, ElemType::U64])?;
-    if !SCAN_ALGOS.contains(&a.algo.as_str()) {
-        bail!(
+    let algo = ops::scan_algorithm_name(&a.algo).ok_or_else(|| {
+        anyhow::anyhow!(
             "unknown scan algorithm `{}` (one of {})",
             a.algo,
-            SCAN_ALGOS.join(", ")
-        );
-    }
+            scan_algos().join(", ")
+        )
+    })?;
     let source = Source::read(&a.input, elem)?;
     let ctx = context(device)?;
     let spec = OpSpec::Scan {
-        algo: a.algo.clone(),
+        algo: algo.to_string(),
         elem,
         inclusive: a.inclusive,
     };
     check_fits(&ctx, &spec, source.len())?;
     let keys = source.into_column(elem);
     if !spec.available() {
-        bail!("scan algorithm `{}` is not in this build of vksort", a.algo);
+        bail!("scan algorithm `{}` is not in this build of vksort", algo);
     }
     let input = Input {
         keys,
@@ -508,26 +513,36 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         };
     }
     if let Some(al) = a.algos {
-        for x in &al {
-            if !SORT_ALGOS.contains(&x.as_str()) {
-                bail!(
-                    "unknown sort algorithm `{x}` (one of {})",
-                    SORT_ALGOS.join(", ")
-                );
-            }
-        }
-        opts.sort_algos = Some(al);
+        let names = al
+            .iter()
+            .map(|x| {
+                ops::sort_algorithm_name(x)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "unknown sort algorithm `{x}` (one of {})",
+                            sort_algos().join(", ")
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        opts.sort_algos = Some(names);
     }
     if let Some(al) = a.scan_algos {
-        for x in &al {
-            if !SCAN_ALGOS.contains(&x.as_str()) {
-                bail!(
-                    "unknown scan algorithm `{x}` (one of {})",
-                    SCAN_ALGOS.join(", ")
-                );
-            }
-        }
-        opts.scan_algos = Some(al);
+        let names = al
+            .iter()
+            .map(|x| {
+                ops::scan_algorithm_name(x)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!(
+                            "unknown scan algorithm `{x}` (one of {})",
+                            scan_algos().join(", ")
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        opts.scan_algos = Some(names);
     }
     if let Some(r) = a.reps {
         opts.reps = r.max(1);
