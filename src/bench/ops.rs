@@ -496,11 +496,17 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
     let mut prof = Profiler::new(ctx, 512)?;
     let mut runs = Vec::new();
     let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
-    for i in 0..warmup + reps.max(1) {
+    // Warm-up: at least `warmup` runs and, on a GPU, at least ~30 ms of GPU work (at most 200 runs) so that clocks
+    // have left their idle state before anything is timed.
+    let min_warm_ns = if ctx.caps().is_cpu() { 0.0 } else { 30e6 };
+    let (mut warm_runs, mut warm_ns) = (0usize, 0.0f64);
+    while warm_runs < warmup || (warm_ns < min_warm_ns && warm_runs < 200) {
         ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
-        if i < warmup {
-            continue;
-        }
+        warm_ns += prof.total_ns()?;
+        warm_runs += 1;
+    }
+    for _ in 0..reps.max(1) {
+        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
         let grouped: Vec<PassTime> = prof
             .results()?
             .into_iter()
