@@ -494,29 +494,12 @@ impl Context {
         };
         let (_, pd, family, mut caps) = chosen.clone();
         let ext_names = Self::device_extensions(instance, pd)?;
-        let has_ext = |n: &CStr| ext_names.contains(&n);
-        // Features to enable: query what exists, enable what we use.
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
-        if caps.api_version >= vk::API_VERSION_1_3 {
-            f2 = f2.push_next(&mut f13);
-        }
-        // SAFETY: the chain is valid for the call.
-        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
-        let base = f2.features;
-        let int64 = base.shader_int64 == vk::TRUE && f12.shader_subgroup_extended_types == vk::TRUE;
-        let size_control = caps.api_version >= vk::API_VERSION_1_3
-            && f13.subgroup_size_control == vk::TRUE
-            && f13.compute_full_subgroups == vk::TRUE;
-        caps.int64 = int64;
-        caps.subgroup_size_control = size_control;
-        caps.subgroup_partitioned = has_ext(ash::nv::shader_subgroup_partitioned::NAME);
-
+        // Features to enable: what exists of what vksort uses.
+        Self::fill_optional_features(instance, pd, &mut caps);
+        let (int64, size_control) = (caps.int64, caps.subgroup_size_control);
         let features = vk::PhysicalDeviceFeatures::default().shader_int64(int64);
-        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
-            .shader_subgroup_extended_types(int64)
-            .host_query_reset(f12.host_query_reset == vk::TRUE);
+        let mut e12 =
+            vk::PhysicalDeviceVulkan12Features::default().shader_subgroup_extended_types(int64);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(size_control)
             .compute_full_subgroups(size_control);
@@ -620,6 +603,31 @@ impl Context {
         }
     }
 
+    /// Fills what a device created by [`Context::new`] enables where the device has it: 64-bit scans
+    /// (`shaderInt64` + `shaderSubgroupExtendedTypes`), subgroup size control with full subgroups, and match-any
+    /// (`VK_NV_shader_subgroup_partitioned`).
+    fn fill_optional_features(
+        instance: &ash::Instance,
+        pd: vk::PhysicalDevice,
+        caps: &mut DeviceCaps,
+    ) {
+        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
+        if caps.api_version >= vk::API_VERSION_1_3 {
+            f2 = f2.push_next(&mut f13);
+        }
+        // SAFETY: the chain is valid for the call.
+        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+        caps.int64 =
+            f2.features.shader_int64 == vk::TRUE && f12.shader_subgroup_extended_types == vk::TRUE;
+        caps.subgroup_size_control = caps.api_version >= vk::API_VERSION_1_3
+            && f13.subgroup_size_control == vk::TRUE
+            && f13.compute_full_subgroups == vk::TRUE;
+        caps.subgroup_partitioned = Self::device_extensions(instance, pd)
+            .is_ok_and(|e| e.contains(&ash::nv::shader_subgroup_partitioned::NAME));
+    }
+
     /// Lists every physical device (index, capabilities) without creating a device. For `vksort info`.
     pub fn enumerate() -> Result<Vec<(usize, DeviceCaps)>> {
         // SAFETY: loading the system loader; a throwaway instance destroyed before return.
@@ -643,7 +651,9 @@ impl Context {
                         .iter()
                         .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
                         .unwrap_or(0);
-                    (i, Self::query_caps(&instance, pd, fam as u32))
+                    let mut caps = Self::query_caps(&instance, pd, fam as u32);
+                    Self::fill_optional_features(&instance, pd, &mut caps);
+                    (i, caps)
                 })
                 .collect()
         });
