@@ -10,13 +10,49 @@ use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let log2: u32 = args.first().map(|s| s.parse()).transpose()?.unwrap_or(24);
-    let key = KeyType::from_name(args.get(1).map_or("u32", |s| s.as_str())).ok_or(anyhow::anyhow!("key type"))?;
-    let value = ValueType::from_name(args.get(2).map_or("none", |s| s.as_str())).ok_or(anyhow::anyhow!("value"))?;
-    let algorithm =
-        SortAlgorithm::from_name(args.get(3).map_or("auto", |s| s.as_str())).ok_or(anyhow::anyhow!("algo"))?;
+    let key = KeyType::from_name(args.get(1).map_or("u32", |s| s.as_str()))
+        .ok_or(anyhow::anyhow!("key type"))?;
+    let value = ValueType::from_name(args.get(2).map_or("none", |s| s.as_str()))
+        .ok_or(anyhow::anyhow!("value"))?;
+    let algorithm = SortAlgorithm::from_name(args.get(3).map_or("auto", |s| s.as_str()))
+        .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
     let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
-    let sorter = Sorter::new(&ctx, SortConfig { key, value, algorithm, ..Default::default() })?;
+    // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096" overrides
+    // fields of the default policy for this key/value type (for tuning sweeps).
+    let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+    let mut tag = String::new();
+    if let Ok(spec) = std::env::var("VKSORT_POLICY") {
+        for kv in spec.split(',').filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or(anyhow::anyhow!("policy item {kv}"))?;
+            let v: u32 = v.parse()?;
+            match k {
+                "wg" => policy.workgroup_size = v,
+                "kpt" => policy.keys_per_thread = v,
+                "bits" => policy.digit_bits = v,
+                "part" => policy.use_partitioned = v != 0,
+                "early" => policy.early_counts = v != 0,
+                "ukpt" => policy.upfront_keys_per_thread = v,
+                "ugroups" => policy.upfront_max_groups = v,
+                "ucopies" => policy.upfront_hist_copies = v,
+                "spin" => policy.spin_limit = v,
+                _ => anyhow::bail!("unknown policy item {k}"),
+            }
+        }
+        tag = format!(" [{spec}]");
+    }
+    let sorter = Sorter::new(
+        &ctx,
+        SortConfig {
+            key,
+            value,
+            algorithm,
+            policy: Some(policy),
+            ..Default::default()
+        },
+    )?;
     let mut x = 0x1234_5678_9abc_def0u64;
     let words: Vec<u32> = (0..n * key.bytes() as u64 / 4)
         .map(|_| {
@@ -28,17 +64,31 @@ fn main() -> anyhow::Result<()> {
         .collect();
     let keys = Buffer::from_slice(&ctx, "timing::keys", &words)?;
     let vals = if value.bytes() > 0 {
-        Some(Buffer::device_local(&ctx, "timing::values", n * value.bytes() as u64)?)
+        Some(Buffer::device_local(
+            &ctx,
+            "timing::values",
+            n * value.bytes() as u64,
+        )?)
     } else {
         None
     };
-    let scratch = Buffer::device_local(&ctx, "timing::scratch", sorter.storage_requirements(n).scratch_bytes)?;
+    let scratch = Buffer::device_local(
+        &ctx,
+        "timing::scratch",
+        sorter.storage_requirements(n).scratch_bytes,
+    )?;
     let mut prof = Profiler::new(&ctx, 256)?;
     let mut totals = Vec::new();
     for rep in 0..8 {
         keys.write(0, bytemuck::cast_slice(&words))?;
         ctx.submit_profiled("timing", Some(&mut prof), |rec| {
-            sorter.cmd_sort(rec, keys.as_ref(), vals.as_ref().map(|v| v.as_ref()), scratch.as_ref(), n)
+            sorter.cmd_sort(
+                rec,
+                keys.as_ref(),
+                vals.as_ref().map(|v| v.as_ref()),
+                scratch.as_ref(),
+                n,
+            )
         })?;
         let passes = prof.results()?;
         let total: f64 = passes.iter().map(|p| p.ns).sum();
@@ -53,9 +103,13 @@ fn main() -> anyhow::Result<()> {
     }
     totals.sort_by(|a, b| a.total_cmp(b));
     let med = totals[totals.len() / 2];
-    let roof = vksort::copy::measure_roofline(&ctx, (1u64 << 30).min(ctx.caps().max_storage_buffer_range & !15), 5)?;
+    let roof = vksort::copy::measure_roofline(
+        &ctx,
+        (1u64 << 30).min(ctx.caps().max_storage_buffer_range & !15),
+        5,
+    )?;
     println!(
-        "{} n=2^{log2} {} keys, {} values, {:?} ({:?}): median {:.3} ms = {:.2} G keys/s; compute copy {:.0} GB/s",
+        "{} n=2^{log2} {} keys, {} values, {:?} ({:?}): median {:.3} ms = {:.2} G keys/s; compute copy {:.0} GB/s{tag}",
         ctx.caps().name,
         key.name(),
         value.name(),

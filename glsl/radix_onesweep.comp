@@ -25,6 +25,7 @@ layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 7) const uint STALL_EVERY = 0;
+layout(constant_id = 8) const uint EARLY_COUNTS = 0;   // 1: publish tile counts before ranking (Onesweep)
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -35,7 +36,9 @@ layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
 layout(set = 0, binding = 2, std430) buffer ValsA { uint vals_a[]; };
 layout(set = 0, binding = 3, std430) buffer ValsB { uint vals_b[]; };
-layout(set = 0, binding = 4, std430) coherent buffer Meta { uint meta[]; };
+// volatile: the look-back polls predecessors' status words with plain loads that the compiler must not cache
+// or hoist (a status word carries its flag and count together, so no ordering with other data is needed).
+layout(set = 0, binding = 4, std430) volatile coherent buffer Meta { uint meta[]; };
 
 layout(push_constant) uniform Push {
     uint shift;       // lowest bit of this digit place (of the transformed key)
@@ -58,11 +61,52 @@ shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
 #include "radix_rank.glsl"
 
 uint g_sel;
+uint g_w0[KPT];
+uint g_w1[KPT];
+uint g_v0[KPT];
+uint g_v1[KPT];
+uint g_dest[KPT];
 
 uint load_key(uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
 uint load_val(uint i) { return g_sel == 0u ? vals_a[i] : vals_b[i]; }
 void store_key(uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
 void store_val(uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
+
+#define LOAD_KEYS(KB)                                                                                   \
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
+        uint lp = item_pos(j);                                                                          \
+        uint idx = tile_base + lp;                                                                      \
+        bool valid = lp < tile_n;                                                                       \
+        uint w0 = 0u, w1 = 0u;                                                                          \
+        if (valid) {                                                                                    \
+            w0 = KB[idx * KEY_WORDS];                                                                   \
+            if (KEY_WORDS == 2u) w1 = KB[idx * KEY_WORDS + 1u];                                         \
+        }                                                                                               \
+        g_w0[j] = w0;                                                                                   \
+        g_w1[j] = w1;                                                                                   \
+        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) \
+                           : mask;                                                                      \
+    }
+
+// Values are loaded after the ranking (fewer live registers while ranking), in the keys' item layout.
+#define LOAD_VALS(VB)                                                                                   \
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
+        uint lp = item_pos(j);                                                                          \
+        uint idx = tile_base + lp;                                                                      \
+        if (lp < tile_n) {                                                                              \
+            g_v0[j] = VB[idx * VAL_WORDS];                                                              \
+            if (VAL_WORDS == 2u) g_v1[j] = VB[idx * VAL_WORDS + 1u];                                    \
+        }                                                                                               \
+    }
+
+void load_values(uint tile_base, uint tile_n) {
+    if (VAL_WORDS == 0u) return;
+    if (g_sel == 0u) {
+        LOAD_VALS(vals_a)
+    } else {
+        LOAD_VALS(vals_b)
+    }
+}
 
 uint digit_at(uint idx, uint mask) {
     uvec2 k = uvec2(load_key(idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(idx * KEY_WORDS + 1u) : 0u);
@@ -87,7 +131,7 @@ uint look_back(uint tile, uint d, uint sbase, uint mask) {
         p--;
         uint s = 0u;
         for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
-            s = atomicOr(meta[sbase + p * RADIX + d], 0u);
+            s = meta[sbase + p * RADIX + d];
             if (s != 0u) break;
         }
         if (s == 0u) {
@@ -101,12 +145,6 @@ uint look_back(uint tile, uint d, uint sbase, uint mask) {
 }
 #endif
 
-uint g_w0[KPT];
-uint g_w1[KPT];
-uint g_v0[KPT];
-uint g_v1[KPT];
-uint g_pos[KPT];
-uint g_dest[KPT];
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -127,44 +165,49 @@ void main() {
     uint mask = (1u << pc.pass_bits) - 1u;
     bool desc = (pc.flags & 1u) != 0u;
 
-    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint lp = item_pos(j);
-        uint idx = tile_base + lp;
-        bool valid = lp < tile_n;
-        uint w0 = 0u, w1 = 0u;
-        if (valid) {
-            w0 = load_key(idx * KEY_WORDS);
-            if (KEY_WORDS == 2u) w1 = load_key(idx * KEY_WORDS + 1u);
-            if (VAL_WORDS >= 1u) g_v0[j] = load_val(idx * VAL_WORDS);
-            if (VAL_WORDS == 2u) g_v1[j] = load_val(idx * VAL_WORDS + 1u);
-        }
-        g_w0[j] = w0;
-        g_w1[j] = w1;
-        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) : mask;
+    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last. The side is
+    // chosen once for the whole loop (a select per load could make the compiler read both sides).
+    if (g_sel == 0u) {
+        LOAD_KEYS(keys_a)
+    } else {
+        LOAD_KEYS(keys_b)
     }
 
     if (lid == 0u) s_uniform = 0u;
-    rank_digits(pc.pass_bits);
-
 #if LOOKBACK
     uint sbase = pc.status_off + pc.pass_index * tiles * RADIX;
     bool stalled = STALL_EVERY > 0u && tile % STALL_EVERY == 1u;
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        if (!stalled) {
-            atomicExchange(meta[sbase + tile * RADIX + d],
-                           (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d]);
+    // The global digit offsets: loaded now, their latency hidden behind the ranking.
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d];
+    if (EARLY_COUNTS != 0u) {
+        // Early counts: the tile's digit histogram (shared atomics), published before the (slower) ranking so
+        // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+        barrier();
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+        }
+    }
+    rank_digits(pc.pass_bits);
+    load_values(tile_base, tile_n);
+    if (EARLY_COUNTS == 0u) {
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
         }
     }
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         uint excl = 0u;
         if (tile > 0u) {
             excl = look_back(tile, d, sbase, mask);
-            if (!stalled) atomicExchange(meta[sbase + tile * RADIX + d], FLAG_INCLUSIVE | (excl + s_tot[d]));
+            if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
         }
-        s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d] + excl - s_lstart[d];
+        s_gbase[d] += excl - s_lstart[d];
     }
 #else
+    rank_digits(pc.pass_bits);
+    load_values(tile_base, tile_n);
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
     }
@@ -173,9 +216,10 @@ void main() {
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
     }
+    // g_sub becomes each item's tile position (its rank among the tile's digits).
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
-        g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
+        g_sub[j] += s_lstart[d] + smem[gl_SubgroupID * RADIX + d];
     }
     barrier();
 
@@ -193,7 +237,7 @@ void main() {
     }
 
     // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint i = k * WG_SIZE + lid;
@@ -206,14 +250,14 @@ void main() {
     }
     if (KEY_WORDS == 2u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w0[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             if (i < tile_n) store_key(g_dest[k] * 2u, smem[i]);
         }
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
@@ -222,7 +266,7 @@ void main() {
     }
     if (VAL_WORDS >= 1u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v0[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
@@ -231,7 +275,7 @@ void main() {
     }
     if (VAL_WORDS == 2u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;

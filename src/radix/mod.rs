@@ -95,6 +95,12 @@ pub struct RadixPolicy {
     pub upfront_max_groups: u32,
     /// Whether Auto may use Onesweep (inter-workgroup waiting) on this device; else reduce-then-scan.
     pub onesweep_safe: bool,
+    /// Onesweep publishes each tile's digit counts (a shared-atomic histogram) before ranking it ("early
+    /// counts"), so successors' look-backs wait less; false: after ranking.
+    pub early_counts: bool,
+    /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
+    /// the subgroups per workgroup and the shared memory (1..=16).
+    pub upfront_hist_copies: u32,
 }
 
 impl RadixPolicy {
@@ -121,6 +127,8 @@ impl RadixPolicy {
                 upfront_keys_per_thread: 16,
                 upfront_max_groups: 1024,
                 onesweep_safe: true,
+                early_counts: true,
+                upfront_hist_copies: 4,
             }
         } else if caps.is_cpu() {
             Self {
@@ -136,6 +144,8 @@ impl RadixPolicy {
                 upfront_keys_per_thread: 8,
                 upfront_max_groups: 64,
                 onesweep_safe: true,
+                early_counts: true,
+                upfront_hist_copies: 2,
             }
         } else {
             Self {
@@ -151,6 +161,8 @@ impl RadixPolicy {
                 upfront_keys_per_thread: 16,
                 upfront_max_groups: 512,
                 onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
+                early_counts: true,
+                upfront_hist_copies: 2,
             }
         };
         // Shrink until the kernels' shared memory fits.
@@ -223,6 +235,9 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
         {
             return bad("keys per thread must be in 1..=32".into());
+        }
+        if !(1..=16).contains(&self.upfront_hist_copies) {
+            return bad("upfront_hist_copies must be in 1..=16".into());
         }
         if self.upfront_max_groups == 0 {
             return bad("upfront_max_groups must be at least 1".into());

@@ -56,6 +56,7 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
             s.val_words,
             s.policy.spin_limit,
             s.policy.stall_every,
+            s.policy.early_counts as u32,
         ],
     )
 }
