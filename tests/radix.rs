@@ -780,8 +780,10 @@ fn bad_input_is_rejected_and_writes_nothing() {
             },
         )
         .unwrap();
+        // (one key above the policy's limit: the count is checked before the buffers' sizes)
+        let too_many = small.policy().small_sort_max as u64 + 1;
         let r = ctx.submit("test::bad", |rec| {
-            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
         });
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
         assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);

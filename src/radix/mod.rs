@@ -128,7 +128,7 @@ impl RadixPolicy {
                 upfront_max_groups: 1024,
                 onesweep_safe: true,
                 early_counts: true,
-                upfront_hist_copies: 4,
+                upfront_hist_copies: 1,
             }
         } else if caps.is_cpu() {
             Self {
@@ -145,7 +145,7 @@ impl RadixPolicy {
                 upfront_max_groups: 64,
                 onesweep_safe: true,
                 early_counts: true,
-                upfront_hist_copies: 2,
+                upfront_hist_copies: 1,
             }
         } else {
             Self {
@@ -162,7 +162,7 @@ impl RadixPolicy {
                 upfront_max_groups: 512,
                 onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
                 early_counts: true,
-                upfront_hist_copies: 2,
+                upfront_hist_copies: 1,
             }
         };
         // Shrink until the kernels' shared memory fits.
