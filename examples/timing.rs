@@ -38,6 +38,7 @@ fn main() -> anyhow::Result<()> {
                 "ugroups" => policy.upfront_max_groups = v,
                 "ucopies" => policy.upfront_hist_copies = v,
                 "spin" => policy.spin_limit = v,
+                "debug" => policy.debug_mode = v,
                 _ => anyhow::bail!("unknown policy item {k}"),
             }
         }
@@ -79,6 +80,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     let mut prof = Profiler::new(&ctx, 256)?;
     let mut totals = Vec::new();
+    let mut per_pass = Vec::new();
     for rep in 0..8 {
         keys.write(0, bytemuck::cast_slice(&words))?;
         ctx.submit_profiled("timing", Some(&mut prof), |rec| {
@@ -92,14 +94,19 @@ fn main() -> anyhow::Result<()> {
         })?;
         let passes = prof.results()?;
         let total: f64 = passes.iter().map(|p| p.ns).sum();
-        if rep == 7 {
-            for p in sum_by_label(&passes) {
-                println!("{:<40} {:>10.3} ms", p.label, p.ns / 1e6);
-            }
-        }
         if rep >= 2 {
             totals.push(total);
+            per_pass.push(sum_by_label(&passes));
         }
+    }
+    // Per-pass medians over the timed repetitions (labels in recording order).
+    for (i, p) in per_pass[0].iter().enumerate() {
+        let mut v: Vec<f64> = per_pass
+            .iter()
+            .filter_map(|r| r.get(i).map(|q| q.ns))
+            .collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        println!("{:<40} {:>10.3} ms (median)", p.label, v[v.len() / 2] / 1e6);
     }
     totals.sort_by(|a, b| a.total_cmp(b));
     let med = totals[totals.len() / 2];

@@ -40,6 +40,10 @@ layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 7) const uint STALL_EVERY = 0;
 layout(constant_id = 8) const uint EARLY_COUNTS = 0;   // 1: publish tile counts before ranking (Onesweep)
+// Timing experiments only (results are wrong when non-zero): bit 0 no look-back wait (earlier tiles count 0),
+// bit 1 no matching in the ranking, bit 2 keys leave to their own tile's range (no scatter).
+layout(constant_id = 9) const uint DEBUG_MODE = 0;
+#define RANK_DEBUG_NO_MATCH ((DEBUG_MODE & 2u) != 0u)
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -72,19 +76,15 @@ shared uint s_gbase[RADIX];
 shared uint s_tile;
 shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
 
+#define RANK_LOCAL 1
 #include "radix_rank.glsl"
 
-uint g_sel;
-uint g_w0[KPT];
-uint g_w1[KPT];
-uint g_v0[KPT];
-uint g_v1[KPT];
-uint g_dest[KPT];
+// Per-invocation state lives in main()'s local variables (registers); the functions below take what they
+// need as arguments (g_sel: the side the pass reads, 0 caller's buffers A, 1 scratch B).
 
-uint load_key(uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
-uint load_val(uint i) { return g_sel == 0u ? vals_a[i] : vals_b[i]; }
-void store_key(uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
-void store_val(uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
+uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
+void store_key(uint g_sel, uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
+void store_val(uint g_sel, uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
 
 #define LOAD_KEYS(KB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
@@ -113,7 +113,7 @@ void store_val(uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] 
         }                                                                                               \
     }
 
-void load_values(uint tile_base, uint tile_n) {
+void load_values(uint g_sel, uint tile_base, uint tile_n, out uint g_v0[KPT], out uint g_v1[KPT]) {
     if (VAL_WORDS == 0u) return;
     if (g_sel == 0u) {
         LOAD_VALS(vals_a)
@@ -122,23 +122,23 @@ void load_values(uint tile_base, uint tile_n) {
     }
 }
 
-uint digit_at(uint idx, uint mask) {
-    uvec2 k = uvec2(load_key(idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(idx * KEY_WORDS + 1u) : 0u);
+uint digit_at(uint g_sel, uint idx, uint mask) {
+    uvec2 k = uvec2(load_key(g_sel, idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(g_sel, idx * KEY_WORDS + 1u) : 0u);
     return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), pc.shift, mask);
 }
 
 #if LOOKBACK
 // Counts digit d in (full) tile p from the keys: the look-back's way forward past a stalled predecessor.
-uint recount(uint p, uint d, uint mask) {
+uint recount(uint g_sel, uint p, uint d, uint mask) {
     uint c = 0u;
     for (uint i = 0u; i < TILE; i++) {
-        if (digit_at(p * TILE + i, mask) == d) c++;
+        if (digit_at(g_sel, p * TILE + i, mask) == d) c++;
     }
     return c;
 }
 
 // Sum of digit d's counts over tiles [0, tile).
-uint look_back(uint tile, uint d, uint sbase, uint mask) {
+uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     uint excl = 0u;
     uint p = tile;
     while (p > 0u) {
@@ -149,7 +149,7 @@ uint look_back(uint tile, uint d, uint sbase, uint mask) {
             if (s != 0u) break;
         }
         if (s == 0u) {
-            excl += recount(p, d, mask);
+            excl += recount(g_sel, p, d, mask);
             continue;
         }
         excl += s & COUNT_MASK;
@@ -165,7 +165,14 @@ void main() {
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, TILE);
     uint rec = CTRL_PASS + 8u * pc.pass_index;
-    g_sel = meta[rec + 3u];
+    uint g_sel = meta[rec + 3u];
+    uint g_w0[KPT];
+    uint g_w1[KPT];
+    uint g_v0[KPT];
+    uint g_v1[KPT];
+    uint g_dest[KPT];
+    uint g_digit[KPT];
+    uint g_sub[KPT];
 #if LOOKBACK
     if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
     barrier();
@@ -204,8 +211,8 @@ void main() {
             if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
         }
     }
-    rank_digits(pc.pass_bits);
-    load_values(tile_base, tile_n);
+    rank_digits(pc.pass_bits, g_digit, g_sub);
+    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
     if (EARLY_COUNTS == 0u) {
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
@@ -214,14 +221,14 @@ void main() {
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         uint excl = 0u;
         if (tile > 0u) {
-            excl = look_back(tile, d, sbase, mask);
+            if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
             if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
         }
         s_gbase[d] += excl - s_lstart[d];
     }
 #else
-    rank_digits(pc.pass_bits);
-    load_values(tile_base, tile_n);
+    rank_digits(pc.pass_bits, g_digit, g_sub);
+    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
     }
@@ -242,10 +249,10 @@ void main() {
         uint gb = s_gbase[s_uniform - 1u];
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             uint dst = gb + item_pos(j);
-            store_key(dst * KEY_WORDS, g_w0[j]);
-            if (KEY_WORDS == 2u) store_key(dst * 2u + 1u, g_w1[j]);
-            if (VAL_WORDS >= 1u) store_val(dst * VAL_WORDS, g_v0[j]);
-            if (VAL_WORDS == 2u) store_val(dst * 2u + 1u, g_v1[j]);
+            store_key(g_sel, dst * KEY_WORDS, g_w0[j]);
+            if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, g_w1[j]);
+            if (VAL_WORDS >= 1u) store_val(g_sel, dst * VAL_WORDS, g_v0[j]);
+            if (VAL_WORDS == 2u) store_val(g_sel, dst * 2u + 1u, g_v1[j]);
         }
         return;
     }
@@ -258,8 +265,8 @@ void main() {
         if (i < tile_n) {
             uint w = smem[i];
             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
-            g_dest[k] = s_gbase[d] + i;
-            if (KEY_WORDS == 1u) store_key(g_dest[k], w);
+            g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+            if (KEY_WORDS == 1u) store_key(g_sel, g_dest[k], w);
         }
     }
     if (KEY_WORDS == 2u) {
@@ -268,14 +275,14 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_dest[k] * 2u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u, smem[i]);
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u + 1u, smem[i]);
         }
     }
     if (VAL_WORDS >= 1u) {
@@ -284,7 +291,7 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_dest[k] * VAL_WORDS, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k] * VAL_WORDS, smem[i]);
         }
     }
     if (VAL_WORDS == 2u) {
@@ -293,7 +300,7 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k] * 2u + 1u, smem[i]);
         }
     }
 }

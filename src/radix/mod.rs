@@ -98,6 +98,9 @@ pub struct RadixPolicy {
     /// Onesweep publishes each tile's digit counts (a shared-atomic histogram) before ranking it ("early
     /// counts"), so successors' look-backs wait less; false: after ranking.
     pub early_counts: bool,
+    /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
+    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range).
+    pub debug_mode: u32,
     /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
     /// the subgroups per workgroup and the shared memory (1..=16).
     pub upfront_hist_copies: u32,
@@ -105,7 +108,8 @@ pub struct RadixPolicy {
 
 impl RadixPolicy {
     /// The policy for a device:
-    /// - NVIDIA: 512 x 15 keys per tile, 8-bit digits, match-any ranking where available, one-workgroup sort up
+    /// - NVIDIA: 512 x 8 keys per tile (measured on an H200: 8 keys per invocation beat 12..16 by 1.3-3x, the
+    ///   per-invocation registers being the limit), 8-bit digits, match-any ranking where available, one-workgroup sort up
     ///   to 8192 keys (512 x 16).
     /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048.
     /// - Others: 256 x 12, shrunk until the shared memory fits; Onesweep is not used by Auto on ARM (Mali),
@@ -116,7 +120,7 @@ impl RadixPolicy {
         let mut p = if caps.vendor_id == 0x10de {
             Self {
                 workgroup_size: 512,
-                keys_per_thread: 15,
+                keys_per_thread: 8,
                 digit_bits: 8,
                 spin_limit: 4096,
                 stall_every: 0,
@@ -129,6 +133,7 @@ impl RadixPolicy {
                 onesweep_safe: true,
                 early_counts: true,
                 upfront_hist_copies: 1,
+                debug_mode: 0,
             }
         } else if caps.is_cpu() {
             Self {
@@ -146,6 +151,7 @@ impl RadixPolicy {
                 onesweep_safe: true,
                 early_counts: true,
                 upfront_hist_copies: 1,
+                debug_mode: 0,
             }
         } else {
             Self {
@@ -163,6 +169,7 @@ impl RadixPolicy {
                 onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
                 early_counts: true,
                 upfront_hist_copies: 1,
+                debug_mode: 0,
             }
         };
         // Shrink until the kernels' shared memory fits.

@@ -67,6 +67,7 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
             s.policy.spin_limit,
             s.policy.stall_every,
             s.policy.early_counts as u32,
+            s.policy.debug_mode,
         ],
     )
 }
