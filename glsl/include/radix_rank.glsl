@@ -89,8 +89,6 @@ void rank_digits(uint bits RANK_PARAMS) {
     for (uint i = lid; i < gl_NumSubgroups * RADIX; i += WG_SIZE) smem[i] = 0u;
     barrier();
     uint base = gl_SubgroupID * RADIX;
-    // 1) Match every item first (independent, so their latencies overlap): g_sub[j] = rank among the
-    //    subgroup's equal digits of this item | group size << 16.
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
         // Fast path: a subgroup whose items all share one digit needs no matching.
@@ -101,18 +99,12 @@ void rank_digits(uint bits RANK_PARAMS) {
 #else
         uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
 #endif
-        g_sub[j] = popcount4(peers & gl_SubgroupLtMask) | (popcount4(peers) << 16);
-    }
-    // 2) The subgroup's private counters (smem[base + digit]): no other subgroup touches them and the groups
-    //    of one item have distinct digits, so plain loads and stores do, ordered by subgroup barriers: every
-    //    lane reads its digit's counter, then the group's first lane adds the group's size.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint d = g_digit[j];
-        uint below = g_sub[j] & 0xffffu;
-        uint old = smem[base + d];
-        subgroupBarrier();
-        if (below == 0u) smem[base + d] = old + (g_sub[j] >> 16);
-        subgroupBarrier();
+        uint leader = lsb4(peers);
+        uint cnt = popcount4(peers);
+        uint below = popcount4(peers & gl_SubgroupLtMask);
+        uint old = 0u;
+        if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[base + d], cnt);
+        old = subgroupShuffle(old, leader);
         g_sub[j] = old + below;
     }
     barrier();
