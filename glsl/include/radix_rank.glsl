@@ -23,8 +23,8 @@
 DEFINE_WG_SCAN(uint, rdig)
 
 // Per-item digits (input) and ranks within the subgroup (output) of rank_digits(): module-scope arrays, or,
-// with RANK_LOCAL defined, the caller's local arrays passed as arguments (NVIDIA's compiler keeps
-// module-scope (Private) arrays in memory; function-local ones go to registers).
+// with RANK_LOCAL defined, the caller's local arrays passed as arguments (function-local arrays are the
+// safer bet for register allocation: some compilers treat module-scope (Private) arrays as memory).
 #ifdef RANK_LOCAL
 #define RANK_PARAMS , in uint g_digit[KPT], out uint g_sub[KPT]
 #else

@@ -102,14 +102,15 @@ pub struct RadixPolicy {
     /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range).
     pub debug_mode: u32,
     /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
-    /// the subgroups per workgroup and the shared memory (1..=16).
+    /// the subgroups per workgroup and the shared memory (1..=16). Default 1: on an H200, 4 and 8 copies made
+    /// the pass 1.6-4x slower (more shared memory, fewer resident workgroups).
     pub upfront_hist_copies: u32,
 }
 
 impl RadixPolicy {
     /// The policy for a device:
-    /// - NVIDIA: 512 x 8 keys per tile (measured on an H200: 8 keys per invocation beat 12..16 by 1.3-3x, the
-    ///   per-invocation registers being the limit), 8-bit digits, match-any ranking where available, one-workgroup sort up
+    /// - NVIDIA: 512 x 8 keys per tile (measured on an H200: 8 keys per invocation beat 12..16 by 1.3-1.4x, and
+    ///   workgroups of 256..1024 were alike), 8-bit digits, match-any ranking where available, one-workgroup sort up
     ///   to 8192 keys (512 x 16).
     /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048.
     /// - Others: 256 x 12, shrunk until the shared memory fits; Onesweep is not used by Auto on ARM (Mali),
