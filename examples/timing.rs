@@ -18,12 +18,39 @@ fn main() -> anyhow::Result<()> {
         .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
     let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
+    // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096" overrides
+    // fields of the default policy for this key/value type (for tuning sweeps).
+    let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+    let mut tag = String::new();
+    if let Ok(spec) = std::env::var("VKSORT_POLICY") {
+        for kv in spec.split(',').filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or(anyhow::anyhow!("policy item {kv}"))?;
+            let v: u32 = v.parse()?;
+            match k {
+                "wg" => policy.workgroup_size = v,
+                "kpt" => policy.keys_per_thread = v,
+                "bits" => policy.digit_bits = v,
+                "part" => policy.use_partitioned = v != 0,
+                "early" => policy.early_counts = v != 0,
+                "ukpt" => policy.upfront_keys_per_thread = v,
+                "ugroups" => policy.upfront_max_groups = v,
+                "ucopies" => policy.upfront_hist_copies = v,
+                "spin" => policy.spin_limit = v,
+                "debug" => policy.debug_mode = v,
+                _ => anyhow::bail!("unknown policy item {k}"),
+            }
+        }
+        tag = format!(" [{spec}]");
+    }
     let sorter = Sorter::new(
         &ctx,
         SortConfig {
             key,
             value,
             algorithm,
+            policy: Some(policy),
             ..Default::default()
         },
     )?;
@@ -53,6 +80,7 @@ fn main() -> anyhow::Result<()> {
     )?;
     let mut prof = Profiler::new(&ctx, 256)?;
     let mut totals = Vec::new();
+    let mut per_pass = Vec::new();
     for rep in 0..8 {
         keys.write(0, bytemuck::cast_slice(&words))?;
         ctx.submit_profiled("timing", Some(&mut prof), |rec| {
@@ -66,14 +94,19 @@ fn main() -> anyhow::Result<()> {
         })?;
         let passes = prof.results()?;
         let total: f64 = passes.iter().map(|p| p.ns).sum();
-        if rep == 7 {
-            for p in sum_by_label(&passes) {
-                println!("{:<40} {:>10.3} ms", p.label, p.ns / 1e6);
-            }
-        }
         if rep >= 2 {
             totals.push(total);
+            per_pass.push(sum_by_label(&passes));
         }
+    }
+    // Per-pass medians over the timed repetitions (labels in recording order).
+    for (i, p) in per_pass[0].iter().enumerate() {
+        let mut v: Vec<f64> = per_pass
+            .iter()
+            .filter_map(|r| r.get(i).map(|q| q.ns))
+            .collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        println!("{:<40} {:>10.3} ms (median)", p.label, v[v.len() / 2] / 1e6);
     }
     totals.sort_by(|a, b| a.total_cmp(b));
     let med = totals[totals.len() / 2];
@@ -83,7 +116,7 @@ fn main() -> anyhow::Result<()> {
         5,
     )?;
     println!(
-        "{} n=2^{log2} {} keys, {} values, {:?} ({:?}): median {:.3} ms = {:.2} G keys/s; compute copy {:.0} GB/s",
+        "{} n=2^{log2} {} keys, {} values, {:?} ({:?}): median {:.3} ms = {:.2} G keys/s; compute copy {:.0} GB/s{tag}",
         ctx.caps().name,
         key.name(),
         value.name(),

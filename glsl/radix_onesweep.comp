@@ -8,23 +8,43 @@
 // writes them, stably ranked by this place's digit, to the other side; each digit's run of a tile leaves
 // through shared memory so that global writes are contiguous.
 //
+// FIXED_KPT=k variants (chosen by the host when the policy's keys_per_thread is k): keys per invocation is a
+// compile-time constant, so shaderc already unrolls the item loops and scalarizes the per-item arrays (no
+// arrays reach the driver). On an H200 this measured about the same as the specialization-constant variant
+// (the driver unrolls that one too); kept so that the tile loops never depend on a driver's unroller.
+//
 // Forward progress: the look-back waits at most SPIN_LIMIT polls on a predecessor tile's status; then it counts
 // that tile's digit itself from the keys and goes on. STALL_EVERY > 0 (tests only) makes tiles with
 // id % STALL_EVERY == 1 never publish their status, so successors must take that path.
 // @variant ballot LOOKBACK=1
 // @variant partitioned LOOKBACK=1 PARTITIONED=1
+// @variant ballot_k8 LOOKBACK=1 FIXED_KPT=8
+// @variant ballot_k12 LOOKBACK=1 FIXED_KPT=12
+// @variant ballot_k16 LOOKBACK=1 FIXED_KPT=16
+// @variant partitioned_k8 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=8
+// @variant partitioned_k12 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=12
+// @variant partitioned_k16 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=16
 // @variant downsweep LOOKBACK=0
 // @variant downsweep_partitioned LOOKBACK=0 PARTITIONED=1
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
 
+#ifdef FIXED_KPT
+const uint KPT = FIXED_KPT;   // spec constant 2 is still given by the host, and ignored
+#else
 layout(constant_id = 2) const uint KPT = 8;
+#endif
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 7) const uint STALL_EVERY = 0;
+layout(constant_id = 8) const uint EARLY_COUNTS = 0;   // 1: publish tile counts before ranking (Onesweep)
+// Timing experiments only (results are wrong when non-zero): bit 0 no look-back wait (earlier tiles count 0),
+// bit 1 no matching in the ranking, bit 2 keys leave to their own tile's range (no scatter).
+layout(constant_id = 9) const uint DEBUG_MODE = 0;
+#define RANK_DEBUG_NO_MATCH ((DEBUG_MODE & 2u) != 0u)
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -35,7 +55,9 @@ layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
 layout(set = 0, binding = 2, std430) buffer ValsA { uint vals_a[]; };
 layout(set = 0, binding = 3, std430) buffer ValsB { uint vals_b[]; };
-layout(set = 0, binding = 4, std430) coherent buffer Meta { uint meta[]; };
+// volatile: the look-back polls predecessors' status words with plain loads that the compiler must not cache
+// or hoist (a status word carries its flag and count together, so no ordering with other data is needed).
+layout(set = 0, binding = 4, std430) volatile coherent buffer Meta { uint meta[]; };
 
 layout(push_constant) uniform Push {
     uint shift;       // lowest bit of this digit place (of the transformed key)
@@ -55,43 +77,80 @@ shared uint s_gbase[RADIX];
 shared uint s_tile;
 shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
 
+#define RANK_LOCAL 1
 #include "radix_rank.glsl"
 
-uint g_sel;
+// Per-invocation state lives in main()'s local variables (registers); the functions below take what they
+// need as arguments (g_sel: the side the pass reads, 0 caller's buffers A, 1 scratch B).
 
-uint load_key(uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
-uint load_val(uint i) { return g_sel == 0u ? vals_a[i] : vals_b[i]; }
-void store_key(uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
-void store_val(uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
+uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
+void store_key(uint g_sel, uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
+void store_val(uint g_sel, uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
 
-uint digit_at(uint idx, uint mask) {
-    uvec2 k = uvec2(load_key(idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(idx * KEY_WORDS + 1u) : 0u);
+#define LOAD_KEYS(KB)                                                                                   \
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
+        uint lp = item_pos(j);                                                                          \
+        uint idx = tile_base + lp;                                                                      \
+        bool valid = lp < tile_n;                                                                       \
+        uint w0 = 0u, w1 = 0u;                                                                          \
+        if (valid) {                                                                                    \
+            w0 = KB[idx * KEY_WORDS];                                                                   \
+            if (KEY_WORDS == 2u) w1 = KB[idx * KEY_WORDS + 1u];                                         \
+        }                                                                                               \
+        g_w0[j] = w0;                                                                                   \
+        g_w1[j] = w1;                                                                                   \
+        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) \
+                           : mask;                                                                      \
+    }
+
+// Values are loaded after the ranking (fewer live registers while ranking), in the keys' item layout.
+#define LOAD_VALS(VB)                                                                                   \
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
+        uint lp = item_pos(j);                                                                          \
+        uint idx = tile_base + lp;                                                                      \
+        if (lp < tile_n) {                                                                              \
+            g_v0[j] = VB[idx * VAL_WORDS];                                                              \
+            if (VAL_WORDS == 2u) g_v1[j] = VB[idx * VAL_WORDS + 1u];                                    \
+        }                                                                                               \
+    }
+
+void load_values(uint g_sel, uint tile_base, uint tile_n, out uint g_v0[KPT], out uint g_v1[KPT]) {
+    if (VAL_WORDS == 0u) return;
+    if (g_sel == 0u) {
+        LOAD_VALS(vals_a)
+    } else {
+        LOAD_VALS(vals_b)
+    }
+}
+
+uint digit_at(uint g_sel, uint idx, uint mask) {
+    uvec2 k = uvec2(load_key(g_sel, idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(g_sel, idx * KEY_WORDS + 1u) : 0u);
     return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), pc.shift, mask);
 }
 
 #if LOOKBACK
 // Counts digit d in (full) tile p from the keys: the look-back's way forward past a stalled predecessor.
-uint recount(uint p, uint d, uint mask) {
+uint recount(uint g_sel, uint p, uint d, uint mask) {
     uint c = 0u;
     for (uint i = 0u; i < TILE; i++) {
-        if (digit_at(p * TILE + i, mask) == d) c++;
+        if (digit_at(g_sel, p * TILE + i, mask) == d) c++;
     }
     return c;
 }
 
 // Sum of digit d's counts over tiles [0, tile).
-uint look_back(uint tile, uint d, uint sbase, uint mask) {
+uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     uint excl = 0u;
     uint p = tile;
     while (p > 0u) {
         p--;
         uint s = 0u;
         for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
-            s = atomicOr(meta[sbase + p * RADIX + d], 0u);
+            s = meta[sbase + p * RADIX + d];
             if (s != 0u) break;
         }
         if (s == 0u) {
-            excl += recount(p, d, mask);
+            excl += recount(g_sel, p, d, mask);
             continue;
         }
         excl += s & COUNT_MASK;
@@ -101,19 +160,20 @@ uint look_back(uint tile, uint d, uint sbase, uint mask) {
 }
 #endif
 
-uint g_w0[KPT];
-uint g_w1[KPT];
-uint g_v0[KPT];
-uint g_v1[KPT];
-uint g_pos[KPT];
-uint g_dest[KPT];
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, TILE);
     uint rec = CTRL_PASS + 8u * pc.pass_index;
-    g_sel = meta[rec + 3u];
+    uint g_sel = meta[rec + 3u];
+    uint g_w0[KPT];
+    uint g_w1[KPT];
+    uint g_v0[KPT];
+    uint g_v1[KPT];
+    uint g_dest[KPT];
+    uint g_digit[KPT];
+    uint g_sub[KPT];
 #if LOOKBACK
     if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
     barrier();
@@ -127,44 +187,49 @@ void main() {
     uint mask = (1u << pc.pass_bits) - 1u;
     bool desc = (pc.flags & 1u) != 0u;
 
-    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint lp = item_pos(j);
-        uint idx = tile_base + lp;
-        bool valid = lp < tile_n;
-        uint w0 = 0u, w1 = 0u;
-        if (valid) {
-            w0 = load_key(idx * KEY_WORDS);
-            if (KEY_WORDS == 2u) w1 = load_key(idx * KEY_WORDS + 1u);
-            if (VAL_WORDS >= 1u) g_v0[j] = load_val(idx * VAL_WORDS);
-            if (VAL_WORDS == 2u) g_v1[j] = load_val(idx * VAL_WORDS + 1u);
-        }
-        g_w0[j] = w0;
-        g_w1[j] = w1;
-        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) : mask;
+    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last. The side is
+    // chosen once for the whole loop (a select per load could make the compiler read both sides).
+    if (g_sel == 0u) {
+        LOAD_KEYS(keys_a)
+    } else {
+        LOAD_KEYS(keys_b)
     }
 
     if (lid == 0u) s_uniform = 0u;
-    rank_digits(pc.pass_bits);
-
 #if LOOKBACK
     uint sbase = pc.status_off + pc.pass_index * tiles * RADIX;
     bool stalled = STALL_EVERY > 0u && tile % STALL_EVERY == 1u;
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        if (!stalled) {
-            atomicExchange(meta[sbase + tile * RADIX + d],
-                           (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d]);
+    // The global digit offsets: loaded now, their latency hidden behind the ranking.
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d];
+    if (EARLY_COUNTS != 0u) {
+        // Early counts: the tile's digit histogram (shared atomics), published before the (slower) ranking so
+        // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+        barrier();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+        barrier();
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+        }
+    }
+    rank_digits(pc.pass_bits, g_digit, g_sub);
+    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+    if (EARLY_COUNTS == 0u) {
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
         }
     }
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         uint excl = 0u;
         if (tile > 0u) {
-            excl = look_back(tile, d, sbase, mask);
-            if (!stalled) atomicExchange(meta[sbase + tile * RADIX + d], FLAG_INCLUSIVE | (excl + s_tot[d]));
+            if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
+            if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
         }
-        s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d] + excl - s_lstart[d];
+        s_gbase[d] += excl - s_lstart[d];
     }
 #else
+    rank_digits(pc.pass_bits, g_digit, g_sub);
+    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
     }
@@ -173,9 +238,10 @@ void main() {
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
     }
+    // g_sub becomes each item's tile position (its rank among the tile's digits).
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
-        g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
+        g_sub[j] += s_lstart[d] + smem[gl_SubgroupID * RADIX + d];
     }
     barrier();
 
@@ -184,58 +250,58 @@ void main() {
         uint gb = s_gbase[s_uniform - 1u];
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             uint dst = gb + item_pos(j);
-            store_key(dst * KEY_WORDS, g_w0[j]);
-            if (KEY_WORDS == 2u) store_key(dst * 2u + 1u, g_w1[j]);
-            if (VAL_WORDS >= 1u) store_val(dst * VAL_WORDS, g_v0[j]);
-            if (VAL_WORDS == 2u) store_val(dst * 2u + 1u, g_v1[j]);
+            store_key(g_sel, dst * KEY_WORDS, g_w0[j]);
+            if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, g_w1[j]);
+            if (VAL_WORDS >= 1u) store_val(g_sel, dst * VAL_WORDS, g_v0[j]);
+            if (VAL_WORDS == 2u) store_val(g_sel, dst * 2u + 1u, g_v1[j]);
         }
         return;
     }
 
     // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
     barrier();
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint i = k * WG_SIZE + lid;
         if (i < tile_n) {
             uint w = smem[i];
             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
-            g_dest[k] = s_gbase[d] + i;
-            if (KEY_WORDS == 1u) store_key(g_dest[k], w);
+            g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+            if (KEY_WORDS == 1u) store_key(g_sel, g_dest[k], w);
         }
     }
     if (KEY_WORDS == 2u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w0[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_dest[k] * 2u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u, smem[i]);
         }
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u + 1u, smem[i]);
         }
     }
     if (VAL_WORDS >= 1u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v0[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_dest[k] * VAL_WORDS, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k] * VAL_WORDS, smem[i]);
         }
     }
     if (VAL_WORDS == 2u) {
         barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k] * 2u + 1u, smem[i]);
         }
     }
 }

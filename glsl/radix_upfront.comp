@@ -11,6 +11,7 @@ layout(constant_id = 2) const uint KPT = 8;
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint PLACES = 4;
+layout(constant_id = 6) const uint HIST_COPIES = 1;  // shared histogram copies (subgroup s adds to copy s % HIST_COPIES)
 
 const uint RADIX = 1u << DIGIT_BITS;
 
@@ -26,7 +27,7 @@ layout(push_constant) uniform Push {
     uint max_groups;
 } pc;
 
-shared uint s_hist[PLACES * RADIX];
+shared uint s_hist[HIST_COPIES * PLACES * RADIX];
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -35,8 +36,9 @@ void main() {
     uint groups = min(chunks, pc.max_groups);
     uint g = flat_group_id();
     if (g >= groups) return;
-    for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) s_hist[i] = 0u;
+    for (uint i = lid; i < HIST_COPIES * PLACES * RADIX; i += WG_SIZE) s_hist[i] = 0u;
     barrier();
+    uint hbase = (gl_SubgroupID % HIST_COPIES) * PLACES * RADIX;
     bool desc = (pc.flags & 1u) != 0u;
     for (uint c = g; c < chunks; c += groups) {
         uint base = c * WG_SIZE * KPT;
@@ -48,14 +50,15 @@ void main() {
                 for (uint p = 0u; p < PLACES; p++) {
                     uint shift = pc.lo + p * DIGIT_BITS;
                     uint bits = min(DIGIT_BITS, pc.hi - shift);
-                    atomicAdd(s_hist[p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
+                    atomicAdd(s_hist[hbase + p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
                 }
             }
         }
     }
     barrier();
     for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) {
-        uint c = s_hist[i];
+        uint c = 0u;
+        for (uint h = 0u; h < HIST_COPIES; h++) c += s_hist[h * PLACES * RADIX + i];
         if (c != 0u) atomicAdd(meta[pc.hist_off + i], c);
     }
 }

@@ -221,6 +221,12 @@ fn lavapipe_policy(ctx: &Arc<Context>) -> RadixPolicy {
     RadixPolicy::for_device(ctx.caps())
 }
 
+/// The policy a Sorter picks for a key/value type when the config has none (tile and small-sort limits differ
+/// by type on GPUs).
+fn sort_policy(ctx: &Arc<Context>, key: KeyType, value: ValueType) -> RadixPolicy {
+    RadixPolicy::for_sort(ctx.caps(), key, value)
+}
+
 const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)), Some((13, 14))];
 
 #[test]
@@ -304,9 +310,9 @@ fn cpu_reference_orders_floats_totally() {
 #[test]
 fn full_matrix() {
     with_gpu(|ctx| {
-        let small_max = lavapipe_policy(ctx).small_sort_max as usize;
         for key in KeyType::ALL {
             for value in ValueType::ALL {
+                let small_max = sort_policy(ctx, key, value).small_sort_max as usize;
                 for order in [Order::Ascending, Order::Descending] {
                     for bits in BIT_RANGES {
                         let dist = if matches!(key, KeyType::F32 | KeyType::F64) {
@@ -377,26 +383,31 @@ fn distributions() {
 #[test]
 fn edge_sizes() {
     with_gpu(|ctx| {
-        let p = lavapipe_policy(ctx);
-        let tile = p.tile() as usize;
-        let small = p.small_sort_max as usize;
-        let mut sizes: Vec<usize> = vec![
-            0,
-            1,
-            2,
-            3,
-            7,
-            31,
-            33,
-            255,
-            257,
-            2 * tile + 1,
-            3 * tile - 1,
-            12345,
-        ];
-        sizes.extend(tile - 2..=tile + 2);
-        sizes.extend(small - 2..=small + 2);
         for key in [KeyType::U32, KeyType::F64] {
+            let value = if key == KeyType::U32 {
+                ValueType::U64
+            } else {
+                ValueType::U32
+            };
+            let p = sort_policy(ctx, key, value);
+            let tile = p.tile() as usize;
+            let small = p.small_sort_max as usize;
+            let mut sizes: Vec<usize> = vec![
+                0,
+                1,
+                2,
+                3,
+                7,
+                31,
+                33,
+                255,
+                257,
+                2 * tile + 1,
+                3 * tile - 1,
+                12345,
+            ];
+            sizes.extend(tile - 2..=tile + 2);
+            sizes.extend(small - 2..=small + 2);
             for alg in [
                 SortAlgorithm::Auto,
                 SortAlgorithm::Onesweep,
@@ -408,11 +419,7 @@ fn edge_sizes() {
                         continue;
                     }
                     let mut c = Case::new(key);
-                    c.value = if key == KeyType::U32 {
-                        ValueType::U64
-                    } else {
-                        ValueType::U32
-                    };
+                    c.value = value;
                     c.algorithm = alg;
                     check(ctx, &c, &gen(key, Dist::Uniform, n, n as u64), None);
                 }
@@ -773,8 +780,10 @@ fn bad_input_is_rejected_and_writes_nothing() {
             },
         )
         .unwrap();
+        // (one key above the policy's limit: the count is checked before the buffers' sizes)
+        let too_many = small.policy().small_sort_max as u64 + 1;
         let r = ctx.submit("test::bad", |rec| {
-            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
+            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
         });
         assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
         assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);
@@ -921,6 +930,9 @@ fn policy_variations() {
             p.small_keys_per_thread = skpt;
             p.small_sort_max = swg * skpt;
             p.upfront_keys_per_thread = 3;
+            // Publishing tile counts after ranking (no early counts); 1 and "too many" upfront histograms.
+            p.early_counts = wg != 256;
+            p.upfront_hist_copies = if wg == 64 { 1 } else { 16 };
             for alg in [
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,

@@ -22,9 +22,16 @@
 #include "wg_scan.glsl"
 DEFINE_WG_SCAN(uint, rdig)
 
-// Per-item digits (input) and ranks within the subgroup (output) of rank_digits().
+// Per-item digits (input) and ranks within the subgroup (output) of rank_digits(): module-scope arrays, or,
+// with RANK_LOCAL defined, the caller's local arrays passed as arguments (function-local arrays are the
+// safer bet for register allocation: some compilers treat module-scope (Private) arrays as memory).
+#ifdef RANK_LOCAL
+#define RANK_PARAMS , in uint g_digit[KPT], out uint g_sub[KPT]
+#else
+#define RANK_PARAMS
 uint g_digit[KPT];
 uint g_sub[KPT];
+#endif
 
 uint item_pos(uint j) {
     return gl_SubgroupID * KPT * gl_SubgroupSize + j * gl_SubgroupSize + gl_SubgroupInvocationID;
@@ -77,7 +84,7 @@ void scan_digit_totals() {
 }
 
 // g_digit[j] < RADIX for every item (out-of-range items carry the pass's largest digit, so they rank last).
-void rank_digits(uint bits) {
+void rank_digits(uint bits RANK_PARAMS) {
     uint lid = gl_LocalInvocationID.x;
     for (uint i = lid; i < gl_NumSubgroups * RADIX; i += WG_SIZE) smem[i] = 0u;
     barrier();
@@ -85,7 +92,13 @@ void rank_digits(uint bits) {
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
         // Fast path: a subgroup whose items all share one digit needs no matching.
+#ifdef RANK_DEBUG_NO_MATCH
+        // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.
+        uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
+                                          : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
+#else
         uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
+#endif
         uint leader = lsb4(peers);
         uint cnt = popcount4(peers);
         uint below = popcount4(peers & gl_SubgroupLtMask);

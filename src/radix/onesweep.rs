@@ -37,17 +37,27 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32) -> OnesweepPush {
     }
 }
 
+/// Keys per invocation with a compile-time variant of the Onesweep kernel (`radix_onesweep_<v>_k<kpt>`).
+pub const FIXED_KPT: [u32; 3] = [8, 12, 16];
+
 /// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
 pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
-    let name = match (downsweep, s.policy.use_partitioned) {
+    let base = match (downsweep, s.policy.use_partitioned) {
         (false, false) => "radix_onesweep_ballot",
         (false, true) => "radix_onesweep_partitioned",
         (true, false) => "radix_onesweep_downsweep",
         (true, true) => "radix_onesweep_downsweep_partitioned",
     };
+    // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays).
+    let kpt = s.policy.keys_per_thread;
+    let name = if !downsweep && FIXED_KPT.contains(&kpt) {
+        format!("{base}_k{kpt}")
+    } else {
+        base.to_string()
+    };
     let wg = s.policy.workgroup_size;
     s.kernel(
-        name,
+        &name,
         wg,
         &[
             s.policy.keys_per_thread,
@@ -56,6 +66,8 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
             s.val_words,
             s.policy.spin_limit,
             s.policy.stall_every,
+            s.policy.early_counts as u32,
+            s.policy.debug_mode,
         ],
     )
 }

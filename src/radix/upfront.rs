@@ -36,13 +36,31 @@ pub(crate) fn upfront_wg(s: &RadixSort) -> u32 {
     s.plan.workgroup_size(s.ctx.caps(), UPFRONT_WG)
 }
 
+/// Shared histogram copies of the upfront pass: the policy's, at most one per (smallest) subgroup and within
+/// the shared memory.
+pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
+    let one = s.places * s.policy.radix() * 4;
+    let fit = s.ctx.caps().max_shared_memory / one.max(1);
+    s.policy
+        .upfront_hist_copies
+        .min(wg / s.plan.min.max(1))
+        .min(fit)
+        .max(1)
+}
+
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = upfront_wg(s);
     let kpt = s.policy.upfront_keys_per_thread;
     let k = s.kernel(
         "radix_upfront",
         wg,
-        &[kpt, s.policy.digit_bits, s.key_words, s.places],
+        &[
+            kpt,
+            s.policy.digit_bits,
+            s.key_words,
+            s.places,
+            hist_copies(s, wg),
+        ],
     )?;
     let push = UpfrontPush {
         lo: s.lo,
