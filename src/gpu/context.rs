@@ -102,6 +102,9 @@ pub struct DeviceCaps {
     pub int64: bool,
     /// `VK_NV_shader_subgroup_partitioned` enabled (match-any).
     pub subgroup_partitioned: bool,
+    /// Pipelines capture driver statistics (registers, spills, ...) through
+    /// `VK_KHR_pipeline_executable_properties`: only when `VKSORT_PIPELINE_STATS=1` was set at creation.
+    pub pipeline_statistics: bool,
     /// Bytes of workgroup shared memory.
     pub max_shared_memory: u32,
     pub max_workgroup_invocations: u32,
@@ -422,6 +425,7 @@ impl Context {
         for e in [
             ash::ext::subgroup_size_control::NAME,
             ash::nv::shader_subgroup_partitioned::NAME,
+            ash::khr::pipeline_executable_properties::NAME,
         ] {
             if has(e) {
                 out.push(e);
@@ -503,6 +507,10 @@ impl Context {
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(size_control)
             .compute_full_subgroups(size_control);
+        caps.pipeline_statistics = std::env::var("VKSORT_PIPELINE_STATS").is_ok_and(|v| v == "1")
+            && ext_names.contains(&ash::khr::pipeline_executable_properties::NAME);
+        let mut epe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+            .pipeline_executable_info(caps.pipeline_statistics);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -513,6 +521,9 @@ impl Context {
                 **n != ash::ext::subgroup_size_control::NAME
                     || caps.api_version < vk::API_VERSION_1_3
             })
+            .filter(|n| {
+                **n != ash::khr::pipeline_executable_properties::NAME || caps.pipeline_statistics
+            })
             .map(|n| n.as_ptr())
             .collect();
         let mut info = vk::DeviceCreateInfo::default()
@@ -522,6 +533,9 @@ impl Context {
             .push_next(&mut e12);
         if caps.api_version >= vk::API_VERSION_1_3 {
             info = info.push_next(&mut e13);
+        }
+        if caps.pipeline_statistics {
+            info = info.push_next(&mut epe);
         }
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
@@ -588,6 +602,7 @@ impl Context {
             subgroup_stages: sub.supported_stages,
             int64: false,
             subgroup_partitioned: false,
+            pipeline_statistics: false,
             max_shared_memory: p.limits.max_compute_shared_memory_size,
             max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
             max_workgroup_count: p.limits.max_compute_work_group_count,
@@ -659,6 +674,62 @@ impl Context {
         });
         unsafe { instance.destroy_instance(None) };
         out
+    }
+
+    /// Driver statistics of every kernel built so far (name, [(statistic, value)]): registers, spills, shared
+    /// memory and the like, as the driver names them. Empty unless [`DeviceCaps::pipeline_statistics`].
+    pub fn kernel_statistics(&self) -> Result<Vec<(String, Vec<(String, String)>)>> {
+        if !self.caps.pipeline_statistics {
+            return Ok(Vec::new());
+        }
+        let fns =
+            ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
+        let mut out = Vec::new();
+        for (key, k) in self.kernels.lock().unwrap().iter() {
+            let info = vk::PipelineInfoKHR::default().pipeline(k.pipeline);
+            // SAFETY: the pipeline was created with CAPTURE_STATISTICS on this device.
+            let count = unsafe { fns.get_pipeline_executable_properties(&info) }
+                .vk("vkGetPipelineExecutablePropertiesKHR")?
+                .len();
+            for e in 0..count as u32 {
+                let einfo = vk::PipelineExecutableInfoKHR::default()
+                    .pipeline(k.pipeline)
+                    .executable_index(e);
+                let stats = unsafe { fns.get_pipeline_executable_statistics(&einfo) }
+                    .vk("vkGetPipelineExecutableStatisticsKHR")?;
+                let values = stats
+                    .iter()
+                    .map(|st| {
+                        let name = st
+                            .name_as_c_str()
+                            .map(|c| c.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        // SAFETY: the union member read is the one `format` names.
+                        let v = unsafe {
+                            match st.format {
+                                vk::PipelineExecutableStatisticFormatKHR::BOOL32 => {
+                                    (st.value.b32 != 0).to_string()
+                                }
+                                vk::PipelineExecutableStatisticFormatKHR::INT64 => {
+                                    st.value.i64.to_string()
+                                }
+                                vk::PipelineExecutableStatisticFormatKHR::UINT64 => {
+                                    st.value.u64.to_string()
+                                }
+                                vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => {
+                                    st.value.f64.to_string()
+                                }
+                                _ => "?".into(),
+                            }
+                        };
+                        (name, v)
+                    })
+                    .collect();
+                out.push((format!("{} spec {:?}", key.shader, key.spec), values));
+            }
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
     }
 
     /// The device's capabilities.
