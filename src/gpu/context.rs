@@ -148,6 +148,9 @@ impl DeviceCaps {
     }
 }
 
+/// A kernel's name and specialization, and the driver's statistics of it as (name, value) pairs.
+pub type KernelStatistics = (String, Vec<(String, String)>);
+
 /// Kept validation messages (errors only).
 #[derive(Default)]
 pub(crate) struct ValidationLog {
@@ -678,7 +681,7 @@ impl Context {
 
     /// Driver statistics of every kernel built so far (name, [(statistic, value)]): registers, spills, shared
     /// memory and the like, as the driver names them. Empty unless [`DeviceCaps::pipeline_statistics`].
-    pub fn kernel_statistics(&self) -> Result<Vec<(String, Vec<(String, String)>)>> {
+    pub fn kernel_statistics(&self) -> Result<Vec<KernelStatistics>> {
         if !self.caps.pipeline_statistics {
             return Ok(Vec::new());
         }
