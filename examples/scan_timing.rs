@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release --example scan_timing -- [LOG2_N=24]`. `vksort bench` is the full tool.
 use vksort::gpu::{profiler::sum_by_label, Buffer, Profiler};
-use vksort::scan::{ScanAlgorithm, ScanConfig, Scanner};
+use vksort::scan::{ScanAlgorithm, ScanConfig, ScanPolicy, Scanner};
 
 fn main() -> anyhow::Result<()> {
     let log2: u32 = std::env::args()
@@ -39,11 +39,30 @@ fn main() -> anyhow::Result<()> {
         t.sort_by(|a, b| a.total_cmp(b));
         Ok((t[3], sum_by_label(&prof.results()?)))
     };
-    for algo in ScanAlgorithm::ALL {
+    // SCAN_POLICIES="wg:items[:spin],..." times the look-back and reduce-then-scan with each policy
+    // (and prints the look-back's fallback count), e.g. SCAN_POLICIES=256:16,256:32,512:16.
+    let mut runs: Vec<(ScanAlgorithm, Option<ScanPolicy>)> =
+        ScanAlgorithm::ALL.iter().map(|&a| (a, None)).collect();
+    if let Ok(list) = std::env::var("SCAN_POLICIES") {
+        let base = ScanPolicy::for_device(ctx.caps());
+        for item in list.split(',').filter(|s| !s.is_empty()) {
+            let f: Vec<u32> = item.split(':').map(|x| x.parse()).collect::<Result<_, _>>()?;
+            let p = ScanPolicy {
+                workgroup_size: f[0],
+                items_per_thread: f[1],
+                spin_limit: f.get(2).copied().unwrap_or(base.spin_limit),
+                ..base
+            };
+            runs.push((ScanAlgorithm::DecoupledLookback, Some(p)));
+            runs.push((ScanAlgorithm::ReduceThenScan, Some(p)));
+        }
+    }
+    for (algo, policy) in runs {
         let scanner = Scanner::new(
             &ctx,
             ScanConfig {
                 algorithm: algo,
+                policy,
                 ..Default::default()
             },
         )?;
@@ -60,9 +79,17 @@ fn main() -> anyhow::Result<()> {
         })?;
         let ok = output.read_vec::<u32>(n as usize)?
             == vksort::scan::cpu_scan_u32(&data, Default::default());
+        let fallbacks = if algo == ScanAlgorithm::DecoupledLookback {
+            format!(" fallbacks={}", scratch.read_vec::<u32>(2)?[1])
+        } else {
+            String::new()
+        };
+        let pol = policy.map_or(String::new(), |p| {
+            format!(" wg{}x{}", p.workgroup_size, p.items_per_thread)
+        });
         println!(
-            "scan {:<18} {:>9.3} ms {:>8.1} G/s  {:>5.1}% of copy  correct={ok}  [{}]",
-            algo.name(),
+            "scan {:<18} {:>9.3} ms {:>8.1} G/s  {:>5.1}% of copy  correct={ok}{fallbacks}  [{}]",
+            format!("{}{pol}", algo.name()),
             ns / 1e6,
             n as f64 / ns,
             100.0 * 8.0 * n as f64 / (ns * 1e-9) / roof,

@@ -92,10 +92,30 @@ void main() {
     uint tile = lb_claim_tile();
     uint first = tile * TILE_VECS + gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
     uint carry = 0u;
+    bool full = tile < pc.n / (TILE_VECS * 4u);   // uniform: unchecked loads, issued back to back
+#ifdef FLAGS
+    uvec4 fl[VECS];
+#endif
+    if (full) {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) vals[j] = in_v[first + j * gl_SubgroupSize];
+#ifdef FLAGS
+        [[unroll]] for (uint j = 0u; j < VECS; j++) fl[j] = flag_v[first + j * gl_SubgroupSize];
+#endif
+    } else {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) vals[j] = load4(first + j * gl_SubgroupSize, pc.n);
+    }
     [[unroll]] for (uint j = 0u; j < VECS; j++) {
         uint vi = first + j * gl_SubgroupSize;
-        vals[j] = load4(vi, pc.n);
-        masks[j] = keep_mask(vi, pc.n, vals[j]);
+        if (full) {
+#ifdef FLAGS
+            uvec4 f = fl[j];
+#else
+            uvec4 f = vals[j];
+#endif
+            masks[j] = (f.x != 0u ? 1u : 0u) | (f.y != 0u ? 2u : 0u) | (f.z != 0u ? 4u : 0u) | (f.w != 0u ? 8u : 0u);
+        } else {
+            masks[j] = keep_mask(vi, pc.n, vals[j]);
+        }
         uint c = bitCount(masks[j]);
         uint incl = subgroupInclusiveAdd(c);
         offs[j] = carry + incl - c;

@@ -546,7 +546,7 @@ impl Scanner {
         let n32 = n as u32;
         rec.scope("vksort::scan", |rec| match self.config.algorithm {
             ScanAlgorithm::DecoupledLookback => {
-                self.record_lookback(rec, input, output, scratch, n32)
+                self.record_lookback(rec, input, output, scratch, n32, same)
             }
             ScanAlgorithm::ReduceThenScan => self.record_rts(rec, input, output, scratch, n32),
             ScanAlgorithm::Blelloch => self.record_blelloch(rec, input, output, scratch, n32),
@@ -561,9 +561,17 @@ impl Scanner {
         output: BufferRef,
         scratch: BufferRef,
         n: u32,
+        in_place: bool,
     ) -> Result<()> {
-        let kernel = self.kernel(
-            "scan_lookback",
+        // In place: the variant with `coherent` data (the in-place protocol of lookback.glsl).
+        let name = if in_place {
+            format!("scan_lookback_{}_inplace", self.config.elem.suffix())
+        } else {
+            self.name("scan_lookback")
+        };
+        let kernel = self.plan.kernel(
+            &self.ctx,
+            &name,
             self.policy.workgroup_size,
             &self.lookback_spec(),
         )?;
