@@ -36,17 +36,146 @@ fn main() -> anyhow::Result<()> {
             f(prof)?;
             t.push(prof.total_ns()?);
         }
+        if std::env::var("SCAN_VERBOSE").is_ok() {
+            println!(
+                "  runs (ms): {:?}",
+                t.iter()
+                    .map(|x| (x / 1e3).round() / 1e3)
+                    .collect::<Vec<_>>()
+            );
+        }
         t.sort_by(|a, b| a.total_cmp(b));
         Ok((t[3], sum_by_label(&prof.results()?)))
     };
+    // SCAN_EXPERIMENTS=1: does the data decide the bandwidth? Copy and look-back scan of the real input, of a
+    // zero-filled and of a ones-filled buffer.
+    let experiments = |prof: &mut Profiler, when: &str| -> anyhow::Result<()> {
+        if std::env::var("SCAN_EXPERIMENTS").is_err() {
+            return Ok(());
+        }
+        let other = Buffer::device_local(&ctx, "scan_timing::other", n * 4)?;
+        let lb = Scanner::new(&ctx, ScanConfig::default())?;
+        let lscratch = Buffer::device_local(&ctx, "scan_timing::lscratch", lb.scratch_bytes(n))?;
+        for (what, fill) in [("real", None), ("zeros", Some(0u32)), ("ones", Some(1u32))] {
+            let src = match fill {
+                None => &input,
+                Some(v) => {
+                    ctx.submit("fill", |rec| rec.fill("fill", other.as_ref(), v))?;
+                    &other
+                }
+            };
+            let (copy_ns, _) = median(prof, &mut |p| {
+                ctx.submit_profiled("copy", Some(p), |rec| {
+                    vksort::copy::cmd_copy(rec, src.as_ref(), output.as_ref(), n * 4)
+                })?;
+                Ok(())
+            })?;
+            let (scan_ns, _) = median(prof, &mut |p| {
+                ctx.submit_profiled("scan", Some(p), |rec| {
+                    lb.cmd_scan(rec, src.as_ref(), output.as_ref(), lscratch.as_ref(), n)
+                })?;
+                Ok(())
+            })?;
+            println!(
+                "{when} data {what:<6} copy {:>8.3} ms ({:>6.0} GB/s r+w)  lookback {:>8.3} ms ({:>6.0} GB/s r+w)",
+                copy_ns / 1e6,
+                8.0 * n as f64 / copy_ns,
+                scan_ns / 1e6,
+                8.0 * n as f64 / scan_ns
+            );
+        }
+        Ok(())
+    };
+    experiments(&mut prof, "first")?;
+    // SCAN_SWEEP="wg:items,...": look-back, reduce-then-scan and compaction with each policy, timed back to
+    // back before anything is read back (no correctness check here; the tests cover it), between two copies.
+    if let Ok(list) = std::env::var("SCAN_SWEEP") {
+        let base = ScanPolicy::for_device(ctx.caps());
+        let sscratch = Buffer::device_local(
+            &ctx,
+            "scan_timing::sweep_scratch",
+            vksort::compact::compact_scratch_bytes(n).max(n.div_ceil(512) * 8 + 64),
+        )?;
+        let count = Buffer::device_local(&ctx, "scan_timing::sweep_count", 16)?;
+        let copy_ms = |prof: &mut Profiler| -> anyhow::Result<f64> {
+            let (ns, _) = median(prof, &mut |p| {
+                ctx.submit_profiled("copy", Some(p), |rec| {
+                    vksort::copy::cmd_copy(rec, input.as_ref(), output.as_ref(), n * 4)
+                })?;
+                Ok(())
+            })?;
+            Ok(ns / 1e6)
+        };
+        println!("sweep: copy before {:.3} ms", copy_ms(&mut prof)?);
+        for item in list.split(',').filter(|s| !s.is_empty()) {
+            let f: Vec<u32> = item
+                .split(':')
+                .map(|x| x.parse())
+                .collect::<Result<_, _>>()?;
+            let p = ScanPolicy {
+                workgroup_size: f[0],
+                items_per_thread: f[1],
+                ..base
+            };
+            let mut line = format!("sweep wg{}x{:<3}", f[0], f[1]);
+            for algo in [
+                ScanAlgorithm::DecoupledLookback,
+                ScanAlgorithm::ReduceThenScan,
+            ] {
+                let sc = Scanner::new(
+                    &ctx,
+                    ScanConfig {
+                        algorithm: algo,
+                        policy: Some(p),
+                        ..Default::default()
+                    },
+                )?;
+                let (ns, _) = median(&mut prof, &mut |pr| {
+                    ctx.submit_profiled("scan", Some(pr), |rec| {
+                        sc.cmd_scan(rec, input.as_ref(), output.as_ref(), sscratch.as_ref(), n)
+                    })?;
+                    Ok(())
+                })?;
+                line += &format!("  {} {:.3} ms", algo.name(), ns / 1e6);
+            }
+            let c = vksort::compact::Compactor::new(&ctx, Some(p))?;
+            let (ns, _) = median(&mut prof, &mut |pr| {
+                ctx.submit_profiled("compact", Some(pr), |rec| {
+                    c.cmd_compact(
+                        rec,
+                        input.as_ref(),
+                        None,
+                        output.as_ref(),
+                        count.as_ref(),
+                        sscratch.as_ref(),
+                        n,
+                    )
+                })?;
+                Ok(())
+            })?;
+            line += &format!("  compact {:.3} ms", ns / 1e6);
+            println!("{line}");
+        }
+        println!("sweep: copy after {:.3} ms", copy_ms(&mut prof)?);
+    }
     // SCAN_POLICIES="wg:items[:spin],..." times the look-back and reduce-then-scan with each policy
     // (and prints the look-back's fallback count), e.g. SCAN_POLICIES=256:16,256:32,512:16.
-    let mut runs: Vec<(ScanAlgorithm, Option<ScanPolicy>)> =
-        ScanAlgorithm::ALL.iter().map(|&a| (a, None)).collect();
+    // SCAN_ALGOS=lookback,reduce-then-scan,...: the algorithms of the main loop, in this order.
+    let mut runs: Vec<(ScanAlgorithm, Option<ScanPolicy>)> = match std::env::var("SCAN_ALGOS") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(ScanAlgorithm::from_name)
+            .map(|a| (a, None))
+            .collect(),
+        Err(_) => ScanAlgorithm::ALL.iter().map(|&a| (a, None)).collect(),
+    };
     if let Ok(list) = std::env::var("SCAN_POLICIES") {
         let base = ScanPolicy::for_device(ctx.caps());
         for item in list.split(',').filter(|s| !s.is_empty()) {
-            let f: Vec<u32> = item.split(':').map(|x| x.parse()).collect::<Result<_, _>>()?;
+            let f: Vec<u32> = item
+                .split(':')
+                .map(|x| x.parse())
+                .collect::<Result<_, _>>()?;
             let p = ScanPolicy {
                 workgroup_size: f[0],
                 items_per_thread: f[1],
@@ -149,5 +278,6 @@ fn main() -> anyhow::Result<()> {
         ns / 1e6,
         n as f64 / ns
     );
+    experiments(&mut prof, "last")?;
     Ok(())
 }

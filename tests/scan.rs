@@ -38,7 +38,12 @@ fn data_u64(n: usize, seed: u64) -> Vec<u64> {
 }
 
 /// Panics with the first difference, its values and how many elements differ.
-fn report_difference<T: PartialEq + std::fmt::Debug>(config: &ScanConfig, n: usize, got: &[T], want: &[T]) {
+fn report_difference<T: PartialEq + std::fmt::Debug>(
+    config: &ScanConfig,
+    n: usize,
+    got: &[T],
+    want: &[T],
+) {
     let i = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(0);
     let wrong = got.iter().zip(want).filter(|(a, b)| a != b).count();
     panic!(

@@ -31,7 +31,8 @@
 // In-place scans (input == output): a successor's fallback reads a predecessor's INPUT tile, which the
 // predecessor overwrites with its output once its prefix is known. The protocol that keeps this sound:
 //   writer (every tile):  publish a status (aggregate, or for a stalled tile only the late inclusive prefix)
-//                         -> memoryBarrierBuffer() in every invocation + barrier() (uniform control flow)
+//                         -> memoryBarrierBuffer() in every invocation + barrier() (uniform control flow;
+//                            compiled in with LB_INPLACE only: out of place no one reads the output)
 //                         -> write the output tile.
 //                         So "some output word of tile p is visible" implies "a status of p is visible".
 //   reader (fallback):    reduce p's input -> memoryBarrierBuffer() (LB_FENCE) -> re-read p's status; if a
@@ -182,8 +183,9 @@ void lb_stall_delay() {
 
 // Publishes this tile's aggregate, looks back (subgroup 0), publishes the inclusive prefix and returns the
 // tile's exclusive prefix in every invocation. Every invocation must call it (it contains a barrier). Output
-// writes after it are ordered after the publications (device memory barrier in every invocation + control
-// barrier, in uniform control flow).
+// writes after it are ordered after the publications where that matters (LB_INPLACE: device memory barrier in
+// every invocation + control barrier, in uniform control flow); out of place nobody reads the output during
+// the dispatch, so only the control barrier (which hands lb_sh_prefix over) remains.
 LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
     bool stalled = lb_stalled(tile);
     if (gl_SubgroupID == 0u) {
@@ -200,7 +202,9 @@ LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
             lb_sh_prefix = prefix;
         }
     }
-    memoryBarrierBuffer();
+#ifdef LB_INPLACE
+    memoryBarrierBuffer();   // in place: publications before output writes (see the protocol above)
+#endif
     barrier();
     return lb_sh_prefix;
 }
