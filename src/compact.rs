@@ -43,10 +43,10 @@ pub struct Compactor {
 }
 
 impl Compactor {
-    /// Plans compactions with `policy` (default: [`ScanPolicy::for_device`]); builds the kernels now.
+    /// Plans compactions with `policy` (default: [`ScanPolicy::for_device_compact`]); builds the kernels now.
     pub fn new(ctx: &Arc<Context>, policy: Option<ScanPolicy>) -> Result<Self> {
         check_device(ctx.caps(), ScanElem::U32)?;
-        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device(ctx.caps()));
+        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device_compact(ctx.caps()));
         policy.validate(ctx.caps())?;
         let c = Self {
             policy,
@@ -167,7 +167,7 @@ pub fn cmd_compact(
 ) -> Result<()> {
     let ctx = rec.ctx();
     check_device(ctx.caps(), ScanElem::U32)?;
-    let policy = ScanPolicy::for_device(ctx.caps());
+    let policy = ScanPolicy::for_device_compact(ctx.caps());
     let c = Compactor {
         policy,
         plan: SubgroupPlan::for_device(ctx.caps()),
