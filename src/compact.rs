@@ -63,7 +63,15 @@ impl Compactor {
         } else {
             "compact_values"
         };
-        let mut spec = vec![self.policy.items_per_thread / 4, 0];
+        // Spec 3: shared staging of the kept elements when the tile (4 bytes each) fits beside the
+        // look-back's and the local scan's few words (2 KiB margin).
+        let tile = self.policy.tile();
+        let stage = if tile as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64 {
+            tile
+        } else {
+            1
+        };
+        let mut spec = vec![self.policy.items_per_thread / 4, stage];
         spec.extend_from_slice(&self.policy.lookback_spec());
         self.plan
             .kernel(ctx, name, self.policy.workgroup_size, &spec)
