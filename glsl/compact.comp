@@ -3,7 +3,8 @@
 // `values`) or whose flag is non-zero (variant `flags`), in input order. One workgroup per tile (claimed
 // with an atomic counter): count the kept elements per 16-byte vector, scan the counts locally
 // (scan_tile.glsl's subgroup-striped layout), decoupled look-back over the tiles' counts (lookback.glsl),
-// then scatter the kept elements to their positions. The last tile writes the kept count to count_out[0].
+// then write the kept elements to their positions (through shared memory when the tile fits, see
+// STAGE_ELEMS). The last tile writes the kept count to count_out[0].
 // Reads n elements (+ n flags), writes the kept elements and one count.
 // @variant values
 // @variant flags FLAGS=1
@@ -11,6 +12,9 @@
 #include "common.glsl"
 
 layout(constant_id = 2) const uint VECS = 4;   // uvec4 per invocation
+// Shared staging of the kept elements: the host passes the tile size (WG_SIZE * VECS * 4) when it fits in
+// shared memory, else 1 (then each kept element is stored directly, scattered).
+layout(constant_id = 3) const uint STAGE_ELEMS = 1;
 
 layout(set = 0, binding = 0, std430) readonly buffer InV { uvec4 in_v[]; };
 #ifdef FLAGS
@@ -83,6 +87,8 @@ uint lb_fallback_aggregate(uint tile) {
     return subgroupAdd(s);
 }
 
+shared uint stage[STAGE_ELEMS];
+
 uvec4 vals[VECS];
 uint masks[VECS];
 uint offs[VECS];
@@ -92,10 +98,30 @@ void main() {
     uint tile = lb_claim_tile();
     uint first = tile * TILE_VECS + gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
     uint carry = 0u;
+    bool full = tile < pc.n / (TILE_VECS * 4u);   // uniform: unchecked loads, issued back to back
+#ifdef FLAGS
+    uvec4 fl[VECS];
+#endif
+    if (full) {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) vals[j] = in_v[first + j * gl_SubgroupSize];
+#ifdef FLAGS
+        [[unroll]] for (uint j = 0u; j < VECS; j++) fl[j] = flag_v[first + j * gl_SubgroupSize];
+#endif
+    } else {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) vals[j] = load4(first + j * gl_SubgroupSize, pc.n);
+    }
     [[unroll]] for (uint j = 0u; j < VECS; j++) {
         uint vi = first + j * gl_SubgroupSize;
-        vals[j] = load4(vi, pc.n);
-        masks[j] = keep_mask(vi, pc.n, vals[j]);
+        if (full) {
+#ifdef FLAGS
+            uvec4 f = fl[j];
+#else
+            uvec4 f = vals[j];
+#endif
+            masks[j] = (f.x != 0u ? 1u : 0u) | (f.y != 0u ? 2u : 0u) | (f.z != 0u ? 4u : 0u) | (f.w != 0u ? 8u : 0u);
+        } else {
+            masks[j] = keep_mask(vi, pc.n, vals[j]);
+        }
         uint c = bitCount(masks[j]);
         uint incl = subgroupInclusiveAdd(c);
         offs[j] = carry + incl - c;
@@ -103,14 +129,31 @@ void main() {
     }
     uint total;
     uint before = cwg_exclusive_add(gl_SubgroupInvocationID == gl_SubgroupSize - 1u ? carry : 0u, total);
-    uint prefix = lb_tile_prefix(tile, total) + before;
-    [[unroll]] for (uint j = 0u; j < VECS; j++) {
-        uint pos = prefix + offs[j];
-        uint m = masks[j];
-        [[unroll]] for (uint c = 0u; c < 4u; c++) {
-            if ((m & (1u << c)) != 0u) {
-                out_s[pos] = vals[j][c];
-                pos++;
+    if (STAGE_ELEMS >= TILE_VECS * 4u) {
+        // Kept elements to shared memory in output order (lb_tile_prefix's barrier publishes them), then
+        // written out by consecutive invocations: coalesced stores instead of one scattered store per element.
+        [[unroll]] for (uint j = 0u; j < VECS; j++) {
+            uint pos = before + offs[j];
+            uint m = masks[j];
+            [[unroll]] for (uint c = 0u; c < 4u; c++) {
+                if ((m & (1u << c)) != 0u) {
+                    stage[pos] = vals[j][c];
+                    pos++;
+                }
+            }
+        }
+        uint tile_prefix = lb_tile_prefix(tile, total);
+        for (uint i = gl_LocalInvocationIndex; i < total; i += WG_SIZE) out_s[tile_prefix + i] = stage[i];
+    } else {
+        uint prefix = lb_tile_prefix(tile, total) + before;
+        [[unroll]] for (uint j = 0u; j < VECS; j++) {
+            uint pos = prefix + offs[j];
+            uint m = masks[j];
+            [[unroll]] for (uint c = 0u; c < 4u; c++) {
+                if ((m & (1u << c)) != 0u) {
+                    out_s[pos] = vals[j][c];
+                    pos++;
+                }
             }
         }
     }

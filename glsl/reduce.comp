@@ -85,8 +85,14 @@ void main() {
     uint lane_first = gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
     for (uint t = g; t < pc.tiles; t += pc.groups) {
         uint first = t * TILE_VECS + lane_first;
+        ELEM_V xs[VECS];
+        if (t < pc.n / (TILE_VECS * VW)) {   // full tile: unchecked loads, issued back to back
+            [[unroll]] for (uint j = 0u; j < VECS; j++) xs[j] = in_v[first + j * gl_SubgroupSize];
+        } else {
+            [[unroll]] for (uint j = 0u; j < VECS; j++) xs[j] = load_vec(first + j * gl_SubgroupSize);
+        }
         [[unroll]] for (uint j = 0u; j < VECS; j++) {
-            ELEM_V x = load_vec(first + j * gl_SubgroupSize);
+            ELEM_V x = xs[j];
 #ifdef ELEM_U64
             acc = ELEM_V(COMBINE(acc.x, x.x), COMBINE(acc.y, x.y));
 #else

@@ -4,8 +4,12 @@
 // scans it locally (scan_tile.glsl), publishes its aggregate, looks back over its predecessors
 // (lookback.glsl), publishes its inclusive prefix and writes tile + prefix.
 // Reads n elements (+ a few status words), writes n elements. input may alias output (in place).
+// Variants u32_inplace / u64_inplace (LB_INPLACE) serve input == output: their data is `coherent` (see the
+// in-place protocol in lookback.glsl).
 // @variant u32
 // @variant u64 ELEM_U64=1
+// @variant u32_inplace LB_INPLACE=1
+// @variant u64_inplace ELEM_U64=1 LB_INPLACE=1
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
 #include "scan_elem.glsl"
@@ -13,8 +17,13 @@
 layout(constant_id = 2) const uint VECS = 4;       // 16-byte vectors per invocation
 layout(constant_id = 3) const uint INCLUSIVE = 0;  // 1: inclusive scan, 0: exclusive
 
+#ifdef LB_INPLACE
+layout(set = 0, binding = 0, std430) coherent readonly buffer InV { ELEM_V in_v[]; };
+layout(set = 0, binding = 1, std430) coherent writeonly buffer OutV { ELEM_V out_v[]; };
+#else
 layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
 layout(set = 0, binding = 1, std430) writeonly buffer OutV { ELEM_V out_v[]; };
+#endif
 layout(push_constant) uniform Push {
     uint n;       // elements
     uint groups;  // workgroups dispatched (= tiles)

@@ -34,7 +34,11 @@ void main() {
     if (g >= pc.groups) return;
     uint first = g * TILE_VECS + gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
     ELEM_V acc = ELEM_V(0);
-    [[unroll]] for (uint j = 0u; j < VECS; j++) acc += load_vec(first + j * gl_SubgroupSize, pc.n);
+    if (g < pc.n / (TILE_VECS * VW)) {   // full tile: unchecked loads, issued back to back
+        [[unroll]] for (uint j = 0u; j < VECS; j++) acc += in_v[first + j * gl_SubgroupSize];
+    } else {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) acc += load_vec(first + j * gl_SubgroupSize, pc.n);
+    }
 #ifdef ELEM_U64
     ELEM_T s = subgroupAdd(acc.x + acc.y);
 #else

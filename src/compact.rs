@@ -43,10 +43,10 @@ pub struct Compactor {
 }
 
 impl Compactor {
-    /// Plans compactions with `policy` (default: [`ScanPolicy::for_device`]); builds the kernels now.
+    /// Plans compactions with `policy` (default: [`ScanPolicy::for_device_compact`]); builds the kernels now.
     pub fn new(ctx: &Arc<Context>, policy: Option<ScanPolicy>) -> Result<Self> {
         check_device(ctx.caps(), ScanElem::U32)?;
-        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device(ctx.caps()));
+        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device_compact(ctx.caps()));
         policy.validate(ctx.caps())?;
         let c = Self {
             policy,
@@ -63,7 +63,15 @@ impl Compactor {
         } else {
             "compact_values"
         };
-        let mut spec = vec![self.policy.items_per_thread / 4, 0];
+        // Spec 3: shared staging of the kept elements when the tile (4 bytes each) fits beside the
+        // look-back's and the local scan's few words (2 KiB margin).
+        let tile = self.policy.tile();
+        let stage = if tile as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64 {
+            tile
+        } else {
+            1
+        };
+        let mut spec = vec![self.policy.items_per_thread / 4, stage];
         spec.extend_from_slice(&self.policy.lookback_spec());
         self.plan
             .kernel(ctx, name, self.policy.workgroup_size, &spec)
@@ -167,7 +175,7 @@ pub fn cmd_compact(
 ) -> Result<()> {
     let ctx = rec.ctx();
     check_device(ctx.caps(), ScanElem::U32)?;
-    let policy = ScanPolicy::for_device(ctx.caps());
+    let policy = ScanPolicy::for_device_compact(ctx.caps());
     let c = Compactor {
         policy,
         plan: SubgroupPlan::for_device(ctx.caps()),

@@ -37,6 +37,22 @@ fn data_u64(n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
+/// Panics with the first difference, its values and how many elements differ.
+fn report_difference<T: PartialEq + std::fmt::Debug>(
+    config: &ScanConfig,
+    n: usize,
+    got: &[T],
+    want: &[T],
+) {
+    let i = got.iter().zip(want).position(|(a, b)| a != b).unwrap_or(0);
+    let wrong = got.iter().zip(want).filter(|(a, b)| a != b).count();
+    panic!(
+        "{config:?} n={n}: first difference at {i}: got {:?} want {:?} ({wrong} elements differ)",
+        got.get(i),
+        want.get(i)
+    );
+}
+
 fn check(ctx: &Arc<Context>, config: ScanConfig, sizes: &[usize]) {
     for &n in sizes {
         let seed = n as u64 * 31 + config.algorithm as u64;
@@ -46,8 +62,7 @@ fn check(ctx: &Arc<Context>, config: ScanConfig, sizes: &[usize]) {
                 let got = scan::scan_u32(ctx, &d, &config).unwrap();
                 let want = cpu_scan_u32(&d, config.kind);
                 if got != want {
-                    let i = got.iter().zip(&want).position(|(a, b)| a != b);
-                    panic!("{config:?} n={n}: first difference at {i:?}");
+                    report_difference(&config, n, &got, &want);
                 }
             }
             ScanElem::U64 => {
@@ -58,8 +73,7 @@ fn check(ctx: &Arc<Context>, config: ScanConfig, sizes: &[usize]) {
                 let got = scan::scan_u64(ctx, &d, &config).unwrap();
                 let want = cpu_scan_u64(&d, config.kind);
                 if got != want {
-                    let i = got.iter().zip(&want).position(|(a, b)| a != b);
-                    panic!("{config:?} n={n}: first difference at {i:?}");
+                    report_difference(&config, n, &got, &want);
                 }
             }
         }
@@ -211,7 +225,11 @@ fn in_place_scans() {
                 s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
             })
             .unwrap();
-            assert_eq!(buf.read_vec::<u32>(n).unwrap(), cpu_scan_u32(&d, kind));
+            let got = buf.read_vec::<u32>(n).unwrap();
+            let want = cpu_scan_u32(&d, kind);
+            if got != want {
+                report_difference(&config, n, &got, &want);
+            }
             let s = Scanner::new(ctx, ScanConfig { kind, ..never }).unwrap();
             let r = ctx.submit("test::inplace", |rec| {
                 s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
@@ -226,7 +244,11 @@ fn in_place_scans() {
                     ..Default::default()
                 };
                 let s = Scanner::new(ctx, config).unwrap();
-                for n in [1usize, 2, s.tile_size() as usize * 3 + 7] {
+                let mut sizes = vec![1usize, 2, s.tile_size() as usize * 3 + 7];
+                if algorithm == ScanAlgorithm::DecoupledLookback {
+                    sizes.push((1 << 20) + 3); // many tiles racing in place
+                }
+                for n in sizes {
                     let d = data_u32(n, 9);
                     let buf = Buffer::from_slice(ctx, "test::inplace", &d).unwrap();
                     let scratch =
@@ -377,7 +399,12 @@ fn push_constant_structs_match_reflection() {
         ("scan_add", std::mem::size_of::<add::AddPush>()),
     ];
     for (stem, size) in cases {
-        for elem in ["u32", "u64"] {
+        let elems: &[&str] = if *stem == "scan_lookback" {
+            &["u32", "u64", "u32_inplace", "u64_inplace"]
+        } else {
+            &["u32", "u64"]
+        };
+        for elem in elems {
             let name = format!("{stem}_{elem}");
             let iface = reflect(&name).unwrap();
             assert_eq!(

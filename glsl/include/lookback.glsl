@@ -25,18 +25,38 @@
 //
 // Forward progress: Vulkan promises none between workgroups. A waiting subgroup spins at most SPIN_LIMIT
 // rounds on a window of predecessors; then it reduces every still-unpublished predecessor's input tile
-// itself (lb_fallback_aggregate) and continues. Afterwards it re-reads that predecessor's status (after a
-// memory barrier) and prefers a value published meanwhile, which keeps in-place scans correct: a tile
-// publishes its aggregate before it writes any output, so a reduction that saw overwritten input also sees
-// a published status on the re-read (LB_FENCE orders the two; see below).
+// itself (lb_fallback_aggregate) and continues: no wait is unbounded and the fallback needs no other
+// workgroup to make progress.
+//
+// In-place scans (input == output): a successor's fallback reads a predecessor's INPUT tile, which the
+// predecessor overwrites with its output once its prefix is known. The protocol that keeps this sound:
+//   writer (every tile):  publish a status (aggregate, or for a stalled tile only the late inclusive prefix)
+//                         -> memoryBarrierBuffer() in every invocation + barrier() (uniform control flow;
+//                            compiled in with LB_INPLACE only: out of place no one reads the output)
+//                         -> write the output tile.
+//                         So "some output word of tile p is visible" implies "a status of p is visible".
+//   reader (fallback):    reduce p's input -> memoryBarrierBuffer() (LB_FENCE) -> re-read p's status; if a
+//                         status is published, use it and drop the reduction, else use the reduction.
+//                         If the reduction read any overwritten word, the write came after p's publication,
+//                         so the re-read (ordered after the reads by the fence) sees the status: a reduction
+//                         that mixed input and output is never used. If the re-read sees nothing, p had not
+//                         published, hence had not written, and the reduction saw p's input only.
+// The reads of the reduction must not be served from a non-coherent cache or reordered past the fence: the
+// in-place variant of scan_lookback.comp declares the data `coherent` (LB_INPLACE); an out-of-place input is
+// never written during the dispatch, so its reads need no ordering at all. A tile that never publishes
+// (StallMode::NeverPublish) would break the implication, so the host rejects that emulation in place.
+// Published values are immutable per flag and travel inside the status atomics, so the look-back itself
+// (reading statuses) needs no acquire/release ordering.
 //
 // Memory semantics: every status word carries its own value, so the status atomics need no ordering of
-// other data and are relaxed (device scope). The only other cross-workgroup ordering, publication before
-// output writes (in-place scans), uses memoryBarrierBuffer() + barrier() in uniform control flow on the
-// writer and memoryBarrierBuffer() (LB_FENCE) before the re-read on the reader. Lavapipe (Mesa 22.3,
-// llvmpipe) breaks workgroup barriers when a memory barrier, or an acquire/release atomic, executes in
-// control flow that only some subgroups of a workgroup take (as the look-back does); hence relaxed atomics,
-// and LB_FENCE = 0 on CPU devices (the policy sets it).
+// other data and are relaxed (device scope). The only cross-workgroup ordering of other data is the in-place
+// rule above: memoryBarrierBuffer() + barrier() in uniform control flow on the writer, memoryBarrierBuffer()
+// (LB_FENCE) between reduction and re-read on the reader. Lavapipe (Mesa 22.3, llvmpipe) breaks workgroup
+// barriers when a memory barrier, or an acquire/release atomic, executes in control flow that only some
+// subgroups of a workgroup take (as the look-back does); hence relaxed atomics, and LB_FENCE = 0 on CPU
+// devices (the policy sets it; llvmpipe's threads run on x86, whose loads are not reordered with later
+// loads). Divergence inside subgroup 0 is kept short (single-lane status stores): long single-lane loops
+// (the stall delay) run in all lanes, so the subgroup reaches the workgroup barrier converged.
 //
 // Emulation (tests): with STALL_EVERY > 0, tiles with tile % STALL_EVERY == 1 % STALL_EVERY publish no
 // aggregate; with STALL_MODE 0 they never publish anything, with STALL_MODE 1 they publish their inclusive
@@ -148,40 +168,43 @@ LB_T lb_lookback(uint tile) {
     return prefix;
 }
 
+// Spins for a while (stall emulation). Called uniformly by all lanes of subgroup 0: no lane runs a long
+// loop alone, so the subgroup stays converged (a lone lane spinning while its subgroup went on to a
+// workgroup barrier is a pattern some drivers mishandle).
 void lb_stall_delay() {
     uint rounds = min(SPIN_LIMIT * 4u + 64u, 60000u);
     uint sink = 0u;
     for (uint i = 0u; i < rounds; i++) {
         sink += atomicLoad(lb_reserved0, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
-    if (sink == 0xdeadbeefu) lb_reserved1 = sink;   // keeps the loop
+    sink = subgroupMax(sink);
+    if (sink == 0xdeadbeefu && gl_SubgroupInvocationID == 0u) lb_reserved1 = sink;   // keeps the loop
 }
 
 // Publishes this tile's aggregate, looks back (subgroup 0), publishes the inclusive prefix and returns the
 // tile's exclusive prefix in every invocation. Every invocation must call it (it contains a barrier). Output
-// writes after it are ordered after the publications (memory barrier + control barrier).
+// writes after it are ordered after the publications where that matters (LB_INPLACE: device memory barrier in
+// every invocation + control barrier, in uniform control flow); out of place nobody reads the output during
+// the dispatch, so only the control barrier (which hands lb_sh_prefix over) remains.
 LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
     bool stalled = lb_stalled(tile);
-    // The invocation that publishes the aggregate also publishes the inclusive prefix (lane 0 of subgroup 0),
-    // so the two stores of a status word are ordered.
-    if (gl_SubgroupID == 0u && gl_SubgroupInvocationID == 0u && !stalled) {
-        lb_publish(tile, tile == 0u ? LB_INCLUSIVE : LB_AGGREGATE, aggregate);
-    }
     if (gl_SubgroupID == 0u) {
+        // Lane 0 of subgroup 0 makes every publication of this tile, so the stores of a status word are
+        // ordered (aggregate before inclusive prefix). Divergence stays short: one lane, a few stores.
+        if (gl_SubgroupInvocationID == 0u && !stalled) {
+            lb_publish(tile, tile == 0u ? LB_INCLUSIVE : LB_AGGREGATE, aggregate);
+        }
         LB_T prefix = tile == 0u ? LB_T(0) : lb_lookback(tile);
+        bool publish_inclusive = tile != 0u && (!stalled || STALL_MODE == 1u);
+        if (stalled && STALL_MODE == 1u) lb_stall_delay();   // uniform in the subgroup
         if (gl_SubgroupInvocationID == 0u) {
-            if (stalled) {
-                if (STALL_MODE == 1u) {
-                    lb_stall_delay();
-                    lb_publish(tile, LB_INCLUSIVE, prefix + aggregate);
-                }
-            } else if (tile != 0u) {
-                lb_publish(tile, LB_INCLUSIVE, prefix + aggregate);
-            }
+            if (publish_inclusive) lb_publish(tile, LB_INCLUSIVE, prefix + aggregate);
             lb_sh_prefix = prefix;
         }
     }
-    memoryBarrierBuffer();
+#ifdef LB_INPLACE
+    memoryBarrierBuffer();   // in place: publications before output writes (see the protocol above)
+#endif
     barrier();
     return lb_sh_prefix;
 }

@@ -72,15 +72,30 @@ ELEM_V vec_scan(ELEM_V x, bool inclusive, out ELEM_T s) {
 }
 
 // Loads tile `tile` into tile_v (elements at or above n read as 0).
+// A full tile (every element below n) is loaded and stored without per-vector bounds checks, so that all
+// VECS loads of an invocation are issued back to back (a per-vector branch makes some compilers wait for each
+// load before the next one). The test is uniform over the workgroup.
+bool tile_full(uint tile, uint n) {
+    return tile < n / TILE_ELEMS;
+}
+
 void tile_load(uint tile, uint n) {
     uint first = tile_first_vec(tile);
-    [[unroll]] for (uint j = 0u; j < VECS; j++) tile_v[j] = load_vec(first + j * gl_SubgroupSize, n, ELEM_T(0));
+    if (tile_full(tile, n)) {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) tile_v[j] = in_v[first + j * gl_SubgroupSize];
+    } else {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) tile_v[j] = load_vec(first + j * gl_SubgroupSize, n, ELEM_T(0));
+    }
 }
 
 // Stores tile_v + add as tile `tile` (elements at or above n are not written).
 void tile_store(uint tile, uint n, ELEM_T add) {
     uint first = tile_first_vec(tile);
-    [[unroll]] for (uint j = 0u; j < VECS; j++) store_vec(first + j * gl_SubgroupSize, n, tile_v[j] + add);
+    if (tile_full(tile, n)) {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) out_v[first + j * gl_SubgroupSize] = tile_v[j] + add;
+    } else {
+        [[unroll]] for (uint j = 0u; j < VECS; j++) store_vec(first + j * gl_SubgroupSize, n, tile_v[j] + add);
+    }
 }
 
 DEFINE_WG_SCAN(ELEM_T, tile_wg)

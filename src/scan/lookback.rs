@@ -10,7 +10,7 @@ use super::ScanElem;
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_lookback.comp` (both variants).
+/// Push constants of `glsl/scan_lookback.comp` (all variants: u32, u64 and their in-place forms).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LookbackPush {
