@@ -54,21 +54,36 @@ pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) 
     )
 }
 
-/// Measures the compute-copy bandwidth over `bytes` (read + write counted), median of `reps` timed copies,
-/// in bytes per second.
+/// Measures the compute-copy bandwidth over `bytes` (read + write counted) in bytes per second: the median
+/// of `reps` timed copies, recorded back to back in one submission after at least 300 ms of warm-up copies on a
+/// GPU (GPU clocks fall to idle when the device has waited on the host, and take that long to come back).
 pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
     let bytes = bytes.next_multiple_of(16);
     let a = Buffer::device_local(ctx, "vksort::roofline::src", bytes)?;
     let b = Buffer::device_local(ctx, "vksort::roofline::dst", bytes)?;
-    let mut prof = Profiler::new(ctx, 8)?;
-    let mut times = Vec::new();
-    for _ in 0..reps.max(1) + 1 {
-        ctx.submit_profiled("vksort::roofline", Some(&mut prof), |rec| {
-            cmd_copy(rec, a.as_ref(), b.as_ref(), bytes)
+    let reps = reps.clamp(1, 64);
+    let mut prof = Profiler::new(ctx, reps as u32 + 2)?;
+    let record = |prof: &mut Profiler| -> Result<Vec<f64>> {
+        ctx.submit_profiled("vksort::roofline", Some(prof), |rec| {
+            for i in 0..reps {
+                // Alternate directions so that consecutive copies do not write what the previous one reads.
+                let (s, d) = if i % 2 == 0 { (&a, &b) } else { (&b, &a) };
+                cmd_copy(rec, s.as_ref(), d.as_ref(), bytes)?;
+                rec.barrier();
+            }
+            Ok(())
         })?;
-        times.push(prof.total_ns()?);
+        Ok(prof.results()?.iter().map(|p| p.ns).collect())
+    };
+    let warm_ns = if ctx.caps().is_cpu() { 0.0 } else { 300e6 };
+    let mut spent = 0.0;
+    for _ in 0..1000 {
+        spent += record(&mut prof)?.iter().sum::<f64>();
+        if spent >= warm_ns {
+            break;
+        }
     }
-    times.remove(0);
+    let mut times = record(&mut prof)?;
     times.sort_by(|x, y| x.total_cmp(y));
     let ns = times[times.len() / 2].max(1.0);
     Ok(2.0 * bytes as f64 / (ns * 1e-9))
