@@ -513,36 +513,20 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         };
     }
     if let Some(al) = a.algos {
-        let names = al
-            .iter()
-            .map(|x| {
-                ops::sort_algorithm_name(x)
-                    .map(str::to_string)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!(
-                            "unknown sort algorithm `{x}` (one of {})",
-                            sort_algos().join(", ")
-                        )
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        opts.sort_algos = Some(names);
+        opts.sort_algos = Some(algorithm_names(
+            &al,
+            ops::sort_algorithm_name,
+            "sort",
+            &sort_algos(),
+        )?);
     }
     if let Some(al) = a.scan_algos {
-        let names = al
-            .iter()
-            .map(|x| {
-                ops::scan_algorithm_name(x)
-                    .map(str::to_string)
-                    .ok_or_else(|| {
-                        anyhow::anyhow!(
-                            "unknown scan algorithm `{x}` (one of {})",
-                            scan_algos().join(", ")
-                        )
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        opts.scan_algos = Some(names);
+        opts.scan_algos = Some(algorithm_names(
+            &al,
+            ops::scan_algorithm_name,
+            "scan",
+            &scan_algos(),
+        )?);
     }
     if let Some(r) = a.reps {
         opts.reps = r.max(1);
@@ -766,4 +750,24 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
         }
     }
     Ok(status)
+}
+
+/// Maps the names (or aliases) the user gave to the library's algorithm names, or an error listing them.
+fn algorithm_names(
+    given: &[String],
+    lookup: fn(&str) -> Option<&'static str>,
+    family: &str,
+    known: &[&str],
+) -> Result<Vec<String>> {
+    given
+        .iter()
+        .map(|x| {
+            lookup(x).map(str::to_string).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown {family} algorithm `{x}` (one of {})",
+                    known.join(", ")
+                )
+            })
+        })
+        .collect()
 }

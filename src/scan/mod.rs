@@ -716,27 +716,20 @@ impl Scanner {
 
 /// CPU reference: the exclusive or inclusive wrapping prefix sum of `data`.
 pub fn cpu_scan_u32(data: &[u32], kind: ScanKind) -> Vec<u32> {
-    let mut acc = 0u32;
-    data.iter()
-        .map(|&x| {
-            let before = acc;
-            acc = acc.wrapping_add(x);
-            if kind == ScanKind::Inclusive {
-                acc
-            } else {
-                before
-            }
-        })
-        .collect()
+    cpu_scan(data, kind, 0, u32::wrapping_add)
 }
 
 /// CPU reference: the exclusive or inclusive wrapping prefix sum of `data`.
 pub fn cpu_scan_u64(data: &[u64], kind: ScanKind) -> Vec<u64> {
-    let mut acc = 0u64;
+    cpu_scan(data, kind, 0, u64::wrapping_add)
+}
+
+fn cpu_scan<T: Copy>(data: &[T], kind: ScanKind, zero: T, add: fn(T, T) -> T) -> Vec<T> {
+    let mut acc = zero;
     data.iter()
         .map(|&x| {
             let before = acc;
-            acc = acc.wrapping_add(x);
+            acc = add(acc, x);
             if kind == ScanKind::Inclusive {
                 acc
             } else {
