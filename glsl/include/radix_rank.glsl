@@ -120,3 +120,83 @@ void rank_digits(uint bits RANK_PARAMS) {
     barrier();
     scan_digit_totals();
 }
+
+#ifdef RANK_CUB
+// ---- rank2: CUB-style ranking (the includer defines RANK_CUB; smem must hold R2_WORDS words) ----
+// Counters laid out digit-major, [digit][subgroup] with a constant stride of MAX_SUBGROUPS (columns past
+// gl_NumSubgroups stay 0), one padding word after every 32 (bank-conflict-free chunk scan). Each subgroup counts
+// its items into its own column (peers matched as in rank_digits; the leader adds the peer count), then ONE
+// workgroup exclusive scan over all RADIX x MAX_SUBGROUPS counters in that order turns counter (d, s) into the
+// tile position of subgroup s's first item of digit d. Digit d's tile start is counter (d, 0); its tile total is
+// the next digit's start minus its own (the tile's last digit ends at TILE: items past n are counted too).
+// Replaces rank_digits()'s per-digit serial loop over subgroups and its separate digit scan.
+const uint R2_COUNTERS = RADIX * MAX_SUBGROUPS;
+const uint R2_WORDS = R2_COUNTERS + (R2_COUNTERS >> 5u) + 1u;
+const uint R2_CPT = (R2_COUNTERS + WG_SIZE - 1u) / WG_SIZE;   // counters per invocation in the scan
+shared uint r2_partials[MAX_SUBGROUPS];
+
+uint r2_at(uint i) { return i + (i >> 5u); }
+uint r2_index(uint d, uint s) { return r2_at(d * MAX_SUBGROUPS + s); }
+
+// Zeroes the counters; the caller puts a barrier() between this and rank2_count().
+void rank2_clear() {
+    for (uint i = gl_LocalInvocationID.x; i < R2_WORDS; i += WG_SIZE) smem[i] = 0u;
+}
+
+// Each item's rank among equal digits before it in its subgroup (g_sub); counts into the subgroup's column.
+// Ends with a barrier.
+void rank2_count(uint bits, in uint g_digit[KPT], out uint g_sub[KPT]) {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint d = g_digit[j];
+#ifdef RANK_DEBUG_NO_MATCH
+        uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
+                                          : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
+#else
+        uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
+#endif
+        uint leader = lsb4(peers);
+        uint cnt = popcount4(peers);
+        uint below = popcount4(peers & gl_SubgroupLtMask);
+        uint old = 0u;
+        if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[r2_index(d, gl_SubgroupID)], cnt);
+        old = subgroupShuffle(old, leader);
+        g_sub[j] = old + below;
+    }
+    barrier();
+}
+
+// Exclusive scan of the counters in place (every invocation: a contiguous chunk serially, then a workgroup
+// scan of the chunk sums with one barrier). Ends with a barrier: counters then hold tile positions.
+void rank2_scan() {
+    uint c0 = gl_LocalInvocationID.x * R2_CPT;
+    uint cv[R2_CPT];
+    uint sum = 0u;
+    [[unroll]] for (uint k = 0u; k < R2_CPT; k++) {
+        uint i = c0 + k;
+        uint c = i < R2_COUNTERS ? smem[r2_at(i)] : 0u;
+        cv[k] = sum;
+        sum += c;
+    }
+    uint incl = subgroupInclusiveAdd(sum);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) r2_partials[gl_SubgroupID] = incl;
+    barrier();
+    uint carry = 0u;
+    for (uint base = 0u; base < gl_SubgroupID; base += gl_SubgroupSize) {
+        uint i = base + gl_SubgroupInvocationID;
+        carry += subgroupAdd(i < gl_SubgroupID ? r2_partials[i] : 0u);
+    }
+    uint ex = carry + incl - sum;
+    [[unroll]] for (uint k = 0u; k < R2_CPT; k++) {
+        uint i = c0 + k;
+        if (i < R2_COUNTERS) smem[r2_at(i)] = ex + cv[k];
+    }
+    barrier();
+}
+
+// Digit d's start in the tile and its count (after rank2_scan, before smem is reused).
+uint rank2_start(uint d) { return smem[r2_index(d, 0u)]; }
+uint rank2_total(uint d) {
+    uint next = d + 1u < RADIX ? smem[r2_index(d + 1u, 0u)] : WG_SIZE * KPT;
+    return next - smem[r2_index(d, 0u)];
+}
+#endif
