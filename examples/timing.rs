@@ -39,7 +39,7 @@ fn main() -> anyhow::Result<()> {
                 "ucopies" => policy.upfront_hist_copies = v,
                 "spin" => policy.spin_limit = v,
                 "debug" => policy.debug_mode = v,
-                "rank2" => policy.rank2 = v != 0,
+                "rank2" => policy.rank2 = v,
                 "keep_digit" | "keep" => policy.keep_digit = v != 0,
                 "uvec4" => policy.upfront_vec4 = v != 0,
                 _ => anyhow::bail!("unknown policy item {k}"),

@@ -47,7 +47,7 @@ layout(constant_id = 9) const uint DEBUG_MODE = 0;
 #define RANK_DEBUG_NO_MATCH ((DEBUG_MODE & 2u) != 0u)
 // 1: CUB-style ranking (radix_rank.glsl rank2_*): [digit][subgroup] counters and one workgroup scan instead of
 // the per-digit serial loop over subgroups and the separate digit scan; the early tile histogram shares the
-// counters' zeroing barrier.
+// counters' zeroing barrier. 2: the same with 16-bit counters packed two per word (tile < 65536 keys).
 layout(constant_id = 10) const uint RANK2 = 0;
 // 1: wide exchange: a second shared array carries a second word with each exchanged key: the digit (32-bit keys
 // without values: no recompute), the value (32-bit keys with 32-bit values: one round for both), the high word
@@ -58,7 +58,8 @@ layout(constant_id = 11) const uint KEEP_DIGIT = 0;
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
-const uint R2_SMEM = MAX_SUBGROUPS * RADIX + ((MAX_SUBGROUPS * RADIX) >> 5u) + 1u;   // rank2 padded counters
+const uint R2_CTRS = (RANK2 == 2u ? RADIX / 2u : RADIX) * MAX_SUBGROUPS;
+const uint R2_SMEM = R2_CTRS + (R2_CTRS >> 5u) + 1u;   // = rank2's R2_WORDS (radix_rank.glsl)
 const uint RANK_WORDS = RANK2 != 0u ? R2_SMEM : HIST_WORDS;
 const uint SMEM_WORDS = TILE > RANK_WORDS ? TILE : RANK_WORDS;
 
@@ -189,6 +190,13 @@ void main() {
     uint g_sub[KPT];
 #if LOOKBACK
     if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
+    if (RANK2 != 0u) {
+        // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.
+        rank2_clear();
+        if (EARLY_COUNTS != 0u) {
+            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+        }
+    }
     barrier();
     uint tile = s_tile;
 #else
@@ -215,18 +223,13 @@ void main() {
     // The global digit offsets: loaded now, their latency hidden behind the ranking.
     for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d];
     if (RANK2 != 0u) {
-        // rank2: the early histogram (if any) and the rank counters are zeroed under one barrier.
-        rank2_clear();
+        // rank2: counters and early histogram were zeroed before the tile claim's barrier.
         if (EARLY_COUNTS != 0u) {
-            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
-            barrier();
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
             barrier();
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
-        } else {
-            barrier();
         }
         rank2_count(pc.pass_bits, g_digit, g_sub);
         rank2_scan();
@@ -236,7 +239,7 @@ void main() {
             }
         }
         // g_sub becomes each item's tile position.
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += smem[r2_index(g_digit[j], gl_SubgroupID)];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             uint tot = rank2_total(d);
@@ -282,7 +285,7 @@ void main() {
         barrier();
         rank2_count(pc.pass_bits, g_digit, g_sub);
         rank2_scan();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += smem[r2_index(g_digit[j], gl_SubgroupID)];
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             s_gbase[d] = meta[pc.status_off + d * tiles + tile] - rank2_start(d);

@@ -968,7 +968,7 @@ fn policy_variations() {
 #[test]
 fn rank2_and_keep_digit_variants() {
     with_gpu(|ctx| {
-        for (rank2, keep_digit) in [(true, false), (false, true), (true, true)] {
+        for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
             let mut p = lavapipe_policy(ctx);
             p.rank2 = rank2;
             p.keep_digit = keep_digit;
@@ -1012,7 +1012,7 @@ fn rank2_and_keep_digit_variants() {
             }
         }
         let mut p = lavapipe_policy(ctx);
-        p.rank2 = true;
+        p.rank2 = 2;
         p.keep_digit = true;
         p.upfront_vec4 = true;
         let n = (1 << 20) + 3;
@@ -1036,11 +1036,13 @@ fn rank2_and_keep_digit_variants() {
             ..p
         });
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 12), None);
-        c.policy = Some(RadixPolicy { rank2: false, ..p });
+        c.policy = Some(RadixPolicy { rank2: 0, ..p });
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
+        c.policy = Some(RadixPolicy { rank2: 1, ..p });
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
         // Other shapes: workgroups smaller/larger than the radix, odd keys per thread, narrow digits.
         for (wg, kpt, digit_bits) in [(256, 5, 7), (64, 3, 8), (192, 1, 6), (128, 8, 4)] {
-            for (rank2, keep_digit) in [(true, false), (false, true), (true, true)] {
+            for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
                 let mut p = lavapipe_policy(ctx);
                 p.workgroup_size = wg;
                 p.keys_per_thread = kpt;
@@ -1073,7 +1075,7 @@ fn rank2_and_keep_digit_variants() {
             let mut p = lavapipe_policy(ctx);
             p.stall_every = stall_every;
             p.spin_limit = spin;
-            p.rank2 = true;
+            p.rank2 = 1 + stall_every % 2;
             p.keep_digit = true;
             for (key, value) in [
                 (KeyType::U32, ValueType::U32),

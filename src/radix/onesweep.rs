@@ -68,7 +68,7 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
             s.policy.stall_every,
             s.policy.early_counts as u32,
             s.policy.debug_mode,
-            s.policy.rank2 as u32,
+            s.policy.rank2,
             s.policy.keep_digit as u32,
         ],
     )
