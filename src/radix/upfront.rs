@@ -1,7 +1,10 @@
 //! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
 //! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
 //! indirect arguments. Reads the keys (caller's buffer) and the control block; writes the histogram and
-//! control regions of the meta scratch (cleared before).
+//! control regions of the meta scratch (cleared before). Kernel variants: `radix_upfront_scalar` (default) and
+//! `radix_upfront_vec4` (policy `upfront_vec4`: keys read as 16-byte vectors through a third binding, the keys
+//! again, viewed as uvec4[] with the range rounded down to 16 bytes; used only when upfront_keys_per_thread x
+//! key words is a multiple of 4 and the keys' offset is 16-byte aligned).
 
 use super::{Bindings, RadixSort, CTRL_UPFRONT_ARGS};
 use crate::error::Result;
