@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
         .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
     let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
-    // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096" overrides
+    // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096,rank2=1,keep_digit=1,uvec4=1" overrides
     // fields of the default policy for this key/value type (for tuning sweeps).
     let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
     let mut tag = String::new();
@@ -39,6 +39,9 @@ fn main() -> anyhow::Result<()> {
                 "ucopies" => policy.upfront_hist_copies = v,
                 "spin" => policy.spin_limit = v,
                 "debug" => policy.debug_mode = v,
+                "rank2" => policy.rank2 = v,
+                "keep_digit" | "keep" => policy.keep_digit = v != 0,
+                "uvec4" => policy.upfront_vec4 = v != 0,
                 _ => anyhow::bail!("unknown policy item {k}"),
             }
         }

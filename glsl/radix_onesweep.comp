@@ -45,11 +45,23 @@ layout(constant_id = 8) const uint EARLY_COUNTS = 0;   // 1: publish tile counts
 // bit 1 no matching in the ranking, bit 2 keys leave to their own tile's range (no scatter).
 layout(constant_id = 9) const uint DEBUG_MODE = 0;
 #define RANK_DEBUG_NO_MATCH ((DEBUG_MODE & 2u) != 0u)
+// 1: CUB-style ranking (radix_rank.glsl rank2_*): [digit][subgroup] counters and one workgroup scan instead of
+// the per-digit serial loop over subgroups and the separate digit scan; the early tile histogram shares the
+// counters' zeroing barrier. 2: the same with 16-bit counters packed two per word (tile < 65536 keys).
+layout(constant_id = 10) const uint RANK2 = 0;
+// 1: wide exchange: a second shared array carries a second word with each exchanged key: the digit (32-bit keys
+// without values: no recompute), the value (32-bit keys with 32-bit values: one round for both), the high word
+// (64-bit keys: the digit comes from the exchanged key, no separate digit round); values then move two words
+// per round.
+layout(constant_id = 11) const uint KEEP_DIGIT = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
-const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+const uint R2_CTRS = (RANK2 == 2u ? RADIX / 2u : RADIX) * MAX_SUBGROUPS;
+const uint R2_SMEM = R2_CTRS + (R2_CTRS >> 5u) + 1u;   // = rank2's R2_WORDS (radix_rank.glsl)
+const uint RANK_WORDS = RANK2 != 0u ? R2_SMEM : HIST_WORDS;
+const uint SMEM_WORDS = TILE > RANK_WORDS ? TILE : RANK_WORDS;
 
 layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
@@ -76,8 +88,10 @@ shared uint s_lstart[RADIX];
 shared uint s_gbase[RADIX];
 shared uint s_tile;
 shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
+shared uint s_x2[KEEP_DIGIT != 0u ? TILE : 1u];   // the wide exchange's second word
 
 #define RANK_LOCAL 1
+#define RANK_CUB 1
 #include "radix_rank.glsl"
 
 // Per-invocation state lives in main()'s local variables (registers); the functions below take what they
@@ -176,6 +190,13 @@ void main() {
     uint g_sub[KPT];
 #if LOOKBACK
     if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
+    if (RANK2 != 0u) {
+        // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.
+        rank2_clear();
+        if (EARLY_COUNTS != 0u) {
+            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+        }
+    }
     barrier();
     uint tile = s_tile;
 #else
@@ -201,47 +222,93 @@ void main() {
     bool stalled = STALL_EVERY > 0u && tile % STALL_EVERY == 1u;
     // The global digit offsets: loaded now, their latency hidden behind the ranking.
     for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d];
-    if (EARLY_COUNTS != 0u) {
-        // Early counts: the tile's digit histogram (shared atomics), published before the (slower) ranking so
-        // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
-        for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
-        barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
-        barrier();
+    if (RANK2 != 0u) {
+        // rank2: counters and early histogram were zeroed before the tile claim's barrier.
+        if (EARLY_COUNTS != 0u) {
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+            barrier();
+            for (uint d = lid; d < RADIX; d += WG_SIZE) {
+                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+            }
+        }
+        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_scan();
+        if (EARLY_COUNTS == 0u) {
+            for (uint d = lid; d < RADIX; d += WG_SIZE) {
+                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | rank2_total(d);
+            }
+        }
+        // g_sub becomes each item's tile position.
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+            uint tot = rank2_total(d);
+            uint excl = 0u;
+            if (tile > 0u) {
+                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
+                if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
+            }
+            s_gbase[d] += excl - rank2_start(d);
+            if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
         }
-    }
-    rank_digits(pc.pass_bits, g_digit, g_sub);
-    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
-    if (EARLY_COUNTS == 0u) {
+    } else {
+        if (EARLY_COUNTS != 0u) {
+            // Early counts: the tile's digit histogram (shared atomics), published before the (slower) ranking so
+            // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
+            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+            barrier();
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+            barrier();
+            for (uint d = lid; d < RADIX; d += WG_SIZE) {
+                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+            }
+        }
+        rank_digits(pc.pass_bits, g_digit, g_sub);
+        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        if (EARLY_COUNTS == 0u) {
+            for (uint d = lid; d < RADIX; d += WG_SIZE) {
+                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+            }
+        }
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+            uint excl = 0u;
+            if (tile > 0u) {
+                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
+                if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
+            }
+            s_gbase[d] += excl - s_lstart[d];
         }
-    }
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        uint excl = 0u;
-        if (tile > 0u) {
-            if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
-            if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
-        }
-        s_gbase[d] += excl - s_lstart[d];
     }
 #else
-    rank_digits(pc.pass_bits, g_digit, g_sub);
-    load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
+    if (RANK2 != 0u) {
+        rank2_clear();
+        barrier();
+        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_scan();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            s_gbase[d] = meta[pc.status_off + d * tiles + tile] - rank2_start(d);
+            if (tile_n == TILE && rank2_total(d) == TILE) s_uniform = d + 1u;
+        }
+    } else {
+        rank_digits(pc.pass_bits, g_digit, g_sub);
+        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
+        }
     }
 #endif
 
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
-    }
-    // g_sub becomes each item's tile position (its rank among the tile's digits).
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint d = g_digit[j];
-        g_sub[j] += s_lstart[d] + smem[gl_SubgroupID * RADIX + d];
+    if (RANK2 == 0u) {
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
+        }
+        // g_sub becomes each item's tile position (its rank among the tile's digits).
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            uint d = g_digit[j];
+            g_sub[j] += s_lstart[d] + smem[gl_SubgroupID * RADIX + d];
+        }
     }
     barrier();
 
@@ -254,6 +321,47 @@ void main() {
             if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, g_w1[j]);
             if (VAL_WORDS >= 1u) store_val(g_sel, dst * VAL_WORDS, g_v0[j]);
             if (VAL_WORDS == 2u) store_val(g_sel, dst * 2u + 1u, g_v1[j]);
+        }
+        return;
+    }
+
+    if (KEEP_DIGIT != 0u) {
+        // Wide exchange: round A carries each key with a second word (see KEEP_DIGIT), round B the values.
+        const bool KV = KEY_WORDS == 1u && VAL_WORDS == 1u;   // the value rides with the key; digit recomputed
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            smem[g_sub[j]] = g_w0[j];
+            s_x2[g_sub[j]] = KEY_WORDS == 2u ? g_w1[j] : (KV ? g_v0[j] : g_digit[j]);
+        }
+        barrier();
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            if (i < tile_n) {
+                uint w = smem[i];
+                uint x = s_x2[i];
+                uint d = (KEY_WORDS == 2u || KV)
+                             ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, desc), pc.shift, mask)
+                             : x;
+                uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+                g_dest[k] = dst;
+                store_key(g_sel, dst * KEY_WORDS, w);
+                if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, x);
+                if (KV) store_val(g_sel, dst, x);
+            }
+        }
+        if (VAL_WORDS == 2u || (VAL_WORDS == 1u && KEY_WORDS == 2u)) {
+            barrier();
+            [[unroll]] for (uint j = 0u; j < KPT; j++) {
+                smem[g_sub[j]] = g_v0[j];
+                if (VAL_WORDS == 2u) s_x2[g_sub[j]] = g_v1[j];
+            }
+            barrier();
+            [[unroll]] for (uint k = 0u; k < KPT; k++) {
+                uint i = k * WG_SIZE + lid;
+                if (i < tile_n) {
+                    store_val(g_sel, g_dest[k] * VAL_WORDS, smem[i]);
+                    if (VAL_WORDS == 2u) store_val(g_sel, g_dest[k] * 2u + 1u, s_x2[i]);
+                }
+            }
         }
         return;
     }

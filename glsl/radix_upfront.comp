@@ -3,6 +3,13 @@
 // place to meta[hist_off + place * RADIX + digit] (zeroed before). G = min(ceil(n / (WG_SIZE * KPT)),
 // max_groups) workgroups; workgroup g covers chunks g, g + G, ... of WG_SIZE * KPT keys, so the global atomics
 // stay few (G x places x RADIX). n comes from the control block.
+//
+// Variant vec4 (VEC4=1; policy upfront_vec4): the keys are read as 16-byte vectors through a third binding (the
+// same keys viewed as uvec4[], bound from a 16-byte aligned offset, its range rounded down to 16 bytes): chunk
+// c's vector v = k * WG_SIZE + lid holds keys 4v/KEY_WORDS.. of the chunk; vectors that reach past n (the tail)
+// are read key by key through binding 0. The host uses it only when KPT x KEY_WORDS is a multiple of 4.
+// @variant scalar VEC4=0
+// @variant vec4 VEC4=1
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
@@ -17,6 +24,9 @@ const uint RADIX = 1u << DIGIT_BITS;
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+#if VEC4
+layout(set = 0, binding = 2, std430) readonly buffer Keys4 { uvec4 keys4[]; };
+#endif
 
 layout(push_constant) uniform Push {
     uint lo;        // first bit of the sorted range
@@ -29,6 +39,15 @@ layout(push_constant) uniform Push {
 
 shared uint s_hist[HIST_COPIES * PLACES * RADIX];
 
+void count_key(uvec2 key, uint hbase, bool desc) {
+    uvec2 t = key_transform(key, pc.key_kind, desc);
+    for (uint p = 0u; p < PLACES; p++) {
+        uint shift = pc.lo + p * DIGIT_BITS;
+        uint bits = min(DIGIT_BITS, pc.hi - shift);
+        atomicAdd(s_hist[hbase + p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
+    }
+}
+
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
@@ -40,21 +59,40 @@ void main() {
     barrier();
     uint hbase = (gl_SubgroupID % HIST_COPIES) * PLACES * RADIX;
     bool desc = (pc.flags & 1u) != 0u;
+#if VEC4
+    const uint KPV = 4u / KEY_WORDS;   // keys per vector
+    for (uint c = g; c < chunks; c += groups) {
+        uint base = c * WG_SIZE * KPT;
+        [[unroll]] for (uint k = 0u; k < KPT / KPV; k++) {
+            uint v = k * WG_SIZE + lid;
+            uint first = base + v * KPV;
+            if (first + KPV <= n) {
+                uvec4 q = keys4[first * KEY_WORDS / 4u];
+                [[unroll]] for (uint e = 0u; e < KPV; e++) {
+                    uvec2 key = KEY_WORDS == 2u ? uvec2(q[2u * e], q[2u * e + 1u]) : uvec2(q[e], 0u);
+                    count_key(key, hbase, desc);
+                }
+            } else {
+                for (uint e = 0u; e < KPV; e++) {
+                    uint idx = first + e;
+                    if (idx < n) {
+                        count_key(uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u), hbase, desc);
+                    }
+                }
+            }
+        }
+    }
+#else
     for (uint c = g; c < chunks; c += groups) {
         uint base = c * WG_SIZE * KPT;
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint idx = base + k * WG_SIZE + lid;
             if (idx < n) {
-                uvec2 key = uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u);
-                uvec2 t = key_transform(key, pc.key_kind, desc);
-                for (uint p = 0u; p < PLACES; p++) {
-                    uint shift = pc.lo + p * DIGIT_BITS;
-                    uint bits = min(DIGIT_BITS, pc.hi - shift);
-                    atomicAdd(s_hist[hbase + p * RADIX + key_digit(t, shift, (1u << bits) - 1u)], 1u);
-                }
+                count_key(uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u), hbase, desc);
             }
         }
     }
+#endif
     barrier();
     for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) {
         uint c = 0u;

@@ -233,7 +233,10 @@ const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)),
 fn push_constant_structs_match_reflection() {
     use vksort::radix::{onesweep, rts, setup, small, upfront};
     let cases: &[(&str, usize)] = &[
-        ("radix_upfront", std::mem::size_of::<upfront::UpfrontPush>()),
+        (
+            "radix_upfront_scalar",
+            std::mem::size_of::<upfront::UpfrontPush>(),
+        ),
         ("radix_plan", std::mem::size_of::<upfront::PlanPush>()),
         ("radix_setup", std::mem::size_of::<setup::SetupPush>()),
         ("radix_copy", 0),
@@ -953,6 +956,170 @@ fn policy_variations() {
                         3001
                     };
                     check(ctx, &c, &gen(key, Dist::FloatSpecials, n, wg as u64), None);
+                }
+            }
+        }
+    });
+}
+
+/// The policy variants `rank2` (CUB-style ranking) and `keep_digit` (wide exchange), alone and together: every
+/// key type x value width x order at tile - 1, tile, tile + 1 (Onesweep and the downsweep), then a few types at
+/// 2^20 + 3, other workgroup/tile/digit shapes, and the forward-progress emulation.
+#[test]
+fn rank2_and_keep_digit_variants() {
+    with_gpu(|ctx| {
+        for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
+            let mut p = lavapipe_policy(ctx);
+            p.rank2 = rank2;
+            p.keep_digit = keep_digit;
+            let tile = p.tile() as usize;
+            for key in KeyType::ALL {
+                for value in ValueType::ALL {
+                    for order in [Order::Ascending, Order::Descending] {
+                        for (i, n) in [tile - 1, tile, tile + 1].into_iter().enumerate() {
+                            let dist = [Dist::Uniform, Dist::FewUnique, Dist::FloatSpecials][i];
+                            for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+                                if alg == SortAlgorithm::ReduceThenScan && i != 2 {
+                                    continue;
+                                }
+                                let mut c = Case::new(key);
+                                c.value = value;
+                                c.order = order;
+                                c.algorithm = alg;
+                                c.policy = Some(p);
+                                check(ctx, &c, &gen(key, dist, n, n as u64 + key as u64), None);
+                            }
+                        }
+                    }
+                }
+            }
+            // Early counts off, a few bit ranges and a multi-tile all-equal input (uniform-tile fast path).
+            let mut q = p;
+            q.early_counts = false;
+            for (key, value, bits) in [
+                (KeyType::U32, ValueType::U32, Some((8, 24))),
+                (KeyType::I64, ValueType::U64, Some((13, 14))),
+                (KeyType::F32, ValueType::None, None),
+            ] {
+                for dist in [Dist::AllEqual, Dist::Entropy(2)] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.bits = bits;
+                    c.algorithm = SortAlgorithm::Onesweep;
+                    c.policy = Some(q);
+                    check(ctx, &c, &gen(key, dist, 5 * tile + 3, 5), None);
+                }
+            }
+        }
+        let mut p = lavapipe_policy(ctx);
+        p.rank2 = 2;
+        p.keep_digit = true;
+        p.upfront_vec4 = true;
+        let n = (1 << 20) + 3;
+        for (key, value, order) in [
+            (KeyType::U32, ValueType::None, Order::Ascending),
+            (KeyType::F32, ValueType::U32, Order::Descending),
+            (KeyType::U64, ValueType::U64, Order::Ascending),
+        ] {
+            let mut c = Case::new(key);
+            c.value = value;
+            c.order = order;
+            c.algorithm = SortAlgorithm::Onesweep;
+            c.policy = Some(p);
+            check(ctx, &c, &gen(key, Dist::Uniform, n, 11), None);
+        }
+        let mut c = Case::new(KeyType::U32);
+        c.value = ValueType::U32;
+        c.algorithm = SortAlgorithm::Onesweep;
+        c.policy = Some(RadixPolicy {
+            keep_digit: false,
+            ..p
+        });
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 12), None);
+        c.policy = Some(RadixPolicy { rank2: 0, ..p });
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
+        c.policy = Some(RadixPolicy { rank2: 1, ..p });
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
+        // Other shapes: workgroups smaller/larger than the radix, odd keys per thread, narrow digits.
+        for (wg, kpt, digit_bits) in [(256, 5, 7), (64, 3, 8), (192, 1, 6), (128, 8, 4)] {
+            for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
+                let mut p = lavapipe_policy(ctx);
+                p.workgroup_size = wg;
+                p.keys_per_thread = kpt;
+                p.digit_bits = digit_bits;
+                p.rank2 = rank2;
+                p.keep_digit = keep_digit;
+                for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+                    for (key, value) in [
+                        (KeyType::F32, ValueType::U64),
+                        (KeyType::I64, ValueType::U32),
+                        (KeyType::U32, ValueType::None),
+                    ] {
+                        let mut c = Case::new(key);
+                        c.value = value;
+                        c.algorithm = alg;
+                        c.policy = Some(p);
+                        c.order = Order::Descending;
+                        check(
+                            ctx,
+                            &c,
+                            &gen(key, Dist::FloatSpecials, 3001, wg as u64),
+                            None,
+                        );
+                    }
+                }
+            }
+        }
+        // Forward progress: stalled tiles with both variants on.
+        for (stall_every, spin) in [(2, 1), (3, 4)] {
+            let mut p = lavapipe_policy(ctx);
+            p.stall_every = stall_every;
+            p.spin_limit = spin;
+            p.rank2 = 1 + stall_every % 2;
+            p.keep_digit = true;
+            for (key, value) in [
+                (KeyType::U32, ValueType::U32),
+                (KeyType::F64, ValueType::U64),
+            ] {
+                let mut c = Case::new(key);
+                c.value = value;
+                c.algorithm = SortAlgorithm::Onesweep;
+                c.policy = Some(p);
+                let n = 20 * p.tile() as usize + 17;
+                check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
+                check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
+            }
+        }
+    });
+}
+
+/// The upfront pass's 16-byte-vector variant: tails (n not a multiple of 4), keys per invocation that do and do
+/// not allow it (scalar fallback), several chunks per workgroup, 64-bit keys, a GPU-side count.
+#[test]
+fn upfront_vec4_variant() {
+    with_gpu(|ctx| {
+        for (ukpt, ugroups) in [(8, 1), (4, 3), (6, 64), (16, 2)] {
+            let mut p = lavapipe_policy(ctx);
+            p.upfront_vec4 = true;
+            p.upfront_keys_per_thread = ukpt;
+            p.upfront_max_groups = ugroups;
+            for (key, value) in [
+                (KeyType::U32, ValueType::None),
+                (KeyType::F64, ValueType::U32),
+                (KeyType::I32, ValueType::U64),
+            ] {
+                for n in [2, 5, 4096, 4099, 20001] {
+                    for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+                        let mut c = Case::new(key);
+                        c.value = value;
+                        c.algorithm = alg;
+                        c.policy = Some(p);
+                        let raw = gen(key, Dist::Uniform, n, n as u64 + ukpt as u64);
+                        check(ctx, &c, &raw, None);
+                        if n > 5 {
+                            check(ctx, &c, &raw, Some(n - 3));
+                        }
+                    }
                 }
             }
         }

@@ -120,3 +120,100 @@ void rank_digits(uint bits RANK_PARAMS) {
     barrier();
     scan_digit_totals();
 }
+
+#ifdef RANK_CUB
+// ---- rank2: CUB-style ranking (the includer defines RANK_CUB and a spec constant RANK2 (1 or 2); smem must
+// hold R2_WORDS words) ----
+// Counters laid out digit-major, [digit][subgroup] with a constant stride of MAX_SUBGROUPS (columns past
+// gl_NumSubgroups stay 0), one padding word after every 32 (bank-conflict-free chunk scan). Each subgroup counts
+// its items into its own column (peers matched as in rank_digits; the leader adds the peer count), then ONE
+// workgroup exclusive scan over all counters in that order turns counter (d, s) into the tile position of
+// subgroup s's first item of digit d. Digit d's tile start is counter (d, 0); its tile total is the next digit's
+// start minus its own (the tile's last digit ends at TILE: items past n are counted too).
+// RANK2 == 2: 16-bit counters, two per word: digit d < HALF in the low half of word (d, s), digit d + HALF in
+// the high half of the same word (HALF = RADIX / 2). Scanning the words as 32-bit numbers scans both halves at
+// once (a tile holds < 65536 items: no carry between halves); the high halves then lack the count of all
+// low-half digits, the low half of the grand total (r2_total), added when read. Half the zeroing and scanning.
+// Replaces rank_digits()'s per-digit serial loop over subgroups and its separate digit scan.
+const uint R2_LANES = RANK2 == 2u ? 2u : 1u;
+const uint R2_HALF = RADIX / R2_LANES;
+const uint R2_MASK = RANK2 == 2u ? 0xFFFFu : 0xFFFFFFFFu;
+const uint R2_COUNTERS = R2_HALF * MAX_SUBGROUPS;
+const uint R2_WORDS = R2_COUNTERS + (R2_COUNTERS >> 5u) + 1u;
+const uint R2_CPT = (R2_COUNTERS + WG_SIZE - 1u) / WG_SIZE;   // counter words per invocation in the scan
+shared uint r2_partials[MAX_SUBGROUPS];
+shared uint r2_total;   // the scan's grand total (packed)
+
+uint r2_at(uint i) { return i + (i >> 5u); }
+uint r2_index(uint d, uint s) { return r2_at((d % R2_HALF) * MAX_SUBGROUPS + s); }
+uint r2_shift(uint d) { return d < R2_HALF ? 0u : 16u; }
+// Counter (d, s) after rank2_scan: the tile position of subgroup s's first item of digit d.
+uint r2_value(uint d, uint s) {
+    uint v = (smem[r2_index(d, s)] >> r2_shift(d)) & R2_MASK;
+    return d < R2_HALF ? v : v + (r2_total & 0xFFFFu);
+}
+
+// Zeroes the counters; the caller puts a barrier() between this and rank2_count().
+void rank2_clear() {
+    for (uint i = gl_LocalInvocationID.x; i < R2_WORDS; i += WG_SIZE) smem[i] = 0u;
+}
+
+// Each item's rank among equal digits before it in its subgroup (g_sub); counts into the subgroup's column.
+// Ends with a barrier.
+void rank2_count(uint bits, in uint g_digit[KPT], out uint g_sub[KPT]) {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint d = g_digit[j];
+#ifdef RANK_DEBUG_NO_MATCH
+        uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
+                                          : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
+#else
+        uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
+#endif
+        uint leader = lsb4(peers);
+        uint cnt = popcount4(peers);
+        uint below = popcount4(peers & gl_SubgroupLtMask);
+        uint old = 0u;
+        uint sh = r2_shift(d);
+        if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[r2_index(d, gl_SubgroupID)], cnt << sh);
+        old = subgroupShuffle(old, leader);
+        g_sub[j] = ((old >> sh) & R2_MASK) + below;
+    }
+    barrier();
+}
+
+// Exclusive scan of the counter words in place (every invocation: a contiguous chunk serially, then a
+// workgroup scan of the chunk sums with one barrier). Ends with a barrier: r2_value() then gives tile positions.
+void rank2_scan() {
+    uint c0 = gl_LocalInvocationID.x * R2_CPT;
+    uint cv[R2_CPT];
+    uint sum = 0u;
+    [[unroll]] for (uint k = 0u; k < R2_CPT; k++) {
+        uint i = c0 + k;
+        uint c = i < R2_COUNTERS ? smem[r2_at(i)] : 0u;
+        cv[k] = sum;
+        sum += c;
+    }
+    uint incl = subgroupInclusiveAdd(sum);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) r2_partials[gl_SubgroupID] = incl;
+    barrier();
+    uint carry = 0u;
+    for (uint base = 0u; base < gl_SubgroupID; base += gl_SubgroupSize) {
+        uint i = base + gl_SubgroupInvocationID;
+        carry += subgroupAdd(i < gl_SubgroupID ? r2_partials[i] : 0u);
+    }
+    uint ex = carry + incl - sum;
+    [[unroll]] for (uint k = 0u; k < R2_CPT; k++) {
+        uint i = c0 + k;
+        if (i < R2_COUNTERS) smem[r2_at(i)] = ex + cv[k];
+    }
+    if (c0 <= R2_COUNTERS - 1u && R2_COUNTERS - 1u < c0 + R2_CPT) r2_total = ex + sum;
+    barrier();
+}
+
+// Digit d's start in the tile and its count (after rank2_scan, before smem is reused).
+uint rank2_start(uint d) { return r2_value(d, 0u); }
+uint rank2_total(uint d) {
+    uint next = d + 1u < RADIX ? r2_value(d + 1u, 0u) : WG_SIZE * KPT;
+    return next - r2_value(d, 0u);
+}
+#endif

@@ -105,6 +105,22 @@ pub struct RadixPolicy {
     /// the subgroups per workgroup and the shared memory (1..=16). Default 1: on an H200, 4 and 8 copies made
     /// the pass 1.6-4x slower (more shared memory, fewer resident workgroups).
     pub upfront_hist_copies: u32,
+    /// Onesweep/downsweep ranking, CUB style (`rank2`): 0 off (default: per-subgroup histograms, a per-digit
+    /// serial loop over subgroups, a separate digit scan); 1: per-subgroup digit counters laid out
+    /// [digit][subgroup] and one workgroup scan over all of them (2-4 barriers fewer per tile; ~1/32 more shared
+    /// memory for the padded counters); 2: the same with 16-bit counters packed two per word (half the zeroing
+    /// and scanning; needs a tile below 65536 keys).
+    pub rank2: u32,
+    /// Onesweep/downsweep wide exchange (`keep_digit`): a second shared array (tile x 4 bytes) carries a second
+    /// word with each exchanged key (the digit for 32-bit keys, no recompute; the 32-bit value for u32-word keys
+    /// with 32-bit values; the high word for 64-bit keys, so no separate digit round), and values move two words
+    /// per round: 64-bit keys need 1 exchange round instead of 3, 64-bit key/value pairs 2 instead of 5.
+    /// Default off.
+    pub keep_digit: bool,
+    /// Upfront histogram pass reads the keys as 16-byte vectors (`radix_upfront_vec4`), when
+    /// upfront_keys_per_thread x key words is a multiple of 4 and the keys' offset is 16-byte aligned (else the
+    /// scalar kernel runs). Default off.
+    pub upfront_vec4: bool,
 }
 
 impl RadixPolicy {
@@ -135,6 +151,9 @@ impl RadixPolicy {
                 early_counts: true,
                 upfront_hist_copies: 1,
                 debug_mode: 0,
+                rank2: 0,
+                keep_digit: false,
+                upfront_vec4: false,
             }
         } else if caps.is_cpu() {
             Self {
@@ -153,6 +172,9 @@ impl RadixPolicy {
                 early_counts: true,
                 upfront_hist_copies: 1,
                 debug_mode: 0,
+                rank2: 0,
+                keep_digit: false,
+                upfront_vec4: false,
             }
         } else {
             Self {
@@ -171,6 +193,9 @@ impl RadixPolicy {
                 early_counts: true,
                 upfront_hist_copies: 1,
                 debug_mode: 0,
+                rank2: 0,
+                keep_digit: false,
+                upfront_vec4: false,
             }
         };
         // Shrink until the kernels' shared memory fits.
@@ -232,6 +257,24 @@ impl RadixPolicy {
         words * 4
     }
 
+    /// Shared memory bytes of the Onesweep/downsweep kernel (its variants add to the ranking's).
+    fn onesweep_shared_bytes(&self, plan: &SubgroupPlan) -> u64 {
+        let wg = self.workgroup_size;
+        let max_sg = (wg / plan.min.max(1)) as u64;
+        let r = self.radix() as u64;
+        let items = self.tile() as u64;
+        let mut bytes = self.rank_shared_bytes(plan, wg, self.tile());
+        if self.rank2 != 0 {
+            let ctrs = max_sg * r / if self.rank2 == 2 { 2 } else { 1 };
+            let counters = ctrs + (ctrs >> 5) + 1;
+            bytes += (counters.max(items) - (max_sg * r).max(items) + max_sg) * 4;
+        }
+        if self.keep_digit {
+            bytes += items * 4;
+        }
+        bytes
+    }
+
     /// Checks the policy against the device (shared memory, limits, features).
     pub fn check(&self, caps: &DeviceCaps, plan: &SubgroupPlan) -> Result<()> {
         let bad = |what: String| Err(Error::InvalidArgument(format!("radix policy: {what}")));
@@ -243,6 +286,12 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
         {
             return bad("keys per thread must be in 1..=32".into());
+        }
+        if self.rank2 > 2 || (self.rank2 == 2 && self.tile() >= 1 << 16) {
+            return bad(format!(
+                "rank2 {} must be 0, 1 or 2 (2: tile below 65536 keys)",
+                self.rank2
+            ));
         }
         if !(1..=16).contains(&self.upfront_hist_copies) {
             return bad("upfront_hist_copies must be in 1..=16".into());
@@ -277,7 +326,7 @@ impl RadixPolicy {
             });
         }
         let shared = caps.max_shared_memory as u64;
-        let a = self.rank_shared_bytes(plan, self.workgroup_size, self.tile());
+        let a = self.onesweep_shared_bytes(plan);
         let b = self.rank_shared_bytes(
             plan,
             self.small_workgroup_size,

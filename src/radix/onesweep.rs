@@ -3,7 +3,9 @@
 //! keys locally (subgroup multisplit + workgroup multi-scan), finds the count of each digit in earlier tiles by
 //! decoupled look-back over the place's status region (bounded spin, then self-counting), and scatters keys and
 //! values through shared memory to the other side. Dispatched indirectly (0 groups when the plan skipped the
-//! place).
+//! place). Policy-selected code paths (specialization constants 10 and 11, see [`super::RadixPolicy`]):
+//! `rank2` (CUB-style [digit][subgroup] counters and one workgroup scan; 2: 16-bit packed counters) and
+//! `keep_digit` (wide exchange: a second word travels with each key through shared memory).
 
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
@@ -68,6 +70,8 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
             s.policy.stall_every,
             s.policy.early_counts as u32,
             s.policy.debug_mode,
+            s.policy.rank2,
+            s.policy.keep_digit as u32,
         ],
     )
 }

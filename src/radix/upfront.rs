@@ -1,7 +1,10 @@
 //! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
 //! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
 //! indirect arguments. Reads the keys (caller's buffer) and the control block; writes the histogram and
-//! control regions of the meta scratch (cleared before).
+//! control regions of the meta scratch (cleared before). Kernel variants: `radix_upfront_scalar` (default) and
+//! `radix_upfront_vec4` (policy `upfront_vec4`: keys read as 16-byte vectors through a third binding, the keys
+//! again, viewed as uvec4[] with the range rounded down to 16 bytes; used only when upfront_keys_per_thread x
+//! key words is a multiple of 4 and the keys' offset is 16-byte aligned).
 
 use super::{Bindings, RadixSort, CTRL_UPFRONT_ARGS};
 use crate::error::Result;
@@ -51,8 +54,18 @@ pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = upfront_wg(s);
     let kpt = s.policy.upfront_keys_per_thread;
+    // The 16-byte-vector variant: whole vectors per invocation, a 16-byte aligned keys offset, >= 1 vector.
+    let key_bytes = b.max_n * s.key_words as u64 * 4;
+    let vec4 = s.policy.upfront_vec4
+        && (kpt * s.key_words) % 4 == 0
+        && b.keys.offset % 16 == 0
+        && key_bytes >= 16;
     let k = s.kernel(
-        "radix_upfront",
+        if vec4 {
+            "radix_upfront_vec4"
+        } else {
+            "radix_upfront_scalar"
+        },
         wg,
         &[
             kpt,
@@ -70,17 +83,23 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         hist_off: b.layout.hist_word as u32,
         max_groups: s.policy.upfront_max_groups,
     };
-    let bindings = [b.keys, b.meta];
+    let keys4 = b.keys.slice(0, key_bytes / 16 * 16);
+    let bindings_vec4 = [b.keys, b.meta, keys4];
+    let bindings: &[crate::gpu::BufferRef] = if vec4 {
+        &bindings_vec4
+    } else {
+        &bindings_vec4[..2]
+    };
     match b.count {
         None => {
             let groups =
                 (b.max_n.div_ceil((wg * kpt) as u64) as u32).min(s.policy.upfront_max_groups);
-            rec.dispatch("vksort::radix::upfront", &k, &bindings, &push, groups)
+            rec.dispatch("vksort::radix::upfront", &k, bindings, &push, groups)
         }
         Some(_) => rec.dispatch_indirect(
             "vksort::radix::upfront",
             &k,
-            &bindings,
+            bindings,
             &push,
             b.args(CTRL_UPFRONT_ARGS),
         ),
