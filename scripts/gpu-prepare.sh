@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Run HERE before a run on the GPU machine: builds the release binary and every test executable, strips them
-# into .gpu/bin (ignored by git, carried to the device), and unpacks the validation layers into .gpu/vvl.
+# into .gpu/bin (ignored by git, carried to the device), and unpacks the validation layers into .gpu/vvl; both
+# go into .gpu/pack.tar.xz, the one file to carry (scripts/gpu-run.sh unpacks it).
 # The GPU machine has no Rust toolchain and no network; see ../shared/device/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,4 +33,7 @@ if [ ! -d .gpu/vvl ]; then
   (cd .gpu && apt-get download vulkan-validationlayers >/dev/null 2>&1 || true)
   dpkg -x .gpu/vulkan-validationlayers_*.deb .gpu/vvl
 fi
-du -sh .gpu/bin .gpu/vvl
+rm -f .gpu/bin/test-vksort
+# One compressed pack keeps the carried tree under the device tool's 64 MiB.
+tar -C .gpu -cJf .gpu/pack.tar.xz bin vvl
+du -sh .gpu/bin .gpu/vvl .gpu/pack.tar.xz

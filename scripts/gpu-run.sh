@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu:
+# Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests] [bench] [cub]
 # tests: every test executable under the validation layer; bench: `vksort bench` with CUB's figures from the
 # same run; cub: the CUB anchor alone. Results go to $OUT (or ./gpu-out).
 set -uo pipefail
+[ -f .gpu/pack.tar.xz ] && tar -C .gpu -xJf .gpu/pack.tar.xz
 . ./.device/gpu-prelude.sh
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 root=$(pwd)
