@@ -55,8 +55,9 @@ pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) 
 }
 
 /// Measures the compute-copy bandwidth over `bytes` (read + write counted) in bytes per second: the median
-/// of `reps` timed copies, recorded back to back in one submission after at least 300 ms of warm-up copies on a
-/// GPU (GPU clocks fall to idle when the device has waited on the host, and take that long to come back).
+/// of `reps` timed copies, recorded back to back in one submission after ~300 ms of warm-up copies on a GPU
+/// (at most 1 s of wall time). GPU clocks fall to idle when the device has waited on the host, and take about
+/// that long to come back.
 pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
     let bytes = bytes.next_multiple_of(16);
     let a = Buffer::device_local(ctx, "vksort::roofline::src", bytes)?;
@@ -76,12 +77,9 @@ pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f
         Ok(prof.results()?.iter().map(|p| p.ns).collect())
     };
     let warm_ns = if ctx.caps().is_cpu() { 0.0 } else { 300e6 };
-    let mut spent = 0.0;
-    for _ in 0..1000 {
+    let (mut spent, started) = (0.0, std::time::Instant::now());
+    while spent < warm_ns && started.elapsed() < std::time::Duration::from_secs(1) {
         spent += record(&mut prof)?.iter().sum::<f64>();
-        if spent >= warm_ns {
-            break;
-        }
     }
     let mut times = record(&mut prof)?;
     times.sort_by(|x, y| x.total_cmp(y));

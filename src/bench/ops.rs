@@ -496,12 +496,20 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
     let mut prof = Profiler::new(ctx, 512)?;
     let mut runs = Vec::new();
     let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
-    // Warm-up: at least `warmup` runs and, on a GPU, at least ~300 ms of GPU work (at most 2000 runs): after the
-    // host-side verification between configurations the GPU has dropped to idle clocks (seen on an H200: 1980 ->
-    // 345 MHz), and it takes that long to come back.
-    let min_warm_ns = if ctx.caps().is_cpu() { 0.0 } else { 300e6 };
+    // Warm-up: at least `warmup` runs and, when any warm-up is asked for on a GPU, ~300 ms of GPU work (bounded by
+    // 1 s of wall time: with validation layers submissions are slow): after the host-side verification between
+    // configurations the GPU has dropped to idle clocks (seen on an H200: 1980 -> 345 MHz), and it takes that long
+    // to come back. `warmup == 0` (a one-off run, as `vksort sort` does) warms nothing.
+    let min_warm_ns = if ctx.caps().is_cpu() || warmup == 0 {
+        0.0
+    } else {
+        300e6
+    };
+    let started = std::time::Instant::now();
     let (mut warm_runs, mut warm_ns) = (0usize, 0.0f64);
-    while warm_runs < warmup || (warm_ns < min_warm_ns && warm_runs < 2000) {
+    while warm_runs < warmup
+        || (warm_ns < min_warm_ns && started.elapsed() < std::time::Duration::from_secs(1))
+    {
         ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
         warm_ns += prof.total_ns()?;
         warm_runs += 1;
