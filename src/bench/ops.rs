@@ -491,50 +491,91 @@ impl Timing {
     }
 }
 
-/// Runs `runner` `warmup` times untimed and `reps` times timed (one submission each, timestamp queries).
+/// Runs `runner` `warmup` times untimed and `reps` times timed, timed by timestamp queries.
+///
+/// Runs are recorded back to back in one submission (warm-up in one, timed runs in another): a loop of one
+/// short submission and one host wait looks idle to the driver, whose clocks then fall (seen on an H200: 1980 ->
+/// 345 MHz). When any warm-up is asked for on a GPU, the warm-up submission holds ~300 ms of GPU work, bounded
+/// by ~1 s of wall time (validation layers make recording slow). `warmup == 0` (a one-off run, as `vksort sort`
+/// does) warms nothing.
 pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize) -> Result<Timing> {
-    let mut prof = Profiler::new(ctx, 512)?;
+    let reps = reps.max(1);
+    // One probe run: the passes a run records and how long it takes (GPU and wall).
+    let mut probe = Profiler::new(ctx, 512)?;
+    let t0 = std::time::Instant::now();
+    ctx.submit_profiled("vksort::bench::probe", Some(&mut probe), |rec| {
+        runner.record(rec)
+    })?;
+    let wall_ns = t0.elapsed().as_nanos().max(1) as f64;
+    let probe_passes = probe.results()?;
+    if probe_passes.is_empty() {
+        // Nothing reaches the GPU (n = 0): nothing to time.
+        return Ok(Timing {
+            runs_ns: vec![0.0; reps],
+            passes: Vec::new(),
+        });
+    }
+    let per_run = probe_passes.len();
+    let gpu_ns = probe_passes.iter().map(|p| p.ns).sum::<f64>().max(1.0);
+    let mut warm = warmup.saturating_sub(1);
+    if warmup > 0 && !ctx.caps().is_cpu() {
+        let by_gpu = (300e6 / gpu_ns).ceil() as usize;
+        let by_wall = (1e9 / wall_ns).floor().max(1.0) as usize;
+        warm = warm.max(by_gpu.min(by_wall).min(4096));
+    }
+    if warm > 0 {
+        ctx.submit("vksort::bench::warmup", |rec| {
+            for _ in 0..warm {
+                runner.record(rec)?;
+                rec.barrier();
+            }
+            Ok(())
+        })?;
+    }
+    // The timed runs, in as few submissions as the profiler's capacity allows.
+    let capacity = 4096u32;
+    let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, reps);
+    let mut prof = Profiler::new(ctx, capacity)?;
     let mut runs = Vec::new();
     let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
-    // Warm-up: at least `warmup` runs and, when any warm-up is asked for on a GPU, ~300 ms of GPU work (bounded by
-    // 1 s of wall time: with validation layers submissions are slow): after the host-side verification between
-    // configurations the GPU has dropped to idle clocks (seen on an H200: 1980 -> 345 MHz), and it takes that long
-    // to come back. `warmup == 0` (a one-off run, as `vksort sort` does) warms nothing.
-    let min_warm_ns = if ctx.caps().is_cpu() || warmup == 0 {
-        0.0
-    } else {
-        300e6
-    };
-    let started = std::time::Instant::now();
-    let (mut warm_runs, mut warm_ns) = (0usize, 0.0f64);
-    while warm_runs < warmup
-        || (warm_ns < min_warm_ns && started.elapsed() < std::time::Duration::from_secs(1))
-    {
-        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
-        warm_ns += prof.total_ns()?;
-        warm_runs += 1;
-    }
-    for _ in 0..reps.max(1) {
-        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| runner.record(rec))?;
-        let grouped: Vec<PassTime> = prof
-            .results()?
-            .into_iter()
-            .map(|p| PassTime {
-                label: model::pass_group(&p.label),
-                ns: p.ns,
-            })
-            .collect();
-        let passes: Vec<PassTime> = sum_by_label(&grouped)
-            .into_iter()
-            .filter(|p| p.label != RESTORE)
-            .collect();
-        runs.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
-        for p in passes {
-            match per_label.iter_mut().find(|(l, _)| *l == p.label) {
-                Some((_, v)) => v.push(p.ns),
-                None => per_label.push((p.label, vec![p.ns])),
+    let mut done = 0;
+    while done < reps {
+        let batch = runs_per_submit.min(reps - done);
+        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| {
+            for _ in 0..batch {
+                runner.record(rec)?;
+                rec.barrier();
+            }
+            Ok(())
+        })?;
+        let all = prof.results()?;
+        if all.len() != batch * per_run {
+            return Err(Error::InvalidArgument(format!(
+                "a run recorded {} passes, the probe {per_run}",
+                all.len() / batch.max(1)
+            )));
+        }
+        for one in all.chunks(per_run) {
+            let grouped: Vec<PassTime> = one
+                .iter()
+                .map(|p| PassTime {
+                    label: model::pass_group(&p.label),
+                    ns: p.ns,
+                })
+                .collect();
+            let passes: Vec<PassTime> = sum_by_label(&grouped)
+                .into_iter()
+                .filter(|p| p.label != RESTORE)
+                .collect();
+            runs.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
+            for p in passes {
+                match per_label.iter_mut().find(|(l, _)| *l == p.label) {
+                    Some((_, v)) => v.push(p.ns),
+                    None => per_label.push((p.label, vec![p.ns])),
+                }
             }
         }
+        done += batch;
     }
     Ok(Timing {
         runs_ns: runs,
