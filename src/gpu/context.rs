@@ -237,7 +237,6 @@ impl Context {
             e.extension_name_as_c_str()
                 .is_ok_and(|n| n == ash::ext::debug_utils::NAME)
         });
-        let has_validation_features = validation;
         let mut inst_exts: Vec<*const c_char> = Vec::new();
         if has_debug_utils {
             inst_exts.push(ash::ext::debug_utils::NAME.as_ptr());
@@ -271,7 +270,7 @@ impl Context {
             .application_info(&app)
             .enabled_layer_names(&layer_ptrs)
             .enabled_extension_names(&inst_exts);
-        if has_validation_features {
+        if validation {
             info = info.push_next(&mut vfeatures);
             if has_debug_utils {
                 info = info.push_next(&mut messenger_info);
@@ -279,7 +278,7 @@ impl Context {
         }
         // SAFETY: every pointer in `info` outlives the call.
         let instance = unsafe { entry.create_instance(&info, None) }.vk("vkCreateInstance")?;
-        let result = Self::create_device(&entry, &instance, &options, has_debug_utils);
+        let result = Self::create_device(&instance, &options);
         let (physical, device, family, caps) = match result {
             Ok(v) => v,
             Err(e) => {
@@ -368,7 +367,7 @@ impl Context {
             source,
         })?;
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
-        let debug = debug_utils.then(|| DebugUtils::new(&entry, &instance, &device));
+        let debug = debug_utils.then(|| DebugUtils::new(&instance, &device));
         // SAFETY: plain object creation on a valid device.
         let pipeline_cache =
             unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
@@ -438,12 +437,9 @@ impl Context {
     }
 
     fn create_device(
-        entry: &ash::Entry,
         instance: &ash::Instance,
         options: &ContextOptions,
-        _debug_utils: bool,
     ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceCaps)> {
-        let _ = entry;
         // SAFETY: plain enumeration on a valid instance.
         let physicals =
             unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
@@ -781,7 +777,7 @@ impl Context {
     /// Names a Vulkan object for captures (no-op without VK_EXT_debug_utils).
     pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
         if let Some(d) = &self.debug {
-            d.name(&self.device, handle, name);
+            d.name(handle, name);
         }
     }
 

@@ -9,14 +9,14 @@ pub(crate) struct DebugUtils {
 }
 
 impl DebugUtils {
-    pub(crate) fn new(_entry: &ash::Entry, instance: &ash::Instance, device: &ash::Device) -> Self {
+    pub(crate) fn new(instance: &ash::Instance, device: &ash::Device) -> Self {
         Self {
             device_fns: ash::ext::debug_utils::Device::new(instance, device),
         }
     }
 
     /// Names `handle`. Errors are ignored: names are a debugging aid, never a reason to fail.
-    pub(crate) fn name<H: vk::Handle>(&self, _device: &ash::Device, handle: H, name: &str) {
+    pub(crate) fn name<H: vk::Handle>(&self, handle: H, name: &str) {
         let name = super::Context::cstring(name);
         let info = vk::DebugUtilsObjectNameInfoEXT::default()
             .object_handle(handle)
