@@ -472,6 +472,23 @@ fn digit_widths() {
     });
 }
 
+/// Onesweep with the stall-emulating policy `p`: u32+u32 and f64+u64 over 20 tiles + 17 keys, few-unique and
+/// uniform keys, each checked against the CPU reference.
+fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy) {
+    for (key, value) in [
+        (KeyType::U32, ValueType::U32),
+        (KeyType::F64, ValueType::U64),
+    ] {
+        let mut c = Case::new(key);
+        c.value = value;
+        c.algorithm = SortAlgorithm::Onesweep;
+        c.policy = Some(p);
+        let n = 20 * p.tile() as usize + 17;
+        check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
+        check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
+    }
+}
+
 /// Forward progress: tiles that never publish their look-back status; the sort still completes correctly.
 #[test]
 fn onesweep_forward_progress_emulation() {
@@ -480,18 +497,7 @@ fn onesweep_forward_progress_emulation() {
             let mut p = lavapipe_policy(ctx);
             p.stall_every = stall_every;
             p.spin_limit = spin;
-            for (key, value) in [
-                (KeyType::U32, ValueType::U32),
-                (KeyType::F64, ValueType::U64),
-            ] {
-                let mut c = Case::new(key);
-                c.value = value;
-                c.algorithm = SortAlgorithm::Onesweep;
-                c.policy = Some(p);
-                let n = 20 * p.tile() as usize + 17;
-                check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
-                check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
-            }
+            check_stalled(ctx, p);
         }
     });
 }
@@ -1077,18 +1083,7 @@ fn rank2_and_keep_digit_variants() {
             p.spin_limit = spin;
             p.rank2 = 1 + stall_every % 2;
             p.keep_digit = true;
-            for (key, value) in [
-                (KeyType::U32, ValueType::U32),
-                (KeyType::F64, ValueType::U64),
-            ] {
-                let mut c = Case::new(key);
-                c.value = value;
-                c.algorithm = SortAlgorithm::Onesweep;
-                c.policy = Some(p);
-                let n = 20 * p.tile() as usize + 17;
-                check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
-                check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
-            }
+            check_stalled(ctx, p);
         }
     });
 }
