@@ -59,6 +59,7 @@ fn main() -> anyhow::Result<()> {
         subgroup_size_control: false,
         int64: false,
         subgroup_partitioned: false,
+        buffer_device_address: false,
         wait_timeout: Duration::from_secs(10),
     })?;
 

@@ -1,6 +1,7 @@
 #version 460
 // radix_copy.comp (vksort::radix::copy): when an odd number of passes ran, copies the sorted keys (and values)
-// from the scratch side back to the caller's buffers. Dispatched indirectly with 0 groups when not needed.
+// from the scratch side back to the caller's buffers. Dispatched indirectly with 0 groups when not needed; once
+// per portion (bindings from key `first` on) when the arrays are larger than one binding.
 #include "common.glsl"
 #include "radix_common.glsl"
 
@@ -14,8 +15,14 @@ layout(set = 0, binding = 2, std430) writeonly buffer ValsA { uint vals_a[]; };
 layout(set = 0, binding = 3, std430) readonly buffer ValsB { uint vals_b[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
 
+layout(push_constant) uniform Push {
+    uint first;        // index of the portion's first key
+    uint portion_len;  // keys per portion
+} pc;
+
 void main() {
-    uint n = meta[CTRL_N];
+    uint total = meta[CTRL_N];
+    uint n = total > pc.first ? min(total - pc.first, pc.portion_len) : 0u;
     if (meta[CTRL_FINAL_SEL] == 0u) return;
     uint g = flat_group_id();
     uint base = g * WG_SIZE * KPT;

@@ -26,9 +26,25 @@
 // @variant partitioned_k16 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=16
 // @variant downsweep LOOKBACK=0
 // @variant downsweep_partitioned LOOKBACK=0 PARTITIONED=1
+// @variant ballot_wide LOOKBACK=1 WIDE=1
+// @variant partitioned_wide LOOKBACK=1 PARTITIONED=1 WIDE=1
+// @variant downsweep_wide LOOKBACK=0 WIDE=1
+// @variant downsweep_partitioned_wide LOOKBACK=0 PARTITIONED=1 WIDE=1
+//
+// WIDE=1 variants (arrays larger than one binding): the pass reads its portion through bindings 0..3 (bound
+// from the portion's first key) and writes through 64-bit device addresses of the whole destination arrays
+// (push constant addr[]), with the byte offsets computed in 64 bits.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
+#ifndef WIDE
+#define WIDE 0
+#endif
+#if WIDE
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
+#endif
 
 #ifdef FIXED_KPT
 const uint KPT = FIXED_KPT;   // spec constant 2 is still given by the host, and ignored
@@ -69,17 +85,25 @@ layout(set = 0, binding = 2, std430) buffer ValsA { uint vals_a[]; };
 layout(set = 0, binding = 3, std430) buffer ValsB { uint vals_b[]; };
 // volatile: the look-back polls predecessors' status words with plain loads that the compiler must not cache
 // or hoist (a status word carries its flag and count together, so no ordering with other data is needed).
-layout(set = 0, binding = 4, std430) volatile coherent buffer Meta { uint meta[]; };
+layout(set = 0, binding = 4, std430) buffer Meta { uint meta[]; };
+// Onesweep: this (place, portion)'s status slot (tile counter, look-back status); downsweep: the spine's
+// per-(digit, tile) global offsets.
+layout(set = 0, binding = 5, std430) volatile coherent buffer Status { uint status[]; };
 
 layout(push_constant) uniform Push {
-    uint shift;       // lowest bit of this digit place (of the transformed key)
-    uint pass_bits;   // digit width of this place (<= DIGIT_BITS)
-    uint pass_index;  // digit place index (counters, status, plan records, global offsets)
-    uint key_kind;    // keys.glsl KEY_KIND_*
-    uint flags;       // bit 0: descending
-    uint hist_off;    // meta word offset of the global digit offsets
-    uint status_off;  // meta word offset of the look-back status / spine offsets
-    uint pad;
+    uint shift;          // lowest bit of this digit place (of the transformed key)
+    uint pass_bits;      // digit width of this place (<= DIGIT_BITS)
+    uint pass_index;     // digit place index (plan records)
+    uint key_kind;       // keys.glsl KEY_KIND_*
+    uint flags;          // bit 0: descending
+    uint hist_off;       // onesweep: meta word offset of this portion's global digit offsets
+    uint next_off;       // onesweep: meta word offset where the portion's last tile leaves the next portion's
+    uint portion;        // portion index
+    uint portion_tiles;  // tiles per portion
+    uint src_base;       // index of the first key the source bindings (0..3) hold
+    uint pad0;
+    uint pad1;
+    uvec2 addr[4];       // WIDE: device addresses of keys A, keys B, values A, values B (whole arrays)
 } pc;
 
 shared uint smem[SMEM_WORDS];
@@ -98,13 +122,37 @@ shared uint s_x2[KEEP_DIGIT != 0u ? TILE : 1u];   // the wide exchange's second 
 // need as arguments (g_sel: the side the pass reads, 0 caller's buffers A, 1 scratch B).
 
 uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
-void store_key(uint g_sel, uint i, uint w) { if (g_sel == 0u) keys_b[i] = w; else keys_a[i] = w; }
-void store_val(uint g_sel, uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; else vals_a[i] = w; }
+
+#if WIDE
+// base + idx * stride + extra, in 64 bits (lo, hi).
+uvec2 addr_at(uvec2 base, uint idx, uint stride, uint extra) {
+    uint hi, lo, c0, c1;
+    umulExtended(idx, stride, hi, lo);
+    lo = uaddCarry(lo, extra, c0);
+    uint rlo = uaddCarry(base.x, lo, c1);
+    return uvec2(rlo, base.y + hi + c0 + c1);
+}
+#endif
+// Word w of destination key / value `dst` (a global index) on the side the pass writes.
+void store_key(uint g_sel, uint dst, uint w, uint v) {
+#if WIDE
+    WordRef(addr_at(pc.addr[g_sel == 0u ? 1u : 0u], dst, KEY_WORDS * 4u, w * 4u)).word = v;
+#else
+    if (g_sel == 0u) keys_b[dst * KEY_WORDS + w] = v; else keys_a[dst * KEY_WORDS + w] = v;
+#endif
+}
+void store_val(uint g_sel, uint dst, uint w, uint v) {
+#if WIDE
+    WordRef(addr_at(pc.addr[g_sel == 0u ? 3u : 2u], dst, VAL_WORDS * 4u, w * 4u)).word = v;
+#else
+    if (g_sel == 0u) vals_b[dst * VAL_WORDS + w] = v; else vals_a[dst * VAL_WORDS + w] = v;
+#endif
+}
 
 #define LOAD_KEYS(KB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base + lp;                                                                      \
+        uint idx = tile_base + lp - pc.src_base;                                                        \
         bool valid = lp < tile_n;                                                                       \
         uint w0 = 0u, w1 = 0u;                                                                          \
         if (valid) {                                                                                    \
@@ -121,7 +169,7 @@ void store_val(uint g_sel, uint i, uint w) { if (g_sel == 0u) vals_b[i] = w; els
 #define LOAD_VALS(VB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base + lp;                                                                      \
+        uint idx = tile_base + lp - pc.src_base;                                                        \
         if (lp < tile_n) {                                                                              \
             g_v0[j] = VB[idx * VAL_WORDS];                                                              \
             if (VAL_WORDS == 2u) g_v1[j] = VB[idx * VAL_WORDS + 1u];                                    \
@@ -137,22 +185,26 @@ void load_values(uint g_sel, uint tile_base, uint tile_n, out uint g_v0[KPT], ou
     }
 }
 
-uint digit_at(uint g_sel, uint idx, uint mask) {
+// idx: global key index (of the source side).
+uint digit_at(uint g_sel, uint gidx, uint mask) {
+    uint idx = gidx - pc.src_base;
     uvec2 k = uvec2(load_key(g_sel, idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(g_sel, idx * KEY_WORDS + 1u) : 0u);
     return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), pc.shift, mask);
 }
 
 #if LOOKBACK
-// Counts digit d in (full) tile p from the keys: the look-back's way forward past a stalled predecessor.
+// Counts digit d in (full) tile p of the portion from the keys: the look-back's way forward past a stalled
+// predecessor.
 uint recount(uint g_sel, uint p, uint d, uint mask) {
     uint c = 0u;
+    uint first = (pc.portion * pc.portion_tiles + p) * TILE;
     for (uint i = 0u; i < TILE; i++) {
-        if (digit_at(g_sel, p * TILE + i, mask) == d) c++;
+        if (digit_at(g_sel, first + i, mask) == d) c++;
     }
     return c;
 }
 
-// Sum of digit d's counts over tiles [0, tile).
+// Sum of digit d's counts over the portion's tiles [0, tile).
 uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     uint excl = 0u;
     uint p = tile;
@@ -160,7 +212,7 @@ uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
         p--;
         uint s = 0u;
         for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
-            s = meta[sbase + p * RADIX + d];
+            s = status[sbase + p * RADIX + d];
             if (s != 0u) break;
         }
         if (s == 0u) {
@@ -189,7 +241,7 @@ void main() {
     uint g_digit[KPT];
     uint g_sub[KPT];
 #if LOOKBACK
-    if (lid == 0u) s_tile = atomicAdd(meta[CTRL_COUNTERS + pc.pass_index], 1u);
+    if (lid == 0u) s_tile = atomicAdd(status[0], 1u);
     if (RANK2 != 0u) {
         // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.
         rank2_clear();
@@ -198,11 +250,13 @@ void main() {
         }
     }
     barrier();
-    uint tile = s_tile;
+    uint ltile = s_tile;   // the tile's index within the portion
 #else
-    uint tile = flat_group_id();
+    uint ltile = flat_group_id();
 #endif
-    if (tile >= tiles) return;
+    uint tile = pc.portion * pc.portion_tiles + ltile;
+    if (ltile >= pc.portion_tiles || tile >= tiles) return;
+    bool last_of_portion = ltile == pc.portion_tiles - 1u;
     uint tile_base = tile * TILE;
     uint tile_n = min(TILE, n - tile_base);
     uint mask = (1u << pc.pass_bits) - 1u;
@@ -218,24 +272,24 @@ void main() {
 
     if (lid == 0u) s_uniform = 0u;
 #if LOOKBACK
-    uint sbase = pc.status_off + pc.pass_index * tiles * RADIX;
-    bool stalled = STALL_EVERY > 0u && tile % STALL_EVERY == 1u;
+    const uint sbase = STATUS_HDR;
+    bool stalled = STALL_EVERY > 0u && ltile % STALL_EVERY == 1u;
     // The global digit offsets: loaded now, their latency hidden behind the ranking.
-    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + pc.pass_index * RADIX + d];
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + d];
     if (RANK2 != 0u) {
         // rank2: counters and early histogram were zeroed before the tile claim's barrier.
         if (EARLY_COUNTS != 0u) {
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
             barrier();
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
         rank2_count(pc.pass_bits, g_digit, g_sub);
         rank2_scan();
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | rank2_total(d);
+                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | rank2_total(d);
             }
         }
         // g_sub becomes each item's tile position.
@@ -244,10 +298,11 @@ void main() {
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             uint tot = rank2_total(d);
             uint excl = 0u;
-            if (tile > 0u) {
-                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
-                if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
+            if (ltile > 0u) {
+                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
+                if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
             }
+            if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + tot;
             s_gbase[d] += excl - rank2_start(d);
             if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
         }
@@ -260,22 +315,23 @@ void main() {
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
             barrier();
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
         rank_digits(pc.pass_bits, g_digit, g_sub);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) meta[sbase + tile * RADIX + d] = (tile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
+                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             uint excl = 0u;
-            if (tile > 0u) {
-                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, tile, d, sbase, mask);
-                if (!stalled) meta[sbase + tile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
+            if (ltile > 0u) {
+                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
+                if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
             }
+            if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + s_tot[d];
             s_gbase[d] += excl - s_lstart[d];
         }
     }
@@ -288,14 +344,14 @@ void main() {
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            s_gbase[d] = meta[pc.status_off + d * tiles + tile] - rank2_start(d);
+            s_gbase[d] = status[d * tiles + tile] - rank2_start(d);
             if (tile_n == TILE && rank2_total(d) == TILE) s_uniform = d + 1u;
         }
     } else {
         rank_digits(pc.pass_bits, g_digit, g_sub);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            s_gbase[d] = meta[pc.status_off + d * tiles + tile] - s_lstart[d];
+            s_gbase[d] = status[d * tiles + tile] - s_lstart[d];
         }
     }
 #endif
@@ -317,10 +373,10 @@ void main() {
         uint gb = s_gbase[s_uniform - 1u];
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             uint dst = gb + item_pos(j);
-            store_key(g_sel, dst * KEY_WORDS, g_w0[j]);
-            if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, g_w1[j]);
-            if (VAL_WORDS >= 1u) store_val(g_sel, dst * VAL_WORDS, g_v0[j]);
-            if (VAL_WORDS == 2u) store_val(g_sel, dst * 2u + 1u, g_v1[j]);
+            store_key(g_sel, dst, 0u, g_w0[j]);
+            if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, g_w1[j]);
+            if (VAL_WORDS >= 1u) store_val(g_sel, dst, 0u, g_v0[j]);
+            if (VAL_WORDS == 2u) store_val(g_sel, dst, 1u, g_v1[j]);
         }
         return;
     }
@@ -343,9 +399,9 @@ void main() {
                              : x;
                 uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
                 g_dest[k] = dst;
-                store_key(g_sel, dst * KEY_WORDS, w);
-                if (KEY_WORDS == 2u) store_key(g_sel, dst * 2u + 1u, x);
-                if (KV) store_val(g_sel, dst, x);
+                store_key(g_sel, dst, 0u, w);
+                if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, x);
+                if (KV) store_val(g_sel, dst, 0u, x);
             }
         }
         if (VAL_WORDS == 2u || (VAL_WORDS == 1u && KEY_WORDS == 2u)) {
@@ -358,8 +414,8 @@ void main() {
             [[unroll]] for (uint k = 0u; k < KPT; k++) {
                 uint i = k * WG_SIZE + lid;
                 if (i < tile_n) {
-                    store_val(g_sel, g_dest[k] * VAL_WORDS, smem[i]);
-                    if (VAL_WORDS == 2u) store_val(g_sel, g_dest[k] * 2u + 1u, s_x2[i]);
+                    store_val(g_sel, g_dest[k], 0u, smem[i]);
+                    if (VAL_WORDS == 2u) store_val(g_sel, g_dest[k], 1u, s_x2[i]);
                 }
             }
         }
@@ -375,7 +431,7 @@ void main() {
             uint w = smem[i];
             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
             g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
-            if (KEY_WORDS == 1u) store_key(g_sel, g_dest[k], w);
+            if (KEY_WORDS == 1u) store_key(g_sel, g_dest[k], 0u, w);
         }
     }
     if (KEY_WORDS == 2u) {
@@ -384,14 +440,14 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k], 0u, smem[i]);
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_sel, g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_key(g_sel, g_dest[k], 1u, smem[i]);
         }
     }
     if (VAL_WORDS >= 1u) {
@@ -400,7 +456,7 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_sel, g_dest[k] * VAL_WORDS, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k], 0u, smem[i]);
         }
     }
     if (VAL_WORDS == 2u) {
@@ -409,7 +465,7 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_sel, g_dest[k] * 2u + 1u, smem[i]);
+            if (i < tile_n) store_val(g_sel, g_dest[k], 1u, smem[i]);
         }
     }
 }

@@ -17,6 +17,8 @@ layout(push_constant) uniform Push {
     uint max_x;       // maxComputeWorkGroupCount[0]
     uint hist_off;
     uint copy_chunk;  // keys per workgroup of the copy kernel
+    uint portion_tiles;   // tiles per portion: the pass kernels' grids cover one portion
+    uint copy_len;        // keys per dispatch of the final copy
 } pc;
 
 #include "wg_scan.glsl"
@@ -64,7 +66,7 @@ void main() {
         bool skip = s_skip != 0u;
         if (lid == 0u) {
             uint r = CTRL_PASS + 8u * p;
-            uvec3 t = grid(skip ? 0u : tiles);
+            uvec3 t = grid(skip ? 0u : min(tiles, pc.portion_tiles));
             meta[r + 0u] = t.x;
             meta[r + 1u] = t.y;
             meta[r + 2u] = t.z;
@@ -81,7 +83,7 @@ void main() {
     if (lid == 0u) {
         meta[CTRL_TILES] = tiles;
         meta[CTRL_FINAL_SEL] = sel;
-        uvec3 c = grid(sel == 1u ? div_ceil(n, pc.copy_chunk) : 0u);
+        uvec3 c = grid(sel == 1u ? div_ceil(min(n, pc.copy_len), pc.copy_chunk) : 0u);
         meta[CTRL_COPY_ARGS + 0u] = c.x;
         meta[CTRL_COPY_ARGS + 1u] = c.y;
         meta[CTRL_COPY_ARGS + 2u] = c.z;

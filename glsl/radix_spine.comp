@@ -1,6 +1,6 @@
 #version 460
 // radix_spine.comp (vksort::radix::spine): reduce-then-scan, step 2 of a digit place: workgroup d scans digit
-// d's tile counts (meta[status_off + d * tiles + t]) into global offsets: the place's global digit offset plus
+// d's tile counts (status[d * tiles + t]) into global offsets: the place's global digit offset plus
 // the exclusive sum over earlier tiles.
 #include "common.glsl"
 #include "radix_common.glsl"
@@ -8,13 +8,13 @@
 layout(constant_id = 2) const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 
-layout(set = 0, binding = 0, std430) buffer Meta { uint meta[]; };
+layout(set = 0, binding = 0, std430) readonly buffer Meta { uint meta[]; };
+layout(set = 0, binding = 1, std430) buffer Status { uint status[]; };
 
 layout(push_constant) uniform Push {
     uint pass_index;
     uint tile;         // keys per tile
     uint hist_off;
-    uint status_off;
 } pc;
 
 #include "wg_scan.glsl"
@@ -26,13 +26,13 @@ void main() {
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, pc.tile);
     uint carry = meta[pc.hist_off + pc.pass_index * RADIX + d];
-    uint row = pc.status_off + d * tiles;
+    uint row = d * tiles;
     for (uint base = 0u; base < tiles; base += WG_SIZE) {
         uint t = base + gl_LocalInvocationID.x;
-        uint c = t < tiles ? meta[row + t] : 0u;
+        uint c = t < tiles ? status[row + t] : 0u;
         uint total;
         uint ex = sscan_exclusive_add(c, total);
-        if (t < tiles) meta[row + t] = carry + ex;
+        if (t < tiles) status[row + t] = carry + ex;
         carry += total;
     }
 }

@@ -2,7 +2,8 @@
 // radix_upfront.comp (vksort::radix::upfront): reads the keys once and adds the digit histogram of every digit
 // place to meta[hist_off + place * RADIX + digit] (zeroed before). G = min(ceil(n / (WG_SIZE * KPT)),
 // max_groups) workgroups; workgroup g covers chunks g, g + G, ... of WG_SIZE * KPT keys, so the global atomics
-// stay few (G x places x RADIX). n comes from the control block.
+// stay few (G x places x RADIX). n comes from the control block. Portions (arrays larger than one binding): the
+// pass runs once per portion of `portion_len` keys; the keys binding holds the portion from key `first` on.
 //
 // Variant vec4 (VEC4=1; policy upfront_vec4): the keys are read as 16-byte vectors through a third binding (the
 // same keys viewed as uvec4[], bound from a 16-byte aligned offset, its range rounded down to 16 bytes): chunk
@@ -35,6 +36,8 @@ layout(push_constant) uniform Push {
     uint flags;     // bit 0: descending
     uint hist_off;
     uint max_groups;
+    uint first;        // index of the portion's first key (the binding's first key)
+    uint portion_len;  // keys per portion
 } pc;
 
 shared uint s_hist[HIST_COPIES * PLACES * RADIX];
@@ -50,7 +53,8 @@ void count_key(uvec2 key, uint hbase, bool desc) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
-    uint n = meta[CTRL_N];
+    uint total = meta[CTRL_N];
+    uint n = total > pc.first ? min(total - pc.first, pc.portion_len) : 0u;   // this portion's keys
     uint chunks = div_ceil(n, WG_SIZE * KPT);
     uint groups = min(chunks, pc.max_groups);
     uint g = flat_group_id();

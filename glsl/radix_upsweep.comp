@@ -1,6 +1,7 @@
 #version 460
 // radix_upsweep.comp (vksort::radix::upsweep): reduce-then-scan, step 1 of a digit place: the digit counts of
-// tile g = workgroup id, written digit-major to meta[status_off + digit * tiles + g].
+// tile g = portion * portion_tiles + workgroup id, written digit-major to status[digit * tiles + g]. The key
+// bindings hold the portion's keys from key src_base on.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
@@ -14,7 +15,8 @@ const uint TILE = WG_SIZE * KPT;
 
 layout(set = 0, binding = 0, std430) readonly buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };
-layout(set = 0, binding = 2, std430) buffer Meta { uint meta[]; };
+layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer Status { uint status[]; };
 
 layout(push_constant) uniform Push {
     uint shift;
@@ -22,7 +24,9 @@ layout(push_constant) uniform Push {
     uint pass_index;
     uint key_kind;
     uint flags;
-    uint status_off;
+    uint portion;
+    uint portion_tiles;
+    uint src_base;
 } pc;
 
 shared uint s_hist[RADIX];
@@ -31,16 +35,18 @@ void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, TILE);
-    uint g = flat_group_id();
-    if (g >= tiles) return;
+    uint lg = flat_group_id();
+    uint g = pc.portion * pc.portion_tiles + lg;
+    if (lg >= pc.portion_tiles || g >= tiles) return;
     uint sel = meta[CTRL_PASS + 8u * pc.pass_index + 3u];
     for (uint d = lid; d < RADIX; d += WG_SIZE) s_hist[d] = 0u;
     barrier();
     uint mask = (1u << pc.pass_bits) - 1u;
     bool desc = (pc.flags & 1u) != 0u;
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint idx = g * TILE + k * WG_SIZE + lid;
-        if (idx < n) {
+        uint gidx = g * TILE + k * WG_SIZE + lid;
+        uint idx = gidx - pc.src_base;
+        if (gidx < n) {
             uvec2 key;
             if (sel == 0u) {
                 key = uvec2(keys_a[idx * KEY_WORDS], KEY_WORDS == 2u ? keys_a[idx * KEY_WORDS + 1u] : 0u);
@@ -51,5 +57,5 @@ void main() {
         }
     }
     barrier();
-    for (uint d = lid; d < RADIX; d += WG_SIZE) meta[pc.status_off + d * tiles + g] = s_hist[d];
+    for (uint d = lid; d < RADIX; d += WG_SIZE) status[d * tiles + g] = s_hist[d];
 }

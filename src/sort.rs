@@ -235,7 +235,7 @@ impl Sorter {
     pub fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
         StorageRequirements {
             scratch_bytes: self.radix.layout(max_n).total,
-            scratch_usage: radix::SCRATCH_USAGE,
+            scratch_usage: self.radix.scratch_usage(max_n),
         }
     }
 
@@ -286,6 +286,12 @@ impl Sorter {
     /// (1 when the GPU-side count exceeded the capacity), [`crate::radix::CTRL_RAW_COUNT`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
         self.radix.layout(max_n).meta_off
+    }
+
+    /// The radix sort's scratch layout for `max_n` keys, with how the sort is cut into portions (diagnostics
+    /// and tests).
+    pub fn radix_layout(&self, max_n: u64) -> radix::Layout {
+        self.radix.layout(max_n)
     }
 }
 

@@ -180,6 +180,7 @@ fn adopted_device_is_used_and_left_alive() {
             subgroup_size_control: false,
             int64: false,
             subgroup_partitioned: false,
+            buffer_device_address: false,
             wait_timeout: Duration::from_secs(30),
         })
         .unwrap();

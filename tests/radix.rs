@@ -239,7 +239,7 @@ fn push_constant_structs_match_reflection() {
         ),
         ("radix_plan", std::mem::size_of::<upfront::PlanPush>()),
         ("radix_setup", std::mem::size_of::<setup::SetupPush>()),
-        ("radix_copy", 0),
+        ("radix_copy", std::mem::size_of::<setup::CopyPush>()),
         (
             "radix_onesweep_ballot",
             std::mem::size_of::<onesweep::OnesweepPush>(),
@@ -254,6 +254,22 @@ fn push_constant_structs_match_reflection() {
         ),
         (
             "radix_onesweep_downsweep_partitioned",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_ballot_wide",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_partitioned_wide",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_downsweep_wide",
+            std::mem::size_of::<onesweep::OnesweepPush>(),
+        ),
+        (
+            "radix_onesweep_downsweep_partitioned_wide",
             std::mem::size_of::<onesweep::OnesweepPush>(),
         ),
         ("radix_upsweep", std::mem::size_of::<rts::UpsweepPush>()),
@@ -754,7 +770,12 @@ fn bad_input_is_rejected_and_writes_nothing() {
         }
         // too many keys
         assert!(matches!(
-            run(kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), 1 << 30),
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                vksort::radix::MAX_KEYS + 1
+            ),
             Err(Error::TooLarge { .. })
         ));
         // GPU-side count: misaligned count offset, count buffer too small
@@ -1118,5 +1139,85 @@ fn upfront_vec4_variant() {
                 }
             }
         }
+    });
+}
+
+/// Portions (sorts cut into several look-back domains / source bindings) and wide writes (64-bit device
+/// addresses), forced on small inputs through the policy: every portion boundary, partial last portions, a
+/// GPU-side count that ends inside an earlier portion, stalled tiles across portions.
+#[test]
+fn portions_and_wide_writes() {
+    with_gpu(|ctx| {
+        if !ctx.caps().buffer_device_address {
+            eprintln!("skipped: bufferDeviceAddress not available");
+            return;
+        }
+        let cases = [
+            (KeyType::U32, ValueType::U32),
+            (KeyType::F64, ValueType::U64),
+            (KeyType::U64, ValueType::None),
+            (KeyType::I32, ValueType::U64),
+        ];
+        for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+            for (portion_tiles, force_wide) in [(3, false), (3, true), (0, true), (1, true)] {
+                for (i, &(key, value)) in cases.iter().enumerate() {
+                    let mut p = sort_policy(ctx, key, value);
+                    p.portion_tiles = portion_tiles;
+                    p.force_wide = force_wide;
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.algorithm = alg;
+                    c.policy = Some(p);
+                    c.order = if i % 2 == 0 {
+                        Order::Ascending
+                    } else {
+                        Order::Descending
+                    };
+                    let tile = p.tile() as usize;
+                    for n in [3 * tile, 3 * tile + 1, 7 * tile + 5, 2 * tile - 1] {
+                        check(ctx, &c, &gen(key, Dist::Uniform, n, n as u64), None);
+                    }
+                    check(ctx, &c, &gen(key, Dist::FewUnique, 5 * tile + 3, 7), None);
+                    // GPU-side count ending in the second portion of a capacity of four.
+                    let cap = 12 * tile + 1;
+                    check(
+                        ctx,
+                        &c,
+                        &gen(key, Dist::Uniform, cap, 11),
+                        Some(4 * tile + 2),
+                    );
+                }
+            }
+        }
+        // Stalled tiles inside portions: the fallback counts from the portion's keys.
+        let mut p = lavapipe_policy(ctx);
+        p.portion_tiles = 4;
+        p.force_wide = true;
+        p.stall_every = 3;
+        p.spin_limit = 4;
+        check_stalled(ctx, p);
+    });
+}
+
+/// An array larger than one binding (lavapipe: maxStorageBufferRange = 128 MiB): the sort goes wide and cuts
+/// the input into portions by itself.
+#[test]
+fn beyond_one_binding() {
+    with_gpu(|ctx| {
+        let range = ctx.caps().max_storage_buffer_range;
+        if !ctx.caps().buffer_device_address || range > 256 << 20 {
+            eprintln!("skipped: needs bufferDeviceAddress and maxStorageBufferRange <= 256 MiB (is {range})");
+            return;
+        }
+        let n = (range / 4) as usize + 1029;
+        let mut c = Case::new(KeyType::U32);
+        c.algorithm = SortAlgorithm::Onesweep;
+        let sorter = Sorter::new(ctx, c.config()).unwrap();
+        let layout = sorter.radix_layout(n as u64);
+        assert!(
+            layout.portions.wide && layout.portions.count >= 2,
+            "{layout:?}"
+        );
+        check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 5), None);
     });
 }

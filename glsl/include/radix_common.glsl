@@ -3,12 +3,21 @@
 // Scratch "meta" region (one storage buffer binding, u32 words):
 //   [0, CTRL_WORDS)                     control block (below)
 //   [hist_off, hist_off + PLACES*RADIX) per digit place: digit histogram, then (after radix_plan) the
-//                                       global exclusive digit offsets
-//   [status_off, ...)                   onesweep: look-back status per (place, tile, digit);
-//                                       reduce-then-scan: per-(digit, tile) counts, then offsets
+//                                       global exclusive digit offsets (portion 0's; see below)
+//   [.. + PLACES*RADIX, .. + 2*PLACES*RADIX)  per place: the second "running offsets" array of portions
+// Scratch "status" region (its own binding per pass):
+//   onesweep: one slot per (place, portion): word 0 the portion's tile counter, then from STATUS_HDR the
+//             look-back status per (tile of the portion, digit)
+//   reduce-then-scan: per-(digit, tile) counts, then offsets (all tiles of the sort)
+//
+// Portions: a sort is cut into portions of whole tiles (a look-back status word counts at most 2^30 - 1
+// keys, and a binding covers at most maxStorageBufferRange bytes). Each pass runs once per portion; the
+// portion's source keys/values are bound from its first key (push constant src_base = that key's index), and
+// destinations are global (through 64-bit device addresses when an array exceeds one binding: the `wide`
+// variants). Onesweep's portion q reads its global digit offsets from one running array of the place and its
+// last tile leaves portion q + 1's offsets (its own plus the portion's digit counts) in the other.
 //
 // Look-back status word: bits 30..31 flag (0 not ready, 1 aggregate, 2 inclusive prefix), bits 0..29 count.
-// Hence at most 2^30 - 1 keys per sort (checked on the host).
 
 const uint CTRL_N = 0u;          // keys to sort (clamped count)
 const uint CTRL_OVERFLOW = 1u;   // 1 when the GPU-side count was above the capacity
@@ -17,10 +26,10 @@ const uint CTRL_TILES = 3u;      // tiles of the pass kernels
 const uint CTRL_UPFRONT_ARGS = 4u;   // VkDispatchIndirectCommand of the upfront histogram (indirect count)
 const uint CTRL_COPY_ARGS = 8u;      // VkDispatchIndirectCommand of the final copy (0 groups when not needed)
 const uint CTRL_FINAL_SEL = 11u;     // where the result lies after all passes: 0 caller's buffers, 1 scratch
-const uint CTRL_COUNTERS = 16u;      // tile counters, one per digit place
 const uint CTRL_PASS = 32u;          // per place p: CTRL_PASS + 8p: tile args (x,y,z), source selector,
                                      //   spine args (x,y,z), skipped flag
 const uint CTRL_WORDS = 256u;
+const uint STATUS_HDR = 32u;         // onesweep status slot: words before the first tile's status
 
 const uint FLAG_AGGREGATE = 1u << 30;
 const uint FLAG_INCLUSIVE = 2u << 30;

@@ -309,7 +309,8 @@ impl Report {
     }
 }
 
-/// Largest N of `spec` the device can hold (one binding per array within `maxStorageBufferRange`; inputs,
+/// Largest N of `spec` the device can hold (one binding per array within `maxStorageBufferRange`, except sorts
+/// where device addresses are enabled; inputs,
 /// working copies, outputs and scratch within about 60% of device memory).
 pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
     let caps = ctx.caps();
@@ -317,7 +318,11 @@ pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
         OpSpec::Sort { key, value, .. } => key.bytes().max(value.map_or(0, |v| v.bytes())),
         _ => spec.elem().bytes(),
     } as u64;
-    let by_range = caps.max_storage_buffer_range / widest;
+    // Sorts larger than one binding are cut into portions and written through device addresses.
+    let by_range = match spec {
+        OpSpec::Sort { .. } if caps.buffer_device_address => u64::MAX,
+        _ => caps.max_storage_buffer_range / widest,
+    };
     let by_memory =
         (caps.device_local_bytes as f64 * 0.6 / (4.0 * spec.item_bytes() as f64)) as u64;
     by_range.min(by_memory)

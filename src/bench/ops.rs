@@ -9,9 +9,7 @@ use super::data::{Column, ElemType};
 use super::dist::Dist;
 use super::verify::{self, Mismatch, SortSpec};
 use crate::gpu::profiler::sum_by_label;
-use crate::gpu::{
-    Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder, DEFAULT_USAGE,
-};
+use crate::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use crate::model::{self, Calibration, RadixShape, Shape};
 use crate::radix::RadixPolicy;
 use crate::scan::{ScanAlgorithm, ScanPolicy};
@@ -741,7 +739,7 @@ fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> 
         ctx,
         "vksort::bench::scratch",
         bytes.max(16),
-        usage | DEFAULT_USAGE,
+        usage | ctx.default_usage(),
         MemoryLocation::GpuOnly,
     )
 }

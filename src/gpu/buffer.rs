@@ -215,16 +215,22 @@ impl Buffer {
             ctx,
             name,
             bytes.len() as u64,
-            DEFAULT_USAGE,
+            ctx.default_usage(),
             MemoryLocation::GpuOnly,
         )?;
         buf.write(0, bytes)?;
         Ok(buf)
     }
 
-    /// A device-local buffer of `size` bytes with [`DEFAULT_USAGE`].
+    /// A device-local buffer of `size` bytes with [`Context::default_usage`].
     pub fn device_local(ctx: &Arc<Context>, name: &str, size: u64) -> Result<Self> {
-        Self::new(ctx, name, size, DEFAULT_USAGE, MemoryLocation::GpuOnly)
+        Self::new(
+            ctx,
+            name,
+            size,
+            ctx.default_usage(),
+            MemoryLocation::GpuOnly,
+        )
     }
 
     /// The whole buffer as a [`BufferRef`].

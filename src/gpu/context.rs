@@ -71,6 +71,10 @@ pub struct AdoptInfo {
     pub int64: bool,
     /// Whether `VK_NV_shader_subgroup_partitioned` was enabled.
     pub subgroup_partitioned: bool,
+    /// Whether `bufferDeviceAddress` was enabled. Sorts whose arrays exceed one storage-buffer binding
+    /// (`maxStorageBufferRange`) need it, and then their key, value and scratch buffers need
+    /// `SHADER_DEVICE_ADDRESS` usage and memory allocated with `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT`.
+    pub buffer_device_address: bool,
     /// Upper bound of every fence wait.
     pub wait_timeout: Duration,
 }
@@ -102,6 +106,9 @@ pub struct DeviceCaps {
     pub int64: bool,
     /// `VK_NV_shader_subgroup_partitioned` enabled (match-any).
     pub subgroup_partitioned: bool,
+    /// `bufferDeviceAddress` enabled: passes may write through 64-bit device addresses (sorts of arrays
+    /// larger than one storage-buffer binding).
+    pub buffer_device_address: bool,
     /// Pipelines capture driver statistics (registers, spills, ...) through
     /// `VK_KHR_pipeline_executable_properties`: only when `VKSORT_PIPELINE_STATS=1` was set at creation.
     pub pipeline_statistics: bool,
@@ -320,9 +327,12 @@ impl Context {
             info.physical_device,
             info.queue_family_index,
         );
+        // What the device supports, and of that what the renderer says it enabled.
+        Self::fill_optional_features(&info.instance, info.physical_device, &mut caps);
         caps.subgroup_size_control &= info.subgroup_size_control;
         caps.int64 &= info.int64;
         caps.subgroup_partitioned &= info.subgroup_partitioned;
+        caps.buffer_device_address &= info.buffer_device_address;
         Self::finish(
             info.entry,
             info.instance,
@@ -359,7 +369,7 @@ impl Context {
             device: device.clone(),
             physical_device: physical,
             debug_settings: Default::default(),
-            buffer_device_address: false,
+            buffer_device_address: caps.buffer_device_address,
             allocation_sizes: Default::default(),
         })
         .map_err(|source| Error::Allocation {
@@ -501,8 +511,9 @@ impl Context {
         Self::fill_optional_features(instance, pd, &mut caps);
         let (int64, size_control) = (caps.int64, caps.subgroup_size_control);
         let features = vk::PhysicalDeviceFeatures::default().shader_int64(int64);
-        let mut e12 =
-            vk::PhysicalDeviceVulkan12Features::default().shader_subgroup_extended_types(int64);
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
+            .shader_subgroup_extended_types(int64)
+            .buffer_device_address(caps.buffer_device_address);
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(size_control)
             .compute_full_subgroups(size_control);
@@ -601,6 +612,7 @@ impl Context {
             subgroup_stages: sub.supported_stages,
             int64: false,
             subgroup_partitioned: false,
+            buffer_device_address: false,
             pipeline_statistics: false,
             max_shared_memory: p.limits.max_compute_shared_memory_size,
             max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
@@ -618,8 +630,8 @@ impl Context {
     }
 
     /// Fills what a device created by [`Context::new`] enables where the device has it: 64-bit scans
-    /// (`shaderInt64` + `shaderSubgroupExtendedTypes`), subgroup size control with full subgroups, and match-any
-    /// (`VK_NV_shader_subgroup_partitioned`).
+    /// (`shaderInt64` + `shaderSubgroupExtendedTypes`), subgroup size control with full subgroups, match-any
+    /// (`VK_NV_shader_subgroup_partitioned`) and `bufferDeviceAddress`.
     fn fill_optional_features(
         instance: &ash::Instance,
         pd: vk::PhysicalDevice,
@@ -638,6 +650,8 @@ impl Context {
         caps.subgroup_size_control = caps.api_version >= vk::API_VERSION_1_3
             && f13.subgroup_size_control == vk::TRUE
             && f13.compute_full_subgroups == vk::TRUE;
+        caps.buffer_device_address =
+            caps.api_version >= vk::API_VERSION_1_2 && f12.buffer_device_address == vk::TRUE;
         caps.subgroup_partitioned = Self::device_extensions(instance, pd)
             .is_ok_and(|e| e.contains(&ash::nv::shader_subgroup_partitioned::NAME));
     }
@@ -734,6 +748,36 @@ impl Context {
     /// The device's capabilities.
     pub fn caps(&self) -> &DeviceCaps {
         &self.caps
+    }
+
+    /// The usage flags vksort gives the buffers it allocates: [`super::DEFAULT_USAGE`], plus
+    /// `SHADER_DEVICE_ADDRESS` where `bufferDeviceAddress` is enabled (so they can take sorts larger than one
+    /// binding).
+    pub fn default_usage(&self) -> vk::BufferUsageFlags {
+        if self.caps.buffer_device_address {
+            super::DEFAULT_USAGE | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        } else {
+            super::DEFAULT_USAGE
+        }
+    }
+
+    /// The device address of `region`'s first byte. Needs `bufferDeviceAddress` and a buffer with
+    /// `SHADER_DEVICE_ADDRESS` usage (checked).
+    pub fn buffer_address(&self, what: &'static str, region: &super::BufferRef) -> Result<u64> {
+        if !self.caps.buffer_device_address {
+            return Err(Error::Unsupported {
+                device: self.caps.name.clone(),
+                what: format!(
+                    "`{what}` needs a device address, and bufferDeviceAddress is not enabled"
+                ),
+            });
+        }
+        region.check(self, what, 0, vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS)?;
+        let info = vk::BufferDeviceAddressInfo::default().buffer(region.buffer);
+        // SAFETY: a valid buffer of this device, created with SHADER_DEVICE_ADDRESS usage (checked above) while
+        // bufferDeviceAddress is enabled.
+        let base = unsafe { self.device.get_buffer_device_address(&info) };
+        Ok(base + region.offset)
     }
 
     /// The ash device (for callers that record around vksort's commands).

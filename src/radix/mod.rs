@@ -54,10 +54,16 @@ pub(crate) const CTRL_UPFRONT_ARGS: u64 = 4;
 pub(crate) const CTRL_COPY_ARGS: u64 = 8;
 pub(crate) const CTRL_PASS: u64 = 32;
 pub(crate) const CTRL_WORDS: u64 = 256;
-/// Most keys one sort takes (the look-back status word holds a 30-bit count).
-pub const MAX_KEYS: u64 = (1 << 30) - 1;
+/// Onesweep status slot: words before the first tile's status (the tile counter is word 0).
+pub(crate) const STATUS_HDR: u64 = 32;
+/// Most keys one sort takes (counts and indices are 32-bit words on the GPU). Larger sorts than one
+/// look-back status word can count (2^30 - 1 keys) or than one binding can hold are cut into portions.
+pub const MAX_KEYS: u64 = u32::MAX as u64;
+/// Most keys of one Onesweep portion (the look-back status word holds a 30-bit count).
+pub const MAX_PORTION_KEYS: u64 = (1 << 30) - 1;
 
-/// Usage flags the scratch buffer needs.
+/// Usage flags the scratch buffer needs (plus `SHADER_DEVICE_ADDRESS` for sorts whose arrays exceed one
+/// binding: [`crate::sort::StorageRequirements::scratch_usage`]).
 pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
     vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
         | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
@@ -121,6 +127,13 @@ pub struct RadixPolicy {
     /// upfront_keys_per_thread x key words is a multiple of 4 and the keys' offset is 16-byte aligned (else the
     /// scalar kernel runs). Default off.
     pub upfront_vec4: bool,
+    /// Tiles per portion: 0 (default) cuts a sort into as few portions as the look-back status (2^30 - 1 keys)
+    /// and the binding range allow; a smaller value forces more portions (tests of the portion path).
+    pub portion_tiles: u32,
+    /// Write through 64-bit device addresses (the passes' `wide` variants) even when every array fits one
+    /// binding (tests of that path; needs `bufferDeviceAddress`). Default off: wide is used only when an array
+    /// exceeds `maxStorageBufferRange`.
+    pub force_wide: bool,
 }
 
 impl RadixPolicy {
@@ -154,6 +167,8 @@ impl RadixPolicy {
                 rank2: 0,
                 keep_digit: false,
                 upfront_vec4: false,
+                portion_tiles: 0,
+                force_wide: false,
             }
         } else if caps.is_cpu() {
             Self {
@@ -175,6 +190,8 @@ impl RadixPolicy {
                 rank2: 0,
                 keep_digit: false,
                 upfront_vec4: false,
+                portion_tiles: 0,
+                force_wide: false,
             }
         } else {
             Self {
@@ -196,6 +213,8 @@ impl RadixPolicy {
                 rank2: 0,
                 keep_digit: false,
                 upfront_vec4: false,
+                portion_tiles: 0,
+                force_wide: false,
             }
         };
         // Shrink until the kernels' shared memory fits.
@@ -350,6 +369,20 @@ pub enum Count {
     Gpu { count: BufferRef, capacity: u64 },
 }
 
+/// How a sort of up to `max_n` keys is cut into portions (see `glsl/include/radix_common.glsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Portions {
+    /// The passes write through 64-bit device addresses (an array exceeds one binding, or the policy's
+    /// `force_wide`); sources are then bound per portion.
+    pub wide: bool,
+    /// Tiles per portion.
+    pub tiles: u64,
+    /// Keys per portion (tiles x keys per tile).
+    pub keys: u64,
+    /// Portions of a sort of `max_n` keys (at least 1).
+    pub count: u64,
+}
+
 /// Byte layout of the scratch buffer for a capacity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
@@ -357,12 +390,20 @@ pub struct Layout {
     pub alt_keys_bytes: u64,
     pub alt_vals_off: u64,
     pub alt_vals_bytes: u64,
+    /// Control block and histograms (one binding).
     pub meta_off: u64,
     pub meta_bytes: u64,
-    /// Meta word offsets.
+    /// Meta word offset of the histograms / global digit offsets (2 x places x RADIX words: the plan's offsets,
+    /// then the second running-offsets array of portions).
     pub hist_word: u64,
-    pub status_word: u64,
-    pub status_words: u64,
+    /// Status region: Onesweep's (place, portion) slots of `status_slot_bytes` each, or reduce-then-scan's
+    /// per-(digit, tile) counts (`rts_status_bytes`), whichever is larger.
+    pub status_off: u64,
+    pub status_slot_bytes: u64,
+    pub status_slots: u64,
+    pub rts_status_bytes: u64,
+    pub status_bytes: u64,
+    pub portions: Portions,
     pub total: u64,
 }
 
@@ -441,9 +482,45 @@ impl RadixSort {
         }
     }
 
+    /// Bytes one binding may cover on this device.
+    pub(crate) fn binding_range(&self) -> u64 {
+        self.ctx.caps().max_storage_buffer_range
+    }
+
+    /// How a sort of up to `max_n` keys is cut into portions: as few as the look-back status word (2^30 - 1
+    /// keys), the binding range (sources bound per portion when an array exceeds one binding) and the policy's
+    /// `portion_tiles` allow.
+    pub fn portions(&self, max_n: u64) -> Portions {
+        let cap = max_n.max(1);
+        let tile = self.policy.tile() as u64;
+        let range = self.binding_range();
+        let (kb, vb) = (self.key_words as u64 * 4, self.val_words as u64 * 4);
+        let wide = self.policy.force_wide || cap * kb > range || cap * vb > range;
+        let mut keys = MAX_PORTION_KEYS;
+        if wide {
+            keys = keys.min(range / kb);
+            if vb > 0 {
+                keys = keys.min(range / vb);
+            }
+        }
+        let radix = self.policy.radix() as u64;
+        let mut tiles = (keys / tile).min((range / 4).saturating_sub(STATUS_HDR) / radix);
+        if self.policy.portion_tiles > 0 {
+            tiles = tiles.min(self.policy.portion_tiles as u64);
+        }
+        let tiles = tiles.clamp(1, cap.div_ceil(tile));
+        Portions {
+            wide,
+            tiles,
+            keys: tiles * tile,
+            count: cap.div_ceil(tiles * tile),
+        }
+    }
+
     /// The scratch layout for up to `max_n` keys.
     pub fn layout(&self, max_n: u64) -> Layout {
         let cap = max_n.max(1);
+        let portions = self.portions(cap);
         let alt_keys_bytes = cap * self.key_words as u64 * 4;
         let alt_vals_bytes = cap * self.val_words as u64 * 4;
         let alt_vals_off = alt_keys_bytes.next_multiple_of(ALIGN);
@@ -451,9 +528,12 @@ impl RadixSort {
         let radix = self.policy.radix() as u64;
         let tiles = cap.div_ceil(self.policy.tile() as u64);
         let hist_word = CTRL_WORDS;
-        let status_word = hist_word + self.places as u64 * radix;
-        let status_words = self.places as u64 * tiles * radix;
-        let meta_bytes = (status_word + status_words) * 4;
+        let meta_bytes = (hist_word + 2 * self.places as u64 * radix) * 4;
+        let status_off = (meta_off + meta_bytes).next_multiple_of(ALIGN);
+        let status_slot_bytes = ((STATUS_HDR + portions.tiles * radix) * 4).next_multiple_of(ALIGN);
+        let status_slots = self.places as u64 * portions.count;
+        let rts_status_bytes = radix * tiles * 4;
+        let status_bytes = (status_slot_bytes * status_slots).max(rts_status_bytes);
         Layout {
             alt_keys_off: 0,
             alt_keys_bytes,
@@ -462,9 +542,22 @@ impl RadixSort {
             meta_off,
             meta_bytes,
             hist_word,
-            status_word,
-            status_words,
-            total: meta_off + meta_bytes,
+            status_off,
+            status_slot_bytes,
+            status_slots,
+            rts_status_bytes,
+            status_bytes,
+            portions,
+            total: status_off + status_bytes,
+        }
+    }
+
+    /// Usage flags the scratch buffer of a sort of up to `max_n` keys needs.
+    pub fn scratch_usage(&self, max_n: u64) -> vk::BufferUsageFlags {
+        if self.portions(max_n).wide {
+            SCRATCH_USAGE | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        } else {
+            SCRATCH_USAGE
         }
     }
 
@@ -502,26 +595,33 @@ impl RadixSort {
         }
         let kb = max_n * self.key_words as u64 * 4;
         let vb = max_n * self.val_words as u64 * 4;
-        let range = ctx.caps().max_storage_buffer_range;
+        let range = self.binding_range();
         let layout = self.layout(max_n);
-        for (bytes, eb) in [
-            (kb, self.key_words as u64 * 4),
-            (vb, self.val_words as u64 * 4),
-            (layout.meta_bytes, 4),
-        ] {
-            if bytes > range {
-                return Err(Error::TooLarge {
-                    n: bytes / eb.max(1),
-                    elem_bytes: eb,
-                    limit: range,
-                });
-            }
+        let portions = layout.portions;
+        // Arrays larger than one binding are written through device addresses (the `wide` variants).
+        if portions.wide && !ctx.caps().buffer_device_address {
+            let eb = (self.key_words.max(self.val_words) * 4) as u64;
+            return Err(Error::TooLarge {
+                n: max_n,
+                elem_bytes: eb,
+                limit: range,
+            });
         }
-        keys.check(ctx, "keys", kb, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+        if algorithm == SortAlgorithm::ReduceThenScan && layout.rts_status_bytes > range {
+            return Err(Error::TooLarge {
+                n: max_n,
+                elem_bytes: (self.key_words * 4) as u64,
+                limit: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
+            });
+        }
+        let array_usage = if portions.wide {
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
+        } else {
+            vk::BufferUsageFlags::STORAGE_BUFFER
+        };
+        keys.check(ctx, "keys", kb, array_usage)?;
         match (values, self.val_words) {
-            (Some(v), w) if w > 0 => {
-                v.check(ctx, "values", vb, vk::BufferUsageFlags::STORAGE_BUFFER)?
-            }
+            (Some(v), w) if w > 0 => v.check(ctx, "values", vb, array_usage)?,
             (None, 0) => {}
             (Some(_), _) => {
                 return Err(Error::InvalidArgument(
@@ -534,7 +634,7 @@ impl RadixSort {
                 ))
             }
         }
-        scratch.check(ctx, "scratch", layout.total, SCRATCH_USAGE)?;
+        scratch.check(ctx, "scratch", layout.total, self.scratch_usage(max_n))?;
         let count_binding = match gpu_count {
             Some(c) => {
                 if c.offset % 4 != 0 {
@@ -573,12 +673,38 @@ impl RadixSort {
         if gpu_count.is_none() && max_n <= 1 {
             return Ok(());
         }
+        let keys = keys.slice(0, kb.max(4));
+        let alt_keys = scratch.slice(layout.alt_keys_off, layout.alt_keys_bytes);
+        let values = values.map(|v| v.slice(0, vb));
+        let alt_values = scratch.slice(layout.alt_vals_off, layout.alt_vals_bytes);
+        let addr = if portions.wide && algorithm != SortAlgorithm::Small {
+            let mut a = [0u32; 8];
+            let vals = values.unwrap_or(alt_values);
+            for (i, (what, r)) in [
+                ("keys", keys),
+                ("scratch", alt_keys),
+                ("values", vals),
+                ("scratch", alt_values),
+            ]
+            .iter()
+            .enumerate()
+            {
+                let x = ctx.buffer_address(what, r)?;
+                a[2 * i] = x as u32;
+                a[2 * i + 1] = (x >> 32) as u32;
+            }
+            a
+        } else {
+            [0; 8]
+        };
         let b = Bindings {
-            keys: keys.slice(0, kb.max(4)),
-            alt_keys: scratch.slice(layout.alt_keys_off, layout.alt_keys_bytes),
-            values: values.map(|v| v.slice(0, vb)),
-            alt_values: scratch.slice(layout.alt_vals_off, layout.alt_vals_bytes),
+            keys,
+            alt_keys,
+            values,
+            alt_values,
             meta: scratch.slice(layout.meta_off, layout.meta_bytes),
+            status: scratch.slice(layout.status_off, layout.status_bytes),
+            addr,
             layout,
             max_n,
             count: count_binding,
@@ -595,18 +721,23 @@ impl RadixSort {
         b: &Bindings,
         algorithm: SortAlgorithm,
     ) -> Result<()> {
-        // Clear the control block, histograms and (Onesweep) status; n from the host goes in word 0.
-        let clear_bytes = if algorithm == SortAlgorithm::Onesweep {
-            b.layout.meta_bytes
-        } else {
-            b.layout.status_word * 4
+        // Clear the control block, histograms and (Onesweep) status slots, which follow the meta region in the
+        // scratch; n from the host goes in word 0.
+        let l = &b.layout;
+        let clear = BufferRef {
+            size: if algorithm == SortAlgorithm::Onesweep {
+                l.status_off + l.status_slot_bytes * l.status_slots - l.meta_off
+            } else {
+                l.meta_bytes
+            },
+            ..b.meta
         };
         match b.count {
             None => {
-                rec.fill("vksort::radix::clear", b.meta.slice(0, 4), b.max_n as u32)?;
-                rec.fill("vksort::radix::clear", b.meta.slice(4, clear_bytes - 4), 0)?;
+                rec.fill("vksort::radix::clear", clear.slice(0, 4), b.max_n as u32)?;
+                rec.fill("vksort::radix::clear", clear.slice(4, clear.size - 4), 0)?;
             }
-            Some(_) => rec.fill("vksort::radix::clear", b.meta.slice(0, clear_bytes), 0)?,
+            Some(_) => rec.fill("vksort::radix::clear", clear, 0)?,
         }
         rec.barrier();
         if let Some((count, word)) = b.count {
@@ -620,9 +751,16 @@ impl RadixSort {
         for p in 0..self.places {
             match algorithm {
                 SortAlgorithm::ReduceThenScan => rts::record(self, rec, b, p)?,
-                _ => onesweep::record(self, rec, b, p)?,
+                _ => {
+                    for q in 0..b.layout.portions.count {
+                        onesweep::record(self, rec, b, p, q)?;
+                        rec.barrier();
+                    }
+                }
             }
-            rec.barrier();
+            if algorithm == SortAlgorithm::ReduceThenScan {
+                rec.barrier();
+            }
         }
         setup::record_copy(self, rec, b)
     }
@@ -633,6 +771,15 @@ impl RadixSort {
     }
 }
 
+/// The label of place `p`'s `pass` over portion `q` of `count`.
+pub(crate) fn pass_label(pass: &str, p: u32, q: u64, count: u64) -> String {
+    if count > 1 {
+        format!("vksort::radix::{pass}::place{p}::portion{q}")
+    } else {
+        format!("vksort::radix::{pass}::place{p}")
+    }
+}
+
 /// The regions a sort binds.
 pub(crate) struct Bindings {
     pub keys: BufferRef,
@@ -640,9 +787,19 @@ pub(crate) struct Bindings {
     pub values: Option<BufferRef>,
     pub alt_values: BufferRef,
     pub meta: BufferRef,
+    pub status: BufferRef,
+    /// Wide passes: device addresses (lo, hi words) of keys, scratch keys, values, scratch values.
+    pub addr: [u32; 8],
     pub layout: Layout,
     pub max_n: u64,
     pub count: Option<(BufferRef, u32)>,
+}
+
+/// The source bindings of one portion of a pass: keys A, keys B, values A, values B, and the index of the
+/// first key they hold.
+pub(crate) struct PortionSources {
+    pub refs: [BufferRef; 4],
+    pub first: u64,
 }
 
 impl Bindings {
@@ -652,6 +809,63 @@ impl Bindings {
             Some(v) => (v, self.alt_values),
             None => (self.meta, self.meta),
         }
+    }
+
+    /// Portion `q`'s sources: the whole arrays (first key 0) unless the sort is wide, else the portion's
+    /// slices of them (each within one binding).
+    pub fn sources(&self, s: &RadixSort, q: u64) -> PortionSources {
+        let (va, vb) = self.vals();
+        let whole = [self.keys, self.alt_keys, va, vb];
+        let p = self.layout.portions;
+        if !p.wide {
+            return PortionSources {
+                refs: whole,
+                first: 0,
+            };
+        }
+        let first = q * p.keys;
+        let len = p.keys.min(self.max_n.max(1).saturating_sub(first)).max(1);
+        let (kb, vbytes) = (s.key_words as u64 * 4, s.val_words as u64 * 4);
+        let cut = |r: BufferRef, eb: u64| {
+            if eb == 0 {
+                r
+            } else {
+                r.slice(first * eb, len * eb)
+            }
+        };
+        PortionSources {
+            refs: [
+                cut(whole[0], kb),
+                cut(whole[1], kb),
+                cut(whole[2], if self.values.is_some() { vbytes } else { 0 }),
+                cut(whole[3], if self.values.is_some() { vbytes } else { 0 }),
+            ],
+            first,
+        }
+    }
+
+    /// The portions of the passes that only read keys by index (upfront histogram, final copy): one per
+    /// portion when the sort is wide, else one covering every key. Returns (dispatches, keys per dispatch).
+    pub fn source_portions(&self) -> (u64, u64) {
+        let p = self.layout.portions;
+        if p.wide {
+            (p.count, p.keys)
+        } else {
+            (1, u32::MAX as u64)
+        }
+    }
+
+    /// Onesweep's status slot of (place `p`, portion `q`).
+    pub fn status_slot(&self, p: u32, q: u64) -> BufferRef {
+        let l = &self.layout;
+        let slot = p as u64 * l.portions.count + q;
+        self.status
+            .slice(slot * l.status_slot_bytes, l.status_slot_bytes)
+    }
+
+    /// Reduce-then-scan's per-(digit, tile) region.
+    pub fn rts_status(&self) -> BufferRef {
+        self.status.slice(0, self.layout.rts_status_bytes)
     }
     /// The indirect arguments at meta word `word`.
     pub fn args(&self, word: u64) -> BufferRef {

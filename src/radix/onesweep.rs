@@ -20,22 +20,38 @@ pub struct OnesweepPush {
     pub pass_index: u32,
     pub key_kind: u32,
     pub flags: u32,
+    /// Meta word offset of this portion's global digit offsets (Onesweep).
     pub hist_off: u32,
-    pub status_off: u32,
-    pub pad: u32,
+    /// Meta word offset where the portion's last tile leaves the next portion's offsets (Onesweep).
+    pub next_off: u32,
+    pub portion: u32,
+    pub portion_tiles: u32,
+    /// Index of the first key the source bindings hold.
+    pub src_base: u32,
+    pub pad: [u32; 2],
+    /// Wide variants: device addresses (lo, hi) of keys, scratch keys, values, scratch values.
+    pub addr: [u32; 8],
 }
 
-pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32) -> OnesweepPush {
+/// Push constants of place `p`, portion `q` whose sources start at key `first`.
+pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> OnesweepPush {
     let (shift, bits) = s.pass_shift(p);
+    let radix = s.policy.radix() as u64;
+    // Two running-offset arrays per place: the plan's (portion 0 reads it), and the second one.
+    let run = |k: u64| (b.layout.hist_word + (k % 2 * s.places as u64 + p as u64) * radix) as u32;
     OnesweepPush {
         shift,
         pass_bits: bits,
         pass_index: p,
         key_kind: s.key.kind(),
         flags: s.flags(),
-        hist_off: b.layout.hist_word as u32,
-        status_off: b.layout.status_word as u32,
-        pad: 0,
+        hist_off: run(q),
+        next_off: run(q + 1),
+        portion: q as u32,
+        portion_tiles: b.layout.portions.tiles as u32,
+        src_base: first as u32,
+        pad: [0; 2],
+        addr: b.addr,
     }
 }
 
@@ -43,16 +59,24 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32) -> OnesweepPush {
 pub const FIXED_KPT: [u32; 3] = [8, 12, 16];
 
 /// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
-pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
+/// `wide`: the variant that writes through device addresses.
+pub(crate) fn kernel(
+    s: &RadixSort,
+    downsweep: bool,
+    wide: bool,
+) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
     let base = match (downsweep, s.policy.use_partitioned) {
         (false, false) => "radix_onesweep_ballot",
         (false, true) => "radix_onesweep_partitioned",
         (true, false) => "radix_onesweep_downsweep",
         (true, true) => "radix_onesweep_downsweep_partitioned",
     };
-    // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays).
+    // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays);
+    // the wide variants exist only with the keys per invocation as a specialization constant.
     let kpt = s.policy.keys_per_thread;
-    let name = if !downsweep && FIXED_KPT.contains(&kpt) {
+    let name = if wide {
+        format!("{base}_wide")
+    } else if !downsweep && FIXED_KPT.contains(&kpt) {
         format!("{base}_k{kpt}")
     } else {
         base.to_string()
@@ -76,14 +100,23 @@ pub(crate) fn kernel(s: &RadixSort, downsweep: bool) -> Result<std::sync::Arc<cr
     )
 }
 
-pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) -> Result<()> {
-    let k = kernel(s, false)?;
-    let (va, vb) = b.vals();
+/// Records place `p`'s pass over portion `q` (label `...::place<p>`, `...::place<p>::portion<q>` when the
+/// sort has several portions).
+pub(crate) fn record(
+    s: &RadixSort,
+    rec: &mut Recorder,
+    b: &Bindings,
+    p: u32,
+    q: u64,
+) -> Result<()> {
+    let k = kernel(s, false, b.layout.portions.wide)?;
+    let src = b.sources(s, q);
+    let [ka, kb, va, vb] = src.refs;
     rec.dispatch_indirect(
-        &format!("vksort::radix::onesweep::place{p}"),
+        &super::pass_label("onesweep", p, q, b.layout.portions.count),
         &k,
-        &[b.keys, b.alt_keys, va, vb, b.meta],
-        &push(s, b, p),
+        &[ka, kb, va, vb, b.meta, b.status_slot(p, q)],
+        &push(s, b, p, q, src.first),
         b.args(CTRL_PASS + 8 * p as u64),
     )
 }

@@ -17,7 +17,9 @@ pub struct UpsweepPush {
     pub pass_index: u32,
     pub key_kind: u32,
     pub flags: u32,
-    pub status_off: u32,
+    pub portion: u32,
+    pub portion_tiles: u32,
+    pub src_base: u32,
 }
 
 /// Push constants of `radix_spine`.
@@ -27,7 +29,6 @@ pub struct SpinePush {
     pub pass_index: u32,
     pub tile: u32,
     pub hist_off: u32,
-    pub status_off: u32,
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) -> Result<()> {
@@ -39,43 +40,58 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) ->
         wg,
         &[s.policy.keys_per_thread, s.policy.digit_bits, s.key_words],
     )?;
-    rec.dispatch_indirect(
-        &format!("vksort::radix::upsweep::place{p}"),
-        &up,
-        &[b.keys, b.alt_keys, b.meta],
-        &UpsweepPush {
-            shift,
-            pass_bits: bits,
-            pass_index: p,
-            key_kind: s.key.kind(),
-            flags: s.flags(),
-            status_off: b.layout.status_word as u32,
-        },
-        b.args(rec_word),
-    )?;
+    let portions = b.layout.portions;
+    for q in 0..portions.count {
+        if q > 0 {
+            rec.barrier();
+        }
+        let src = b.sources(s, q);
+        rec.dispatch_indirect(
+            &super::pass_label("upsweep", p, q, portions.count),
+            &up,
+            &[src.refs[0], src.refs[1], b.meta, b.rts_status()],
+            &UpsweepPush {
+                shift,
+                pass_bits: bits,
+                pass_index: p,
+                key_kind: s.key.kind(),
+                flags: s.flags(),
+                portion: q as u32,
+                portion_tiles: portions.tiles as u32,
+                src_base: src.first as u32,
+            },
+            b.args(rec_word),
+        )?;
+    }
     rec.barrier();
     let spine_wg = s.plan.workgroup_size(s.ctx.caps(), 256);
     let spine = s.kernel("radix_spine", spine_wg, &[s.policy.digit_bits])?;
     rec.dispatch_indirect(
         &format!("vksort::radix::spine::place{p}"),
         &spine,
-        &[b.meta],
+        &[b.meta, b.rts_status()],
         &SpinePush {
             pass_index: p,
             tile: s.policy.tile(),
             hist_off: b.layout.hist_word as u32,
-            status_off: b.layout.status_word as u32,
         },
         b.args(rec_word + 4),
     )?;
     rec.barrier();
-    let down = super::onesweep::kernel(s, true)?;
-    let (va, vb) = b.vals();
-    rec.dispatch_indirect(
-        &format!("vksort::radix::downsweep::place{p}"),
-        &down,
-        &[b.keys, b.alt_keys, va, vb, b.meta],
-        &super::onesweep::push(s, b, p),
-        b.args(rec_word),
-    )
+    let down = super::onesweep::kernel(s, true, portions.wide)?;
+    for q in 0..portions.count {
+        if q > 0 {
+            rec.barrier();
+        }
+        let src = b.sources(s, q);
+        let [ka, kb, va, vb] = src.refs;
+        rec.dispatch_indirect(
+            &super::pass_label("downsweep", p, q, portions.count),
+            &down,
+            &[ka, kb, va, vb, b.meta, b.rts_status()],
+            &super::onesweep::push(s, b, p, q, src.first),
+            b.args(rec_word),
+        )?;
+    }
+    Ok(())
 }

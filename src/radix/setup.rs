@@ -44,15 +44,41 @@ pub(crate) fn record(
     rec.dispatch("vksort::radix::setup", &k, &[count, b.meta], &push, 1)
 }
 
+/// Push constants of `radix_copy`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CopyPush {
+    pub first: u32,
+    pub portion_len: u32,
+}
+
 pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.plan.workgroup_size(s.ctx.caps(), COPY_WG);
     let k = s.kernel("radix_copy", wg, &[COPY_KPT, s.key_words, s.val_words])?;
-    let (va, vb) = b.vals();
-    rec.dispatch_indirect(
-        "vksort::radix::copy",
-        &k,
-        &[b.keys, b.alt_keys, va, vb, b.meta],
-        &(),
-        b.args(CTRL_COPY_ARGS),
-    )
+    let (count, len) = b.source_portions();
+    for q in 0..count {
+        // Portions touch disjoint keys, but share the bindings the validation layers track (histogram
+        // atomics, unused value bindings): one barrier between them costs little at these sizes.
+        if q > 0 {
+            rec.barrier();
+        }
+        let src = b.sources(s, q);
+        let [ka, kb, va, vb] = src.refs;
+        let label = if count > 1 {
+            format!("vksort::radix::copy::portion{q}")
+        } else {
+            "vksort::radix::copy".to_string()
+        };
+        rec.dispatch_indirect(
+            &label,
+            &k,
+            &[ka, kb, va, vb, b.meta],
+            &CopyPush {
+                first: src.first as u32,
+                portion_len: len as u32,
+            },
+            b.args(CTRL_COPY_ARGS),
+        )?;
+    }
+    Ok(())
 }

@@ -20,6 +20,10 @@ pub struct UpfrontPush {
     pub flags: u32,
     pub hist_off: u32,
     pub max_groups: u32,
+    /// Index of the portion's first key (the keys binding's first key).
+    pub first: u32,
+    /// Keys per portion.
+    pub portion_len: u32,
 }
 
 /// Push constants of `radix_plan`.
@@ -31,6 +35,9 @@ pub struct PlanPush {
     pub max_x: u32,
     pub hist_off: u32,
     pub copy_chunk: u32,
+    pub portion_tiles: u32,
+    /// Keys per dispatch of the final copy.
+    pub copy_len: u32,
 }
 
 pub(crate) const UPFRONT_WG: u32 = 256;
@@ -75,35 +82,50 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             hist_copies(s, wg),
         ],
     )?;
-    let push = UpfrontPush {
-        lo: s.lo,
-        hi: s.hi,
-        key_kind: s.key.kind(),
-        flags: s.flags(),
-        hist_off: b.layout.hist_word as u32,
-        max_groups: s.policy.upfront_max_groups,
-    };
-    let keys4 = b.keys.slice(0, key_bytes / 16 * 16);
-    let bindings_vec4 = [b.keys, b.meta, keys4];
-    let bindings: &[crate::gpu::BufferRef] = if vec4 {
-        &bindings_vec4
-    } else {
-        &bindings_vec4[..2]
-    };
-    match b.count {
-        None => {
-            let groups =
-                (b.max_n.div_ceil((wg * kpt) as u64) as u32).min(s.policy.upfront_max_groups);
-            rec.dispatch("vksort::radix::upfront", &k, bindings, &push, groups)
+    let (count, len) = b.source_portions();
+    for q in 0..count {
+        // Portions touch disjoint keys, but share the bindings the validation layers track (histogram
+        // atomics, unused value bindings): one barrier between them costs little at these sizes.
+        if q > 0 {
+            rec.barrier();
         }
-        Some(_) => rec.dispatch_indirect(
-            "vksort::radix::upfront",
-            &k,
-            bindings,
-            &push,
-            b.args(CTRL_UPFRONT_ARGS),
-        ),
+        let src = b.sources(s, q);
+        let keys = src.refs[0];
+        let push = UpfrontPush {
+            lo: s.lo,
+            hi: s.hi,
+            key_kind: s.key.kind(),
+            flags: s.flags(),
+            hist_off: b.layout.hist_word as u32,
+            max_groups: s.policy.upfront_max_groups,
+            first: src.first as u32,
+            portion_len: len as u32,
+        };
+        let keys4 = keys.slice(0, keys.size / 16 * 16);
+        let bindings_vec4 = [keys, b.meta, keys4];
+        let bindings: &[crate::gpu::BufferRef] = if vec4 {
+            &bindings_vec4
+        } else {
+            &bindings_vec4[..2]
+        };
+        let label = if count > 1 {
+            format!("vksort::radix::upfront::portion{q}")
+        } else {
+            "vksort::radix::upfront".to_string()
+        };
+        match b.count {
+            None => {
+                let n_q = b.max_n.saturating_sub(src.first).min(len);
+                let groups =
+                    (n_q.div_ceil((wg * kpt) as u64) as u32).min(s.policy.upfront_max_groups);
+                rec.dispatch(&label, &k, bindings, &push, groups)?
+            }
+            Some(_) => {
+                rec.dispatch_indirect(&label, &k, bindings, &push, b.args(CTRL_UPFRONT_ARGS))?
+            }
+        }
     }
+    Ok(())
 }
 
 pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
@@ -115,6 +137,8 @@ pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Re
         max_x: s.ctx.caps().max_workgroup_count[0],
         hist_off: b.layout.hist_word as u32,
         copy_chunk: super::setup::copy_chunk(s),
+        portion_tiles: b.layout.portions.tiles as u32,
+        copy_len: b.source_portions().1 as u32,
     };
     rec.dispatch("vksort::radix::plan", &k, &[b.meta], &push, 1)
 }
