@@ -80,7 +80,11 @@ fn main() -> anyhow::Result<()> {
         Vec::new()
     };
     let kb = Buffer::device_local(&ctx, "huge::keys", n as u64 * 4)?;
-    let vb = Buffer::device_local(&ctx, "huge::values", if with_values { n as u64 * 4 } else { 4 })?;
+    let vb = Buffer::device_local(
+        &ctx,
+        "huge::values",
+        if with_values { n as u64 * 4 } else { 4 },
+    )?;
     let req = sorter.storage_requirements(n as u64);
     let scratch = Buffer::new(
         &ctx,
@@ -89,7 +93,10 @@ fn main() -> anyhow::Result<()> {
         req.scratch_usage | ctx.default_usage(),
         vksort::gpu::MemoryLocation::GpuOnly,
     )?;
-    println!("generated and allocated in {:.1} s", t0.elapsed().as_secs_f64());
+    println!(
+        "generated and allocated in {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
     let mut prof = Profiler::new(&ctx, 256)?;
     for run in 0..2 {
         let t = std::time::Instant::now();
@@ -110,8 +117,8 @@ fn main() -> anyhow::Result<()> {
     }
     let passes = prof.results()?;
     let total: f64 = passes.iter().map(|p| p.ns).sum();
-    for (label, ns) in sum_by_label(&passes) {
-        println!("  {label:<48} {:>10.3} ms", ns / 1e6);
+    for p in sum_by_label(&passes) {
+        println!("  {:<48} {:>10.3} ms", p.label, p.ns / 1e6);
     }
     println!(
         "GPU time {:.2} ms = {:.2} G keys/s",
@@ -122,9 +129,8 @@ fn main() -> anyhow::Result<()> {
     let got = download(&kb, n)?;
     let ordered = got.windows(2).all(|w| w[0] <= w[1]);
     let fp = |v: &[u32]| {
-        v.iter().fold((0u64, 0u32), |(s, x), &k| {
-            (s.wrapping_add(k as u64), x ^ k)
-        })
+        v.iter()
+            .fold((0u64, 0u32), |(s, x), &k| (s.wrapping_add(k as u64), x ^ k))
     };
     let same = fp(&got) == fp(&keys);
     let mut stable = true;

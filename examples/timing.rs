@@ -42,6 +42,9 @@ fn main() -> anyhow::Result<()> {
                 "rank2" => policy.rank2 = v,
                 "keep_digit" | "keep" => policy.keep_digit = v != 0,
                 "uvec4" => policy.upfront_vec4 = v != 0,
+                "bw" => policy.ballot_words = v,
+                "ptiles" => policy.portion_tiles = v,
+                "wide" => policy.force_wide = v != 0,
                 _ => anyhow::bail!("unknown policy item {k}"),
             }
         }

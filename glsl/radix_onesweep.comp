@@ -70,6 +70,7 @@ layout(constant_id = 10) const uint RANK2 = 0;
 // (64-bit keys: the digit comes from the exchanged key, no separate digit round); values then move two words
 // per round.
 layout(constant_id = 11) const uint KEEP_DIGIT = 0;
+layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;

@@ -25,7 +25,7 @@ cargo test --release --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import sys, json
 for line in sys.stdin:
     m = json.loads(line)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["target"]["name"], m["executable"])' \
   | while read -r name exe; do cp "$exe" ".gpu/bin/test-$name"; done
 strip .gpu/bin/*

@@ -8,13 +8,19 @@
 //!
 //! Memory: besides the caller's key and value buffers, a scratch buffer of
 //! [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
-//! (ping-pong), a 1 KiB control block, the digit histograms (places x 2^digit_bits u32) and the look-back status
+//! (ping-pong), a 1 KiB control block, the digit offsets (2 x places x 2^digit_bits u32) and the look-back status
 //! (places x tiles x 2^digit_bits u32, about 0.5 bytes per key and place with the NVIDIA policy, 1 byte with
 //! lavapipe's). Layout and passes: [`crate::radix`].
 //!
-//! Limits: at most 2^30 - 1 keys per sort (the look-back status packs a 30-bit count), and each of the keys,
-//! values and scratch regions within `maxStorageBufferRange`. Larger inputs are rejected with
-//! [`Error::TooLarge`].
+//! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 1) keys where memory allows. A sort larger than one look-back status
+//! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
+//! values exceed one storage-buffer binding (`maxStorageBufferRange`, 4 GiB on NVIDIA, 128 MiB on lavapipe),
+//! the passes read each portion through its own binding and write through 64-bit buffer device addresses: that
+//! needs `bufferDeviceAddress` (enabled by [`Context::new`] where present; for an adopted device, say so in
+//! [`crate::gpu::AdoptInfo`]), and the key, value and scratch buffers need `SHADER_DEVICE_ADDRESS` usage
+//! ([`StorageRequirements::scratch_usage`] says so for the scratch; buffers vksort allocates have it). Without
+//! the feature, such inputs are rejected with [`Error::TooLarge`]. Measured: 2^31 u32 keys (8 GiB) in 3
+//! portions on an H100, BENCHMARKS.md.
 
 use crate::error::{Error, Result};
 use crate::gpu::{Buffer, BufferRef, Context, Recorder};

@@ -945,7 +945,8 @@ fn passes_are_labelled_and_profiled() {
     });
 }
 
-/// Other workgroup sizes, tile sizes and digit widths (workgroups larger and smaller than the radix).
+/// Other workgroup sizes, tile sizes and digit widths (workgroups larger and smaller than the radix), and the
+/// 4-word ballot arithmetic.
 #[test]
 fn policy_variations() {
     with_gpu(|ctx| {
@@ -963,6 +964,8 @@ fn policy_variations() {
             // Publishing tile counts after ranking (no early counts); 1 and "too many" upfront histograms.
             p.early_counts = wg != 256;
             p.upfront_hist_copies = if wg == 64 { 1 } else { 16 };
+            // The generic 4-word ballot arithmetic (the device default folds it to fewer words).
+            p.ballot_words = if wg == 64 { 4 } else { 0 };
             for alg in [
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,

@@ -1,7 +1,9 @@
 // radix_rank.glsl: stable local ranking of a tile of digits (warp-level multisplit), for any subgroup size.
 //
 // Include after common.glsl, with these defined by the includer:
-//   spec constants KPT (items per invocation), RADIX (1 << DIGIT_BITS)
+//   spec constants KPT (items per invocation), RADIX (1 << DIGIT_BITS), BALLOT_WORDS (32-bit words of a
+//   subgroup ballot that can be non-zero: ceil(largest subgroup size / 32), 1..4; the host derives it from the
+//   device's subgroup sizes, so the mask arithmetic below folds to one word on 8..32-wide devices)
 //   shared uint smem[]  (at least MAX_SUBGROUPS * RADIX words), shared uint s_tot[RADIX], s_lstart[RADIX]
 //   PARTITIONED defined to use GL_NV_shader_subgroup_partitioned (match-any) instead of ballot matching.
 //
@@ -38,11 +40,14 @@ uint item_pos(uint j) {
 }
 
 uint popcount4(uvec4 m) {
-    return bitCount(m.x) + bitCount(m.y) + bitCount(m.z) + bitCount(m.w);
+    uint c = bitCount(m.x);
+    if (BALLOT_WORDS > 1u) c += bitCount(m.y);
+    if (BALLOT_WORDS > 2u) c += bitCount(m.z) + bitCount(m.w);
+    return c;
 }
 
 uint lsb4(uvec4 m) {
-    if (m.x != 0u) return uint(findLSB(m.x));
+    if (BALLOT_WORDS == 1u || m.x != 0u) return uint(findLSB(m.x));
     if (m.y != 0u) return 32u + uint(findLSB(m.y));
     if (m.z != 0u) return 64u + uint(findLSB(m.z));
     return 96u + uint(findLSB(m.w));

@@ -199,7 +199,14 @@ impl Context {
                 .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
                 .push_next(&mut required);
         }
+        // Driver statistics (registers, spills) are only readable from pipelines created to capture them.
+        let flags = if self.caps.pipeline_statistics {
+            vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+        } else {
+            vk::PipelineCreateFlags::empty()
+        };
         let info = vk::ComputePipelineCreateInfo::default()
+            .flags(flags)
             .stage(stage)
             .layout(layout);
         let result = unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) };

@@ -18,13 +18,25 @@
 //!   otherwise): 2(k + v) B/key.
 //!
 //! Besides these, `vksort::radix::clear` fills (vkCmdFillBuffer) the control block, histograms and (Onesweep)
-//! the look-back status: ~4 x places x 2^digit_bits / tile B per key.
+//! the look-back status slots: ~4 x places x 2^digit_bits / tile B per key.
 //! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
 //! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block.
 //!
 //! # Scratch layout (`storage_requirements(max_n)`, offsets aligned to 256 bytes)
-//! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | histograms
-//! (places x RADIX u32) | status (places x tiles x RADIX u32)]`.
+//! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | digit offsets
+//! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
+//! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger]`.
+//!
+//! # Portions and wide writes
+//! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back
+//! status word's count), and, when an array exceeds one binding (`maxStorageBufferRange`), at most one binding
+//! of keys and of values each; the policy's `portion_tiles` can force smaller ones (tests). Every per-key pass
+//! runs once per portion (labels `...::portion<q>`), separated by barriers. Onesweep's portions have their own
+//! look-back domains; portion q's global digit offsets are the plan's plus the digit counts of portions < q,
+//! which portion q - 1's last tile leaves in the place's second offsets array (two arrays used alternately).
+//! Reduce-then-scan needs no carry (its spine covers all tiles). "Wide" sorts (an array beyond one binding, or
+//! the policy's `force_wide`) bind each portion's sources from its first key and write through 64-bit buffer
+//! device addresses (the `*_wide` kernel variants; `bufferDeviceAddress` and `SHADER_DEVICE_ADDRESS` usage).
 //!
 //! # Forward progress
 //! Onesweep's look-back polls a predecessor's status at most `spin_limit` times; then the waiting workgroup
@@ -134,6 +146,9 @@ pub struct RadixPolicy {
     /// binding (tests of that path; needs `bufferDeviceAddress`). Default off: wide is used only when an array
     /// exceeds `maxStorageBufferRange`.
     pub force_wide: bool,
+    /// 32-bit words of a subgroup ballot the ranking handles (1..=4; 0, the default: ceil(largest subgroup
+    /// size / 32) of the device). 4 is always correct; fewer fold the mask arithmetic (timing comparisons).
+    pub ballot_words: u32,
 }
 
 impl RadixPolicy {
@@ -169,6 +184,7 @@ impl RadixPolicy {
                 upfront_vec4: false,
                 portion_tiles: 0,
                 force_wide: false,
+                ballot_words: 0,
             }
         } else if caps.is_cpu() {
             Self {
@@ -192,6 +208,7 @@ impl RadixPolicy {
                 upfront_vec4: false,
                 portion_tiles: 0,
                 force_wide: false,
+                ballot_words: 0,
             }
         } else {
             Self {
@@ -215,6 +232,7 @@ impl RadixPolicy {
                 upfront_vec4: false,
                 portion_tiles: 0,
                 force_wide: false,
+                ballot_words: 0,
             }
         };
         // Shrink until the kernels' shared memory fits.
@@ -310,6 +328,12 @@ impl RadixPolicy {
             return bad(format!(
                 "rank2 {} must be 0, 1 or 2 (2: tile below 65536 keys)",
                 self.rank2
+            ));
+        }
+        if self.ballot_words > 4 || (self.ballot_words > 0 && self.ballot_words * 32 < plan.max) {
+            return bad(format!(
+                "ballot_words {} must be 0 or cover the largest subgroup ({})",
+                self.ballot_words, plan.max
             ));
         }
         if !(1..=16).contains(&self.upfront_hist_copies) {
@@ -499,8 +523,8 @@ impl RadixSort {
         let mut keys = MAX_PORTION_KEYS;
         if wide {
             keys = keys.min(range / kb);
-            if vb > 0 {
-                keys = keys.min(range / vb);
+            if let Some(k) = range.checked_div(vb) {
+                keys = keys.min(k);
             }
         }
         let radix = self.policy.radix() as u64;
@@ -508,7 +532,10 @@ impl RadixSort {
         if self.policy.portion_tiles > 0 {
             tiles = tiles.min(self.policy.portion_tiles as u64);
         }
-        let tiles = tiles.clamp(1, cap.div_ceil(tile));
+        // As few portions as allowed, of (nearly) equal size: the last one's grid has few idle workgroups.
+        let all = cap.div_ceil(tile);
+        let tiles = tiles.clamp(1, all);
+        let tiles = all.div_ceil(all.div_ceil(tiles));
         Portions {
             wide,
             tiles,
@@ -558,6 +585,14 @@ impl RadixSort {
             SCRATCH_USAGE | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
         } else {
             SCRATCH_USAGE
+        }
+    }
+
+    /// Ballot words of the ranking kernels (the policy's, or derived from the largest subgroup size).
+    pub(crate) fn ballot_words(&self) -> u32 {
+        match self.policy.ballot_words {
+            0 => self.plan.max.div_ceil(32).clamp(1, 4),
+            w => w,
         }
     }
 

@@ -96,6 +96,7 @@ pub(crate) fn kernel(
             s.policy.debug_mode,
             s.policy.rank2,
             s.policy.keep_digit as u32,
+            s.ballot_words(),
         ],
     )
 }

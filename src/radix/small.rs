@@ -34,6 +34,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             s.policy.digit_bits,
             s.key_words,
             s.val_words,
+            s.ballot_words(),
         ],
     )?;
     let (count, word) = b.count.unwrap_or((b.meta, 0));
