@@ -12,7 +12,7 @@
 //! (places x tiles x 2^digit_bits u32, about 0.5 bytes per key and place with the NVIDIA policy, 1 byte with
 //! lavapipe's). Layout and passes: [`crate::radix`].
 //!
-//! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 1) keys where memory allows. A sort larger than one look-back status
+//! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
 //! values exceed one storage-buffer binding (`maxStorageBufferRange`, 4 GiB on NVIDIA, 128 MiB on lavapipe),
 //! the passes read each portion through its own binding and write through 64-bit buffer device addresses: that

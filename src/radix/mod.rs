@@ -68,9 +68,10 @@ pub(crate) const CTRL_PASS: u64 = 32;
 pub(crate) const CTRL_WORDS: u64 = 256;
 /// Onesweep status slot: words before the first tile's status (the tile counter is word 0).
 pub(crate) const STATUS_HDR: u64 = 32;
-/// Most keys one sort takes (counts and indices are 32-bit words on the GPU). Larger sorts than one
-/// look-back status word can count (2^30 - 1 keys) or than one binding can hold are cut into portions.
-pub const MAX_KEYS: u64 = u32::MAX as u64;
+/// Most keys one sort takes: 2^32 - 2^16 (counts and indices are 32-bit words on the GPU, and rounding a count
+/// up to whole tiles or chunks, at most 2^16 keys each, must not wrap). Larger sorts than one look-back status
+/// word can count (2^30 - 1 keys) or than one binding can hold are cut into portions.
+pub const MAX_KEYS: u64 = (1 << 32) - (1 << 16);
 /// Most keys of one Onesweep portion (the look-back status word holds a 30-bit count).
 pub const MAX_PORTION_KEYS: u64 = (1 << 30) - 1;
 
@@ -317,6 +318,10 @@ impl RadixPolicy {
         let bad = |what: String| Err(Error::InvalidArgument(format!("radix policy: {what}")));
         if !(4..=8).contains(&self.digit_bits) {
             return bad(format!("digit_bits {} not in 4..=8", self.digit_bits));
+        }
+        if self.tile() > 1 << 16 || self.small_workgroup_size * self.small_keys_per_thread > 1 << 16
+        {
+            return bad("tiles of more than 2^16 keys".into());
         }
         if !(1..=32).contains(&self.keys_per_thread)
             || !(1..=32).contains(&self.small_keys_per_thread)
