@@ -586,11 +586,7 @@ impl RadixSort {
 
     /// Usage flags the scratch buffer of a sort of up to `max_n` keys needs.
     pub fn scratch_usage(&self, max_n: u64) -> vk::BufferUsageFlags {
-        if self.portions(max_n).wide {
-            SCRATCH_USAGE | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
-        } else {
-            SCRATCH_USAGE
-        }
+        with_address(SCRATCH_USAGE, self.portions(max_n).wide)
     }
 
     /// Ballot words of the ranking kernels (the policy's, or derived from the largest subgroup size).
@@ -654,11 +650,7 @@ impl RadixSort {
                 limit: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
             });
         }
-        let array_usage = if portions.wide {
-            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
-        } else {
-            vk::BufferUsageFlags::STORAGE_BUFFER
-        };
+        let array_usage = with_address(vk::BufferUsageFlags::STORAGE_BUFFER, portions.wide);
         keys.check(ctx, "keys", kb, array_usage)?;
         match (values, self.val_words) {
             (Some(v), w) if w > 0 => v.check(ctx, "values", vb, array_usage)?,
@@ -674,7 +666,12 @@ impl RadixSort {
                 ))
             }
         }
-        scratch.check(ctx, "scratch", layout.total, self.scratch_usage(max_n))?;
+        scratch.check(
+            ctx,
+            "scratch",
+            layout.total,
+            with_address(SCRATCH_USAGE, portions.wide),
+        )?;
         let count_binding = match gpu_count {
             Some(c) => {
                 if c.offset % 4 != 0 {
@@ -790,16 +787,17 @@ impl RadixSort {
         rec.barrier();
         for p in 0..self.places {
             match algorithm {
-                SortAlgorithm::ReduceThenScan => rts::record(self, rec, b, p)?,
+                SortAlgorithm::ReduceThenScan => {
+                    rts::record(self, rec, b, p)?;
+                    rec.barrier();
+                }
                 _ => {
+                    // Portion q + 1 reads the digit offsets portion q's last tile leaves.
                     for q in 0..b.layout.portions.count {
                         onesweep::record(self, rec, b, p, q)?;
                         rec.barrier();
                     }
                 }
-            }
-            if algorithm == SortAlgorithm::ReduceThenScan {
-                rec.barrier();
             }
         }
         setup::record_copy(self, rec, b)
@@ -811,12 +809,26 @@ impl RadixSort {
     }
 }
 
+/// The label of a pass over portion `q` of `count`: `base`, with `::portion<q>` when there are several.
+pub(crate) fn portion_label(base: &str, q: u64, count: u64) -> String {
+    if count > 1 {
+        format!("{base}::portion{q}")
+    } else {
+        base.to_string()
+    }
+}
+
 /// The label of place `p`'s `pass` over portion `q` of `count`.
 pub(crate) fn pass_label(pass: &str, p: u32, q: u64, count: u64) -> String {
-    if count > 1 {
-        format!("vksort::radix::{pass}::place{p}::portion{q}")
+    portion_label(&format!("vksort::radix::{pass}::place{p}"), q, count)
+}
+
+/// `usage` plus `SHADER_DEVICE_ADDRESS` when the sort writes through device addresses.
+fn with_address(usage: vk::BufferUsageFlags, wide: bool) -> vk::BufferUsageFlags {
+    if wide {
+        usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS
     } else {
-        format!("vksort::radix::{pass}::place{p}")
+        usage
     }
 }
 

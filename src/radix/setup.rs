@@ -64,11 +64,7 @@ pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Re
         }
         let src = b.sources(s, q);
         let [ka, kb, va, vb] = src.refs;
-        let label = if count > 1 {
-            format!("vksort::radix::copy::portion{q}")
-        } else {
-            "vksort::radix::copy".to_string()
-        };
+        let label = super::portion_label("vksort::radix::copy", q, count);
         rec.dispatch_indirect(
             &label,
             &k,

@@ -108,11 +108,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         } else {
             &bindings_vec4[..2]
         };
-        let label = if count > 1 {
-            format!("vksort::radix::upfront::portion{q}")
-        } else {
-            "vksort::radix::upfront".to_string()
-        };
+        let label = super::portion_label("vksort::radix::upfront", q, count);
         match b.count {
             None => {
                 let n_q = b.max_n.saturating_sub(src.first).min(len);
