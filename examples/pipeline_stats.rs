@@ -2,7 +2,8 @@
 //! and scans build, through VK_KHR_pipeline_executable_properties. For tuning work: registers per invocation
 //! decide how many workgroups an SM keeps resident.
 //!
-//! `cargo run --release --example pipeline_stats` (sets VKSORT_PIPELINE_STATS=1 itself).
+//! `cargo run --release --example pipeline_stats` (sets VKSORT_PIPELINE_STATS=1 itself). VKSORT_POLICY
+//! overrides radix policy fields as in `examples/timing` (e.g. `mor=1,rank2=2`).
 use vksort::sort::{KeyType, SortConfig, ValueType};
 
 fn main() -> anyhow::Result<()> {
@@ -21,9 +22,14 @@ fn main() -> anyhow::Result<()> {
         (KeyType::U32, ValueType::U32),
         (KeyType::U64, ValueType::None),
     ] {
+        let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+        if let Ok(spec) = std::env::var("VKSORT_POLICY") {
+            policy = policy.with_overrides(&spec)?;
+        }
         let config = SortConfig {
             key,
             value,
+            policy: Some(policy),
             ..Default::default()
         };
         let mut keys: Vec<u32> = (0..n * key.bytes() as usize / 4)

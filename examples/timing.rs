@@ -23,31 +23,7 @@ fn main() -> anyhow::Result<()> {
     let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
     let mut tag = String::new();
     if let Ok(spec) = std::env::var("VKSORT_POLICY") {
-        for kv in spec.split(',').filter(|s| !s.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or(anyhow::anyhow!("policy item {kv}"))?;
-            let v: u32 = v.parse()?;
-            match k {
-                "wg" => policy.workgroup_size = v,
-                "kpt" => policy.keys_per_thread = v,
-                "bits" => policy.digit_bits = v,
-                "part" => policy.use_partitioned = v != 0,
-                "early" => policy.early_counts = v != 0,
-                "ukpt" => policy.upfront_keys_per_thread = v,
-                "ugroups" => policy.upfront_max_groups = v,
-                "ucopies" => policy.upfront_hist_copies = v,
-                "spin" => policy.spin_limit = v,
-                "debug" => policy.debug_mode = v,
-                "rank2" => policy.rank2 = v,
-                "keep_digit" | "keep" => policy.keep_digit = v != 0,
-                "uvec4" => policy.upfront_vec4 = v != 0,
-                "bw" => policy.ballot_words = v,
-                "ptiles" => policy.portion_tiles = v,
-                "wide" => policy.force_wide = v != 0,
-                _ => anyhow::bail!("unknown policy item {k}"),
-            }
-        }
+        policy = policy.with_overrides(&spec)?;
         tag = format!(" [{spec}]");
     }
     let sorter = Sorter::new(

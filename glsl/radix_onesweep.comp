@@ -30,6 +30,14 @@
 // @variant partitioned_wide LOOKBACK=1 PARTITIONED=1 WIDE=1
 // @variant downsweep_wide LOOKBACK=0 WIDE=1
 // @variant downsweep_partitioned_wide LOOKBACK=0 PARTITIONED=1 WIDE=1
+// @variant ballot_clock LOOKBACK=1 CLOCKS=1
+// @variant partitioned_clock LOOKBACK=1 PARTITIONED=1 CLOCKS=1 SMID=1
+//
+// CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
+// tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
+// device's real-time clock at entry and exit, and writes one 16-word record per tile (layout: TILE_CLOCK_* in
+// src/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
+// (GL_NV_shader_sm_builtins).
 //
 // WIDE=1 variants (arrays larger than one binding): the pass reads its portion through bindings 0..3 (bound
 // from the portion's first key) and writes through 64-bit device addresses of the whole destination arrays
@@ -40,10 +48,30 @@
 #ifndef WIDE
 #define WIDE 0
 #endif
-#if WIDE
+#ifndef CLOCKS
+#define CLOCKS 0
+#endif
+#if WIDE || CLOCKS
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
+#endif
+#if CLOCKS
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : require
+#ifdef SMID
+#extension GL_NV_shader_sm_builtins : require
+#endif
+// Record words: 0..8 SM clock (low word) at entry, tile claimed, early counts published, items matched and
+// counted, subgroup prefixes done, digit scan done (ranked), look-back done, exchange written, end; 9 SM id;
+// 10/11 real-time clock at entry, 12/13 at end; 14 warp id; 15 the tile's global index + 1.
+// Kept in shared memory by invocation 0, so the instrumented kernel needs hardly more registers than the plain
+// one (its residency per SM, which the report measures, stays the same).
+shared uint clk[16];
+#define CLOCK(i) if (gl_LocalInvocationID.x == 0u) clk[i] = clock2x32ARB().x
+#define RANK_CLOCK(i) CLOCK(i)
+#else
+#define CLOCK(i)
 #endif
 
 #ifdef FIXED_KPT
@@ -71,6 +99,8 @@ layout(constant_id = 10) const uint RANK2 = 0;
 // per round.
 layout(constant_id = 11) const uint KEEP_DIGIT = 0;
 layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
+// 1: the ranking finds each item's peers through lane masks in shared memory (radix_rank.glsl MATCH_OR).
+layout(constant_id = 13) const uint MATCH_OR = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -78,7 +108,10 @@ const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint R2_CTRS = (RANK2 == 2u ? RADIX / 2u : RADIX) * MAX_SUBGROUPS;
 const uint R2_SMEM = R2_CTRS + (R2_CTRS >> 5u) + 1u;   // = rank2's R2_WORDS (radix_rank.glsl)
 const uint RANK_WORDS = RANK2 != 0u ? R2_SMEM : HIST_WORDS;
-const uint SMEM_WORDS = TILE > RANK_WORDS ? TILE : RANK_WORDS;
+// MATCH_OR: the ranking's lane masks follow the rank counters in smem (radix_rank.glsl).
+const uint MATCH_BASE = RANK_WORDS;
+const uint MATCH_WORDS = MATCH_OR != 0u ? MAX_SUBGROUPS * RADIX * BALLOT_WORDS : 0u;
+const uint SMEM_WORDS = TILE > RANK_WORDS + MATCH_WORDS ? TILE : RANK_WORDS + MATCH_WORDS;
 
 layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
@@ -124,7 +157,7 @@ shared uint s_x2[KEEP_DIGIT != 0u ? TILE : 1u];   // the wide exchange's second 
 
 uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
 
-#if WIDE
+#if WIDE || CLOCKS
 // base + idx * stride + extra, in 64 bits (lo, hi).
 uvec2 addr_at(uvec2 base, uint idx, uint stride, uint extra) {
     uint hi, lo, c0, c1;
@@ -150,31 +183,54 @@ void store_val(uint g_sel, uint dst, uint w, uint v) {
 #endif
 }
 
+#if CLOCKS
+// Invocation 0 writes the tile's clock record (called at every exit of a tile that was processed).
+void clock_flush(uint tile) {
+    if (gl_LocalInvocationID.x != 0u) return;
+    uvec2 rt = clockRealtime2x32EXT();
+    clk[8] = clock2x32ARB().x;
+    clk[12] = rt.x;
+    clk[13] = rt.y;
+#ifdef SMID
+    clk[9] = gl_SMIDNV;
+    clk[14] = gl_WarpIDNV;
+#else
+    clk[9] = 0u;
+    clk[14] = 0u;
+#endif
+    clk[15] = tile + 1u;
+    uvec2 base = uvec2(pc.pad0, pc.pad1);
+    for (uint i = 0u; i < 16u; i++) {
+        WordRef(addr_at(base, tile, 64u, i * 4u)).word = clk[i];
+    }
+}
+#define CLOCK_FLUSH() clock_flush(tile)
+#else
+#define CLOCK_FLUSH()
+#endif
+
+// Two loops: every load is issued before any digit is computed (a load inside per-item control flow would
+// wait for the previous item's). Items past the tile's end read the tile's first key instead (no branch) and
+// get the largest digit.
 #define LOAD_KEYS(KB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base + lp - pc.src_base;                                                        \
-        bool valid = lp < tile_n;                                                                       \
-        uint w0 = 0u, w1 = 0u;                                                                          \
-        if (valid) {                                                                                    \
-            w0 = KB[idx * KEY_WORDS];                                                                   \
-            if (KEY_WORDS == 2u) w1 = KB[idx * KEY_WORDS + 1u];                                         \
-        }                                                                                               \
-        g_w0[j] = w0;                                                                                   \
-        g_w1[j] = w1;                                                                                   \
-        g_digit[j] = valid ? key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask) \
-                           : mask;                                                                      \
+        uint idx = tile_base - pc.src_base + (lp < tile_n ? lp : 0u);                                   \
+        g_w0[j] = KB[idx * KEY_WORDS];                                                                  \
+        g_w1[j] = KEY_WORDS == 2u ? KB[idx * KEY_WORDS + 1u] : 0u;                                      \
+    }                                                                                                   \
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
+        uint dg = key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), pc.shift, mask); \
+        g_digit[j] = item_pos(j) < tile_n ? dg : mask;                                                  \
     }
 
 // Values are loaded after the ranking (fewer live registers while ranking), in the keys' item layout.
 #define LOAD_VALS(VB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base + lp - pc.src_base;                                                        \
-        if (lp < tile_n) {                                                                              \
-            g_v0[j] = VB[idx * VAL_WORDS];                                                              \
-            if (VAL_WORDS == 2u) g_v1[j] = VB[idx * VAL_WORDS + 1u];                                    \
-        }                                                                                               \
+        uint idx = tile_base - pc.src_base + (lp < tile_n ? lp : 0u);                                   \
+        g_v0[j] = VB[idx * VAL_WORDS];                                                                  \
+        g_v1[j] = VAL_WORDS == 2u ? VB[idx * VAL_WORDS + 1u] : 0u;                                      \
     }
 
 void load_values(uint g_sel, uint tile_base, uint tile_n, out uint g_v0[KPT], out uint g_v1[KPT]) {
@@ -205,23 +261,49 @@ uint recount(uint g_sel, uint p, uint d, uint mask) {
     return c;
 }
 
-// Sum of digit d's counts over the portion's tiles [0, tile).
+// Sum of digit d's counts over the portion's tiles [0, tile). Reads LB_BATCH predecessors' status words at once
+// (independent loads, one round trip) and takes them nearest first; a predecessor that is not ready yet is
+// polled alone, at most SPIN_LIMIT times, before its digit is counted from its keys.
+const uint LB_BATCH = 4u;
 uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     uint excl = 0u;
     uint p = tile;
     while (p > 0u) {
-        p--;
-        uint s = 0u;
-        for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
-            s = status[sbase + p * RADIX + d];
-            if (s != 0u) break;
+        uint s[LB_BATCH];
+        [[unroll]] for (uint i = 0u; i < LB_BATCH; i++) {
+            s[i] = i < p ? status[sbase + (p - 1u - i) * RADIX + d] : FLAG_INCLUSIVE;
         }
-        if (s == 0u) {
+        bool stop = false;
+        bool waiting = false;
+        [[unroll]] for (uint i = 0u; i < LB_BATCH; i++) {
+            if (!stop) {
+                if (s[i] == 0u) {
+                    stop = true;
+                    waiting = true;
+                } else {
+                    excl += s[i] & COUNT_MASK;
+                    p--;
+                    stop = (s[i] & FLAG_INCLUSIVE) != 0u;
+                }
+            }
+        }
+        if (!waiting) {
+            if (stop) break;
+            continue;
+        }
+        // Predecessor p - 1 is not ready: poll it.
+        p--;
+        uint v = 0u;
+        for (uint spin = 0u; spin < SPIN_LIMIT; spin++) {
+            v = status[sbase + p * RADIX + d];
+            if (v != 0u) break;
+        }
+        if (v == 0u) {
             excl += recount(g_sel, p, d, mask);
             continue;
         }
-        excl += s & COUNT_MASK;
-        if ((s & FLAG_INCLUSIVE) != 0u) break;
+        excl += v & COUNT_MASK;
+        if ((v & FLAG_INCLUSIVE) != 0u) break;
     }
     return excl;
 }
@@ -241,6 +323,17 @@ void main() {
     uint g_dest[KPT];
     uint g_digit[KPT];
     uint g_sub[KPT];
+#if CLOCKS
+    {
+        if (lid == 0u) {
+            for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
+            uvec2 rt = clockRealtime2x32EXT();
+            clk[0] = clock2x32ARB().x;
+            clk[10] = rt.x;
+            clk[11] = rt.y;
+        }
+    }
+#endif
 #if LOOKBACK
     if (lid == 0u) s_tile = atomicAdd(status[0], 1u);
     if (RANK2 != 0u) {
@@ -251,6 +344,7 @@ void main() {
         }
     }
     barrier();
+    CLOCK(1);
     uint ltile = s_tile;   // the tile's index within the portion
 #else
     uint ltile = flat_group_id();
@@ -282,12 +376,15 @@ void main() {
         if (EARLY_COUNTS != 0u) {
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
             barrier();
+            CLOCK(2);
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
         rank2_count(pc.pass_bits, g_digit, g_sub);
+        CLOCK(3);
         rank2_scan();
+        CLOCK(5);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | rank2_total(d);
@@ -315,11 +412,13 @@ void main() {
             barrier();
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
             barrier();
+            CLOCK(2);
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
         rank_digits(pc.pass_bits, g_digit, g_sub);
+        CLOCK(5);
         load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
@@ -368,6 +467,7 @@ void main() {
         }
     }
     barrier();
+    CLOCK(6);
 
     // Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
     if (s_uniform != 0u) {
@@ -379,6 +479,7 @@ void main() {
             if (VAL_WORDS >= 1u) store_val(g_sel, dst, 0u, g_v0[j]);
             if (VAL_WORDS == 2u) store_val(g_sel, dst, 1u, g_v1[j]);
         }
+        CLOCK_FLUSH();
         return;
     }
 
@@ -420,19 +521,26 @@ void main() {
                 }
             }
         }
+        CLOCK_FLUSH();
         return;
     }
 
-    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination.
+    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination. Reads and
+    // destinations first for every slot (no per-item branch), then the stores.
     [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
     barrier();
+    CLOCK(7);
+    uint xw[KPT];
     [[unroll]] for (uint k = 0u; k < KPT; k++) {
         uint i = k * WG_SIZE + lid;
-        if (i < tile_n) {
-            uint w = smem[i];
-            uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
-            g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
-            if (KEY_WORDS == 1u) store_key(g_sel, g_dest[k], 0u, w);
+        uint w = smem[i];
+        uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
+        xw[k] = w;
+        g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+    }
+    if (KEY_WORDS == 1u) {
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            if (k * WG_SIZE + lid < tile_n) store_key(g_sel, g_dest[k], 0u, xw[k]);
         }
     }
     if (KEY_WORDS == 2u) {
@@ -441,14 +549,16 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_sel, g_dest[k], 0u, smem[i]);
+            uint w = smem[i];
+            if (i < tile_n) store_key(g_sel, g_dest[k], 0u, w);
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_key(g_sel, g_dest[k], 1u, smem[i]);
+            uint w = smem[i];
+            if (i < tile_n) store_key(g_sel, g_dest[k], 1u, w);
         }
     }
     if (VAL_WORDS >= 1u) {
@@ -457,7 +567,8 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_sel, g_dest[k], 0u, smem[i]);
+            uint w = smem[i];
+            if (i < tile_n) store_val(g_sel, g_dest[k], 0u, w);
         }
     }
     if (VAL_WORDS == 2u) {
@@ -466,7 +577,9 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) store_val(g_sel, g_dest[k], 1u, smem[i]);
+            uint w = smem[i];
+            if (i < tile_n) store_val(g_sel, g_dest[k], 1u, w);
         }
     }
+    CLOCK_FLUSH();
 }

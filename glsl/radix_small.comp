@@ -43,6 +43,8 @@ shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_and[2];
 shared uint s_or[2];
+const uint MATCH_OR = 0u;   // ballot or match-any peers (radix_rank.glsl)
+const uint MATCH_BASE = 0u;
 
 #include "radix_rank.glsl"
 

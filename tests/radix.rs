@@ -996,12 +996,25 @@ fn policy_variations() {
 /// key type x value width x order at tile - 1, tile, tile + 1 (Onesweep and the downsweep), then a few types at
 /// 2^20 + 3, other workgroup/tile/digit shapes, and the forward-progress emulation.
 #[test]
-fn rank2_and_keep_digit_variants() {
+fn rank2_keep_digit_and_match_or_variants() {
     with_gpu(|ctx| {
-        for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
+        for (rank2, keep_digit, match_or) in [
+            (1, false, 0),
+            (2, false, 0),
+            (0, true, 0),
+            (2, true, 0),
+            (0, false, 1),
+            (2, false, 1),
+            (2, false, 2),
+        ] {
             let mut p = lavapipe_policy(ctx);
             p.rank2 = rank2;
             p.keep_digit = keep_digit;
+            p.match_or = match_or;
+            if match_or != 0 {
+                // The lane masks take MAX_SUBGROUPS x 256 words more: half the workgroup fits 32 KiB.
+                p.workgroup_size = (p.workgroup_size / 2).max(ctx.caps().max_subgroup_size);
+            }
             let tile = p.tile() as usize;
             for key in KeyType::ALL {
                 for value in ValueType::ALL {
@@ -1223,4 +1236,101 @@ fn beyond_one_binding() {
         );
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 5), None);
     });
+}
+
+#[test]
+fn tile_clocks_record_every_tile() {
+    // Its own device: the clock extension is enabled only when VKSORT_SHADER_CLOCK=1 at creation.
+    let _guard = common::lock();
+    std::env::set_var("VKSORT_SHADER_CLOCK", "1");
+    let ctx = Context::new(Default::default()).expect("Vulkan context");
+    if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
+        eprintln!("{}: no shader clock; skipped", ctx.caps().name);
+        return;
+    }
+    let policy = RadixPolicy::for_sort(ctx.caps(), KeyType::U32, ValueType::U32);
+    let tile = policy.tile() as u64;
+    let n = 5 * tile + 7;
+    let config = |policy| SortConfig {
+        key: KeyType::U32,
+        value: ValueType::U32,
+        algorithm: SortAlgorithm::Onesweep,
+        policy: Some(policy),
+        ..Default::default()
+    };
+    let plain = Sorter::new(&ctx, config(policy)).unwrap();
+    let layout = plain.radix_layout(n);
+    let tiles = layout.portions.count * layout.portions.tiles;
+    let records = Buffer::device_local(&ctx, "test::clocks", 4 * tiles * 64).unwrap();
+    let addr = ctx
+        .buffer_address("test clocks", &records.as_ref())
+        .unwrap();
+    let sorter = Sorter::new(
+        &ctx,
+        config(RadixPolicy {
+            tile_clocks: addr,
+            ..policy
+        }),
+    )
+    .unwrap();
+    let mut rng = Rng(77);
+    let keys: Vec<u32> = (0..n).map(|_| rng.next_u32() & 0xFFFF).collect();
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let kb = Buffer::from_slice(&ctx, "test::keys", &keys).unwrap();
+    let vb = Buffer::from_slice(&ctx, "test::vals", &vals).unwrap();
+    let scratch = Buffer::device_local(
+        &ctx,
+        "test::scratch",
+        sorter.storage_requirements(n).scratch_bytes,
+    )
+    .unwrap();
+    records
+        .write(0, &vec![0u8; (4 * tiles * 64) as usize])
+        .unwrap();
+    ctx.submit("test::clocks", |rec| {
+        sorter.cmd_sort(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n)
+    })
+    .unwrap();
+    // The sort is still right (stable: values are the original indices).
+    let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+    want.sort_by_key(|p| p.0);
+    let got_k: Vec<u32> = kb.read_vec(n as usize).unwrap();
+    let got_v: Vec<u32> = vb.read_vec(n as usize).unwrap();
+    assert!(want.iter().map(|p| p.0).eq(got_k.iter().copied()));
+    assert!(want.iter().map(|p| p.1).eq(got_v.iter().copied()));
+    // Every place that ran left one record per tile, its phases in order. Keys below 2^16: places 2 and 3 are
+    // skipped (every key has digit 0 there), so they leave no records.
+    let words: Vec<u32> = records
+        .read_vec((4 * tiles) as usize * radix::clocks::RECORD_WORDS)
+        .unwrap();
+    for (p, chunk) in words
+        .chunks_exact(tiles as usize * radix::clocks::RECORD_WORDS)
+        .enumerate()
+    {
+        let recs = radix::clocks::decode(chunk);
+        if p >= 2 {
+            assert!(recs.is_empty(), "place {p} was skipped");
+            continue;
+        }
+        assert_eq!(recs.len() as u64, tiles, "place {p}");
+        let mut seen: Vec<u32> = recs.iter().map(|r| r.tile).collect();
+        seen.sort_unstable();
+        assert!(seen.iter().copied().eq(0..tiles as u32));
+        for r in &recs {
+            let set: Vec<u32> = r.cycles.iter().copied().filter(|&c| c != 0).collect();
+            assert!(set.len() >= 4, "{r:?}");
+            assert!(
+                set.windows(2).all(|w| w[1].wrapping_sub(w[0]) < 1 << 31),
+                "{r:?}"
+            );
+            assert!(r.end_ns >= r.entry_ns, "{r:?}");
+        }
+        assert!(radix::clocks::summarize(&recs).contains("whole tile"));
+    }
+    let errors = ctx.take_validation_errors();
+    assert!(
+        errors.is_empty(),
+        "validation errors:\n{}",
+        errors.join("\n")
+    );
 }

@@ -6,6 +6,10 @@
 //   device's subgroup sizes, so the mask arithmetic below folds to one word on 8..32-wide devices)
 //   shared uint smem[]  (at least MAX_SUBGROUPS * RADIX words), shared uint s_tot[RADIX], s_lstart[RADIX]
 //   PARTITIONED defined to use GL_NV_shader_subgroup_partitioned (match-any) instead of ballot matching.
+//   const/spec constant MATCH_OR: non-zero finds peers through lane masks in shared memory (one atomicOr, one
+//   read and three subgroup barriers per item instead of DIGIT_BITS + 2 votes; 2: each item's counter is
+//   updated right away instead of in a batch after all items); the masks take MATCH_WORDS words of smem from
+//   word MATCH_BASE (a const the includer defines: past the rank counters), so smem must hold them too.
 //
 // Item layout (subgroup-blocked): item j of an invocation is tile position
 //   item_pos(j) = SubgroupID * KPT * SubgroupSize + j * SubgroupSize + SubgroupInvocationID,
@@ -24,13 +28,20 @@
 #include "wg_scan.glsl"
 DEFINE_WG_SCAN(uint, rdig)
 
+// RANK_CLOCK(i): the includer's phase-clock hook (diagnostics), empty by default.
+#ifndef RANK_CLOCK
+#define RANK_CLOCK(i)
+#endif
+
 // Per-item digits (input) and ranks within the subgroup (output) of rank_digits(): module-scope arrays, or,
 // with RANK_LOCAL defined, the caller's local arrays passed as arguments (function-local arrays are the
 // safer bet for register allocation: some compilers treat module-scope (Private) arrays as memory).
 #ifdef RANK_LOCAL
 #define RANK_PARAMS , in uint g_digit[KPT], out uint g_sub[KPT]
+#define RANK_ARGS , g_digit, g_sub
 #else
 #define RANK_PARAMS
+#define RANK_ARGS
 uint g_digit[KPT];
 uint g_sub[KPT];
 #endif
@@ -88,44 +99,6 @@ void scan_digit_totals() {
     barrier();
 }
 
-// g_digit[j] < RADIX for every item (out-of-range items carry the pass's largest digit, so they rank last).
-void rank_digits(uint bits RANK_PARAMS) {
-    uint lid = gl_LocalInvocationID.x;
-    for (uint i = lid; i < gl_NumSubgroups * RADIX; i += WG_SIZE) smem[i] = 0u;
-    barrier();
-    uint base = gl_SubgroupID * RADIX;
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint d = g_digit[j];
-        // Fast path: a subgroup whose items all share one digit needs no matching.
-#ifdef RANK_DEBUG_NO_MATCH
-        // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.
-        uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
-                                          : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
-#else
-        uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
-#endif
-        uint leader = lsb4(peers);
-        uint cnt = popcount4(peers);
-        uint below = popcount4(peers & gl_SubgroupLtMask);
-        uint old = 0u;
-        if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[base + d], cnt);
-        old = subgroupShuffle(old, leader);
-        g_sub[j] = old + below;
-    }
-    barrier();
-    for (uint d = lid; d < RADIX; d += WG_SIZE) {
-        uint run = 0u;
-        for (uint s = 0u; s < gl_NumSubgroups; s++) {
-            uint c = smem[s * RADIX + d];
-            smem[s * RADIX + d] = run;
-            run += c;
-        }
-        s_tot[d] = run;
-    }
-    barrier();
-    scan_digit_totals();
-}
-
 #ifdef RANK_CUB
 // ---- rank2: CUB-style ranking (the includer defines RANK_CUB and a spec constant RANK2 (1 or 2); smem must
 // hold R2_WORDS words) ----
@@ -162,27 +135,121 @@ uint r2_value(uint d, uint s) {
 void rank2_clear() {
     for (uint i = gl_LocalInvocationID.x; i < R2_WORDS; i += WG_SIZE) smem[i] = 0u;
 }
+#endif
 
-// Each item's rank among equal digits before it in its subgroup (g_sub); counts into the subgroup's column.
-// Ends with a barrier.
-void rank2_count(uint bits, in uint g_digit[KPT], out uint g_sub[KPT]) {
+// Ranks each item among the equal digits before it in its subgroup: g_sub[j] = the subgroup's count of digit
+// d = g_digit[j] before item j (read from, and added to, the subgroup's counter of d) + its peers in lower
+// lanes. Counter of d: smem[SubgroupID * RADIX + d] (cub false), or rank2's packed counter (cub true).
+// Three batched loops, so that no step waits per item: (1) the peers of every item (votes and ballots only),
+// kept packed as leader | count << 8 | below << 16 (subgroups of at most 128); (2) one shared atomic per item
+// in which every lane takes part, the leader adding the peer count and the others 0: no lane diverges and the
+// KPT atomics issue back to back (one subgroup's atomics on a counter follow the item order, being successive
+// instructions of that subgroup, and the zero adds change nothing); (3) the leaders' old values are shuffled to
+// their peers.
+void rank_items(uint bits, bool cub RANK_PARAMS) {
+    uint pk[KPT];
+    const uint mbase = gl_SubgroupID * RADIX * BALLOT_WORDS;
+    if (MATCH_OR != 0u) {
+        // This subgroup's lane masks start at zero (each item clears the words it used).
+        for (uint i = gl_SubgroupInvocationID; i < RADIX * BALLOT_WORDS; i += gl_SubgroupSize) smem[MATCH_BASE + mbase + i] = 0u;
+        subgroupBarrier();
+    }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint d = g_digit[j];
+        if (MATCH_OR != 0u) {
+            // Peers through shared memory: every lane sets its bit in its digit's mask, the subgroup syncs, reads
+            // the mask, syncs again, and clears it (all peers store the same 0), then syncs before the next item.
+            uint at = mbase + d * BALLOT_WORDS;
+            atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
+            subgroupBarrier();
+            uvec4 peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
+                                BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
+            subgroupBarrier();
+            smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
+            subgroupBarrier();
+            pk[j] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
+            if (MATCH_OR == 2u) {
+                // The counter right away (the item's chain is serial anyway): no per-item arrays kept.
+                uint idx = gl_SubgroupID * RADIX + d;
+                uint sh = 0u;
+#ifdef RANK_CUB
+                if (cub) {
+                    idx = r2_index(d, gl_SubgroupID);
+                    sh = r2_shift(d);
+                }
+#endif
+                uint leader = pk[j] & 0xFFu;
+                uint old = 0u;
+                if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[idx], ((pk[j] >> 8u) & 0xFFu) << sh);
+                uint keep = 0xFFFFFFFFu;
+#ifdef RANK_CUB
+                if (cub) keep = R2_MASK;
+#endif
+                g_sub[j] = ((subgroupShuffle(old, leader) >> sh) & keep) + (pk[j] >> 16u);
+            }
+            continue;
+        }
+        // Fast path: a subgroup whose items all share one digit needs no matching.
 #ifdef RANK_DEBUG_NO_MATCH
+        // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.
         uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
                                           : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
 #else
         uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
 #endif
-        uint leader = lsb4(peers);
-        uint cnt = popcount4(peers);
-        uint below = popcount4(peers & gl_SubgroupLtMask);
-        uint old = 0u;
-        uint sh = r2_shift(d);
-        if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[r2_index(d, gl_SubgroupID)], cnt << sh);
-        old = subgroupShuffle(old, leader);
-        g_sub[j] = ((old >> sh) & R2_MASK) + below;
+        pk[j] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
     }
+    if (MATCH_OR == 2u) return;
+    uint old[KPT];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint d = g_digit[j];
+        uint idx = gl_SubgroupID * RADIX + d;
+        uint sh = 0u;
+#ifdef RANK_CUB
+        if (cub) {
+            idx = r2_index(d, gl_SubgroupID);
+            sh = r2_shift(d);
+        }
+#endif
+        uint add = gl_SubgroupInvocationID == (pk[j] & 0xFFu) ? ((pk[j] >> 8u) & 0xFFu) << sh : 0u;
+        old[j] = atomicAdd(smem[idx], add) >> sh;
+    }
+    uint keep = 0xFFFFFFFFu;
+#ifdef RANK_CUB
+    if (cub) keep = R2_MASK;
+#endif
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        g_sub[j] = (subgroupShuffle(old[j], pk[j] & 0xFFu) & keep) + (pk[j] >> 16u);
+    }
+}
+
+// g_digit[j] < RADIX for every item (out-of-range items carry the pass's largest digit, so they rank last).
+void rank_digits(uint bits RANK_PARAMS) {
+    uint lid = gl_LocalInvocationID.x;
+    for (uint i = lid; i < gl_NumSubgroups * RADIX; i += WG_SIZE) smem[i] = 0u;
+    barrier();
+    rank_items(bits, false RANK_ARGS);
+    barrier();
+    RANK_CLOCK(3);
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        uint run = 0u;
+        for (uint s = 0u; s < gl_NumSubgroups; s++) {
+            uint c = smem[s * RADIX + d];
+            smem[s * RADIX + d] = run;
+            run += c;
+        }
+        s_tot[d] = run;
+    }
+    barrier();
+    RANK_CLOCK(4);
+    scan_digit_totals();
+}
+
+#ifdef RANK_CUB
+// Each item's rank among equal digits before it in its subgroup (g_sub); counts into the subgroup's column.
+// Ends with a barrier.
+void rank2_count(uint bits, in uint g_digit[KPT], out uint g_sub[KPT]) {
+    rank_items(bits, true, g_digit, g_sub);
     barrier();
 }
 

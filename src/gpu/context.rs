@@ -112,6 +112,11 @@ pub struct DeviceCaps {
     /// Pipelines capture driver statistics (registers, spills, ...) through
     /// `VK_KHR_pipeline_executable_properties`: only when `VKSORT_PIPELINE_STATS=1` was set at creation.
     pub pipeline_statistics: bool,
+    /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled, and `VK_NV_shader_sm_builtins` in
+    /// `sm_builtins`: only when `VKSORT_SHADER_CLOCK=1` was set at creation (diagnostics: the Onesweep kernel's
+    /// per-tile phase clocks, [`crate::radix::RadixPolicy::tile_clocks`]).
+    pub shader_clock: bool,
+    pub sm_builtins: bool,
     /// Bytes of workgroup shared memory.
     pub max_shared_memory: u32,
     pub max_workgroup_invocations: u32,
@@ -438,6 +443,8 @@ impl Context {
             ash::ext::subgroup_size_control::NAME,
             ash::nv::shader_subgroup_partitioned::NAME,
             ash::khr::pipeline_executable_properties::NAME,
+            ash::khr::shader_clock::NAME,
+            ash::nv::shader_sm_builtins::NAME,
         ] {
             if has(e) {
                 out.push(e);
@@ -521,6 +528,22 @@ impl Context {
             && ext_names.contains(&ash::khr::pipeline_executable_properties::NAME);
         let mut epe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
             .pipeline_executable_info(caps.pipeline_statistics);
+        let clocks_wanted = std::env::var("VKSORT_SHADER_CLOCK").is_ok_and(|v| v == "1");
+        if clocks_wanted && ext_names.contains(&ash::khr::shader_clock::NAME) {
+            let mut f = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
+            // SAFETY: the chain is valid for the call.
+            unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+            caps.shader_clock =
+                f.shader_subgroup_clock == vk::TRUE && f.shader_device_clock == vk::TRUE;
+        }
+        caps.sm_builtins =
+            caps.shader_clock && ext_names.contains(&ash::nv::shader_sm_builtins::NAME);
+        let mut clock = vk::PhysicalDeviceShaderClockFeaturesKHR::default()
+            .shader_subgroup_clock(caps.shader_clock)
+            .shader_device_clock(caps.shader_clock);
+        let mut smb = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default()
+            .shader_sm_builtins(caps.sm_builtins);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -534,6 +557,8 @@ impl Context {
             .filter(|n| {
                 **n != ash::khr::pipeline_executable_properties::NAME || caps.pipeline_statistics
             })
+            .filter(|n| **n != ash::khr::shader_clock::NAME || caps.shader_clock)
+            .filter(|n| **n != ash::nv::shader_sm_builtins::NAME || caps.sm_builtins)
             .map(|n| n.as_ptr())
             .collect();
         let mut info = vk::DeviceCreateInfo::default()
@@ -546,6 +571,12 @@ impl Context {
         }
         if caps.pipeline_statistics {
             info = info.push_next(&mut epe);
+        }
+        if caps.shader_clock {
+            info = info.push_next(&mut clock);
+        }
+        if caps.sm_builtins {
+            info = info.push_next(&mut smb);
         }
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
@@ -614,6 +645,8 @@ impl Context {
             subgroup_partitioned: false,
             buffer_device_address: false,
             pipeline_statistics: false,
+            shader_clock: false,
+            sm_builtins: false,
             max_shared_memory: p.limits.max_compute_shared_memory_size,
             max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
             max_workgroup_count: p.limits.max_compute_work_group_count,

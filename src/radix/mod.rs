@@ -43,6 +43,7 @@
 //! counts the predecessor tile's digit from its keys and goes on, so it never depends on another workgroup
 //! being scheduled. `stall_every` (tests) makes chosen tiles never publish, forcing that path.
 
+pub mod clocks;
 pub mod keys;
 pub mod onesweep;
 pub mod rts;
@@ -150,13 +151,64 @@ pub struct RadixPolicy {
     /// 32-bit words of a subgroup ballot the ranking handles (1..=4; 0, the default: ceil(largest subgroup
     /// size / 32) of the device). 4 is always correct; fewer fold the mask arithmetic (timing comparisons).
     pub ballot_words: u32,
+    /// Diagnostics, 0 (default) otherwise: the device address of a buffer that receives one 64-byte clock record
+    /// per Onesweep tile (phase boundaries in SM clocks, entry/exit in device time, SM id: see
+    /// [`clocks`]); needs [`DeviceCaps::shader_clock`] (`VKSORT_SHADER_CLOCK=1`) and buffer device addresses.
+    /// Each place overwrites the records of the previous one.
+    pub tile_clocks: u64,
+    /// Onesweep/downsweep ranking: 0 (default) finds each item's peers (the subgroup's items with its digit) by
+    /// digit_bits + 2 subgroup votes (ballot) or match-any; 1 through lane masks in shared memory (one atomicOr,
+    /// one read and three subgroup barriers per item), the rank counters then updated in one batch; 2 the same
+    /// with each item's counter updated right away (fewer live registers). The masks take MAX_SUBGROUPS x
+    /// 2^digit_bits x ballot words x 4 bytes of shared memory past the rank counters.
+    pub match_or: u32,
 }
 
 impl RadixPolicy {
+    /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
+    /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
+    /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or); boolean fields take 0 or 1. Nothing is checked against a device here
+    /// (the sorter does that).
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        let bad = |what: String| Error::InvalidArgument(format!("policy overrides: {what}"));
+        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
+            let v: u32 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
+            match k.trim() {
+                "wg" => self.workgroup_size = v,
+                "kpt" => self.keys_per_thread = v,
+                "bits" => self.digit_bits = v,
+                "part" => self.use_partitioned = v != 0,
+                "early" => self.early_counts = v != 0,
+                "ukpt" => self.upfront_keys_per_thread = v,
+                "ugroups" => self.upfront_max_groups = v,
+                "ucopies" => self.upfront_hist_copies = v,
+                "spin" => self.spin_limit = v,
+                "debug" => self.debug_mode = v,
+                "rank2" => self.rank2 = v,
+                "keep_digit" | "keep" => self.keep_digit = v != 0,
+                "uvec4" => self.upfront_vec4 = v != 0,
+                "bw" => self.ballot_words = v,
+                "ptiles" => self.portion_tiles = v,
+                "wide" => self.force_wide = v != 0,
+                "mor" => self.match_or = v,
+                other => return Err(bad(format!("unknown key `{other}`"))),
+            }
+        }
+        Ok(self)
+    }
+
     /// The policy for a device:
-    /// - NVIDIA: 512 x 8 keys per tile (measured on an H200: 8 keys per invocation beat 12..16 by 1.3-1.4x, and
-    ///   workgroups of 256..1024 were alike), 8-bit digits, match-any ranking where available, one-workgroup sort up
-    ///   to 8192 keys (512 x 16).
+    /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys), 8-bit digits, peers found through shared lane masks
+    ///   (`match_or` 2) and packed 16-bit rank counters (`rank2` 2), one-workgroup sort up to 8192 keys (512 x 16).
+    ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
+    ///   3 workgroups per SM (68-80 registers, 15.5 KiB shared) and made the Onesweep passes 1.7-1.9x faster than
+    ///   512 x 8 with ballot or match-any ranking (2 workgroups per SM, 64 registers).
     /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048.
     /// - Others: 256 x 12, shrunk until the shared memory fits; Onesweep is not used by Auto on ARM (Mali),
     ///   Qualcomm (Adreno) and Apple (MoltenVK) GPUs, whose schedulers give weak forward-progress guarantees
@@ -165,8 +217,8 @@ impl RadixPolicy {
         let plan = SubgroupPlan::for_device(caps);
         let mut p = if caps.vendor_id == 0x10de {
             Self {
-                workgroup_size: 512,
-                keys_per_thread: 8,
+                workgroup_size: 256,
+                keys_per_thread: 12,
                 digit_bits: 8,
                 spin_limit: 4096,
                 stall_every: 0,
@@ -180,12 +232,14 @@ impl RadixPolicy {
                 early_counts: true,
                 upfront_hist_copies: 1,
                 debug_mode: 0,
-                rank2: 0,
+                rank2: 2,
                 keep_digit: false,
                 upfront_vec4: false,
                 portion_tiles: 0,
                 force_wide: false,
                 ballot_words: 0,
+                tile_clocks: 0,
+                match_or: 2,
             }
         } else if caps.is_cpu() {
             Self {
@@ -210,6 +264,8 @@ impl RadixPolicy {
                 portion_tiles: 0,
                 force_wide: false,
                 ballot_words: 0,
+                tile_clocks: 0,
+                match_or: 0,
             }
         } else {
             Self {
@@ -234,6 +290,8 @@ impl RadixPolicy {
                 portion_tiles: 0,
                 force_wide: false,
                 ballot_words: 0,
+                tile_clocks: 0,
+                match_or: 0,
             }
         };
         // Shrink until the kernels' shared memory fits.
@@ -268,6 +326,10 @@ impl RadixPolicy {
     pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: crate::sort::ValueType) -> Self {
         let mut p = Self::for_device(caps);
         let words = (key.bytes() + value.bytes()) / 4;
+        if caps.vendor_id == 0x10de && key.bytes() == 8 {
+            // H100, u64 keys: 256 x 10 (3 workgroups per SM) 1.99 ms against 256 x 12 (2 per SM) 2.09 ms at 2^24.
+            p.keys_per_thread = p.keys_per_thread.min(10);
+        }
         if !caps.is_cpu() && words >= 3 {
             p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
             p.small_keys_per_thread = p.small_keys_per_thread.min(8);
@@ -295,22 +357,33 @@ impl RadixPolicy {
         words * 4
     }
 
-    /// Shared memory bytes of the Onesweep/downsweep kernel (its variants add to the ranking's).
+    /// 32-bit words of a ballot the ranking handles: the policy's, or ceil(largest subgroup / 32).
+    pub(crate) fn ballot_words_for(&self, plan: &SubgroupPlan) -> u32 {
+        match self.ballot_words {
+            0 => plan.max.div_ceil(32).clamp(1, 4),
+            w => w,
+        }
+    }
+
+    /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/radix_onesweep.comp: smem holds the tile,
+    /// or the rank counters followed by the match_or lane masks, whichever is larger; then the per-digit arrays).
     fn onesweep_shared_bytes(&self, plan: &SubgroupPlan) -> u64 {
-        let wg = self.workgroup_size;
-        let max_sg = (wg / plan.min.max(1)) as u64;
+        let max_sg = (self.workgroup_size / plan.min.max(1)) as u64;
         let r = self.radix() as u64;
         let items = self.tile() as u64;
-        let mut bytes = self.rank_shared_bytes(plan, wg, self.tile());
-        if self.rank2 != 0 {
-            let ctrs = max_sg * r / if self.rank2 == 2 { 2 } else { 1 };
-            let counters = ctrs + (ctrs >> 5) + 1;
-            bytes += (counters.max(items) - (max_sg * r).max(items) + max_sg) * 4;
-        }
-        if self.keep_digit {
-            bytes += items * 4;
-        }
-        bytes
+        let counters = match self.rank2 {
+            0 => max_sg * r,
+            k => {
+                let c = max_sg * r / if k == 2 { 2 } else { 1 };
+                c + (c >> 5) + 1 + max_sg
+            }
+        };
+        let masks = match self.match_or {
+            0 => 0,
+            _ => max_sg * r * self.ballot_words_for(plan) as u64,
+        };
+        let keep = if self.keep_digit { items } else { 0 };
+        (items.max(counters + masks) + 3 * r + max_sg + 4 + keep) * 4
     }
 
     /// Checks the policy against the device (shared memory, limits, features).
@@ -334,6 +407,9 @@ impl RadixPolicy {
                 "rank2 {} must be 0, 1 or 2 (2: tile below 65536 keys)",
                 self.rank2
             ));
+        }
+        if self.match_or > 2 {
+            return bad(format!("match_or {} must be 0, 1 or 2", self.match_or));
         }
         if self.ballot_words > 4 || (self.ballot_words > 0 && self.ballot_words * 32 < plan.max) {
             return bad(format!(
@@ -366,6 +442,19 @@ impl RadixPolicy {
                 "small_sort_max {} above small_workgroup_size x small_keys_per_thread",
                 self.small_sort_max
             ));
+        }
+        if self.tile_clocks != 0 && !(caps.shader_clock && caps.buffer_device_address) {
+            return Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: "tile_clocks needs VK_KHR_shader_clock (VKSORT_SHADER_CLOCK=1) and buffer device addresses"
+                    .into(),
+            });
+        }
+        if self.tile_clocks != 0 && self.use_partitioned && !caps.sm_builtins {
+            return Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: "tile_clocks with use_partitioned needs VK_NV_shader_sm_builtins".into(),
+            });
         }
         if self.use_partitioned && !caps.subgroup_partitioned {
             return Err(Error::Unsupported {
@@ -591,10 +680,7 @@ impl RadixSort {
 
     /// Ballot words of the ranking kernels (the policy's, or derived from the largest subgroup size).
     pub(crate) fn ballot_words(&self) -> u32 {
-        match self.policy.ballot_words {
-            0 => self.plan.max.div_ceil(32).clamp(1, 4),
-            w => w,
-        }
+        self.policy.ballot_words_for(&self.plan)
     }
 
     pub(crate) fn kernel(&self, shader: &str, wg: u32, extra: &[u32]) -> Result<Arc<Kernel>> {

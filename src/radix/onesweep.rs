@@ -50,7 +50,15 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
         portion: q as u32,
         portion_tiles: b.layout.portions.tiles as u32,
         src_base: first as u32,
-        pad: [0; 2],
+        pad: {
+            // Diagnostics: this place's clock records (see super::clocks).
+            let tiles = b.layout.portions.count * b.layout.portions.tiles;
+            let at = match s.policy.tile_clocks {
+                0 => 0,
+                base => base + p as u64 * tiles * super::clocks::RECORD_BYTES,
+            };
+            [at as u32, (at >> 32) as u32]
+        },
         addr: b.addr,
     }
 }
@@ -74,7 +82,9 @@ pub(crate) fn kernel(
     // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays);
     // the wide variants exist only with the keys per invocation as a specialization constant.
     let kpt = s.policy.keys_per_thread;
-    let name = if wide {
+    let name = if s.policy.tile_clocks != 0 && !downsweep && !wide {
+        format!("{base}_clock")
+    } else if wide {
         format!("{base}_wide")
     } else if !downsweep && FIXED_KPT.contains(&kpt) {
         format!("{base}_k{kpt}")
@@ -97,6 +107,7 @@ pub(crate) fn kernel(
             s.policy.rank2,
             s.policy.keep_digit as u32,
             s.ballot_words(),
+            s.policy.match_or,
         ],
     )
 }

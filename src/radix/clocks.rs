@@ -1,0 +1,232 @@
+//! Per-tile phase clocks of the Onesweep pass (diagnostics; [`super::RadixPolicy::tile_clocks`]).
+//!
+//! With `tile_clocks` set to a buffer's device address, the passes run the `radix_onesweep_*_clock` kernels:
+//! invocation 0 of every tile reads the SM clock right after each of the tile's barriers and writes a
+//! [`RECORD_WORDS`]-word record at `tile_clocks + (place x tiles + tile) x 64` bytes (tiles: portions x tiles
+//! per portion, so every place keeps its own records). [`summarize`] turns the records of one place into a
+//! report: where a tile's time goes (SM cycles per phase), how long tiles live, and how many tiles each SM
+//! holds at once (the effective occupancy).
+//!
+//! The clocks cost a few instructions per phase and a 64-byte store per tile; the phases are the kernel's own
+//! barriers, so the schedule is unchanged.
+
+/// 32-bit words per tile record.
+pub const RECORD_WORDS: usize = 16;
+/// Bytes per tile record.
+pub const RECORD_BYTES: u64 = RECORD_WORDS as u64 * 4;
+
+/// Record words 0..=8: the SM clock (low 32 bits) at these phase boundaries, in order.
+pub const PHASES: [&str; 9] = [
+    "entry",
+    "tile claimed",
+    "early counts published",
+    "items matched and counted",
+    "subgroup prefixes",
+    "digit scan (ranked)",
+    "look-back",
+    "exchange written",
+    "end",
+];
+/// Word of the SM id (0 without `VK_NV_shader_sm_builtins`).
+pub const W_SM: usize = 9;
+/// Words of the device real-time clock (lo, hi) at entry and at the end.
+pub const W_RT_ENTRY: usize = 10;
+pub const W_RT_END: usize = 12;
+/// Word of the warp id of invocation 0 (NVIDIA).
+pub const W_WARP: usize = 14;
+/// Word of the tile's global index + 1 (0: no record written).
+pub const W_TILE: usize = 15;
+
+/// One tile's record, decoded.
+#[derive(Clone, Copy, Debug)]
+pub struct TileClock {
+    pub tile: u32,
+    pub sm: u32,
+    /// SM clock at the phase boundaries (0 where the tile skipped a phase: fast-path tiles end before the
+    /// exchange).
+    pub cycles: [u32; 9],
+    /// Device clock (ns on NVIDIA) at entry and end.
+    pub entry_ns: u64,
+    pub end_ns: u64,
+}
+
+/// Decodes the written records of `words` (records of tiles that never ran stay zero and are skipped).
+pub fn decode(words: &[u32]) -> Vec<TileClock> {
+    words
+        .chunks_exact(RECORD_WORDS)
+        .filter(|r| r[W_TILE] != 0)
+        .map(|r| {
+            let mut cycles = [0u32; 9];
+            cycles.copy_from_slice(&r[..9]);
+            let rt = |w: usize| r[w] as u64 | (r[w + 1] as u64) << 32;
+            TileClock {
+                tile: r[W_TILE] - 1,
+                sm: r[W_SM],
+                cycles,
+                entry_ns: rt(W_RT_ENTRY),
+                end_ns: rt(W_RT_END),
+            }
+        })
+        .collect()
+}
+
+fn quantiles(mut v: Vec<f64>) -> Option<(f64, f64, f64, f64)> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let q = |f: f64| v[((v.len() - 1) as f64 * f).round() as usize];
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    Some((q(0.1), q(0.5), q(0.9), mean))
+}
+
+/// A text report of one place's records: SM cycles per phase (p10, median, p90, mean, and the share of the
+/// mean tile), tile lifetimes in device time, and residency (tiles per SM at once: time-averaged and peak).
+pub fn summarize(tiles: &[TileClock]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    if tiles.is_empty() {
+        return "no tile records\n".into();
+    }
+    let total: Vec<f64> = tiles
+        .iter()
+        .map(|t| t.cycles[8].wrapping_sub(t.cycles[0]) as f64)
+        .collect();
+    let mean_total = total.iter().sum::<f64>() / total.len() as f64;
+    let _ = writeln!(
+        out,
+        "{} tiles; SM cycles per phase (of tiles that passed both ends): p10 / median / p90 / mean (share of a tile)",
+        tiles.len()
+    );
+    for (i, phase) in PHASES.iter().enumerate().skip(1) {
+        // From the previous boundary the tile passed (phases a variant skips are 0).
+        let d: Vec<f64> = tiles
+            .iter()
+            .filter(|t| t.cycles[i] != 0)
+            .filter_map(|t| {
+                let prev = (0..i).rev().find(|&k| t.cycles[k] != 0)?;
+                Some(t.cycles[i].wrapping_sub(t.cycles[prev]) as f64)
+            })
+            .collect();
+        if let Some((p10, p50, p90, mean)) = quantiles(d.clone()) {
+            let _ = writeln!(
+                out,
+                "  {:<26} {:>9.0} {:>9.0} {:>9.0} {:>9.0}  {:>5.1}%  ({} tiles)",
+                phase,
+                p10,
+                p50,
+                p90,
+                mean,
+                100.0 * mean * d.len() as f64 / tiles.len() as f64 / mean_total,
+                d.len()
+            );
+        }
+    }
+    if let Some((p10, p50, p90, mean)) = quantiles(total) {
+        let _ = writeln!(
+            out,
+            "  {:<26} {:>9.0} {:>9.0} {:>9.0} {:>9.0}",
+            "whole tile", p10, p50, p90, mean
+        );
+    }
+    // Device time: lifetimes, span and residency.
+    let life: Vec<f64> = tiles
+        .iter()
+        .map(|t| t.end_ns.saturating_sub(t.entry_ns) as f64)
+        .collect();
+    let first = tiles.iter().map(|t| t.entry_ns).min().unwrap_or(0);
+    let last = tiles.iter().map(|t| t.end_ns).max().unwrap_or(0);
+    let span = last.saturating_sub(first).max(1) as f64;
+    let busy: f64 = life.iter().sum();
+    let mut sms: Vec<u32> = tiles.iter().map(|t| t.sm).collect();
+    sms.sort_unstable();
+    sms.dedup();
+    let cyc_per_ns: Vec<f64> = tiles
+        .iter()
+        .zip(&life)
+        .filter(|(_, &l)| l > 0.0)
+        .map(|(t, &l)| t.cycles[8].wrapping_sub(t.cycles[0]) as f64 / l)
+        .collect();
+    if let Some((_, p50, _, _)) = quantiles(life.clone()) {
+        let _ = writeln!(
+            out,
+            "tile lifetime median {:.2} us, mean {:.2} us; span {:.3} ms; SM clock ~{:.2} GHz",
+            p50 / 1e3,
+            busy / life.len() as f64 / 1e3,
+            span / 1e6,
+            quantiles(cyc_per_ns).map_or(0.0, |q| q.1)
+        );
+    }
+    // Peak residency per SM: a sweep over entry (+1) and end (-1) events.
+    let mut peak_max = 0;
+    let mut peak_sum = 0usize;
+    for &sm in &sms {
+        let mut ev: Vec<(u64, i32)> = tiles
+            .iter()
+            .filter(|t| t.sm == sm)
+            .flat_map(|t| [(t.entry_ns, 1), (t.end_ns, -1)])
+            .collect();
+        ev.sort_unstable();
+        let (mut cur, mut peak) = (0i32, 0i32);
+        for (_, e) in ev {
+            cur += e;
+            peak = peak.max(cur);
+        }
+        peak_max = peak_max.max(peak);
+        peak_sum += peak as usize;
+    }
+    let _ = writeln!(
+        out,
+        "{} SMs seen; tiles resident at once: {:.2} on average over the span ({:.2} per SM), peak per SM {:.2} mean / {} max",
+        sms.len(),
+        busy / span,
+        busy / span / sms.len() as f64,
+        peak_sum as f64 / sms.len() as f64,
+        peak_max
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(tile: u32, sm: u32, c0: u32, step: u32, entry: u64, end: u64) -> [u32; RECORD_WORDS] {
+        let mut r = [0u32; RECORD_WORDS];
+        for (i, w) in r.iter_mut().take(9).enumerate() {
+            *w = c0.wrapping_add(step * i as u32);
+        }
+        r[W_SM] = sm;
+        r[W_RT_ENTRY] = entry as u32;
+        r[W_RT_ENTRY + 1] = (entry >> 32) as u32;
+        r[W_RT_END] = end as u32;
+        r[W_RT_END + 1] = (end >> 32) as u32;
+        r[W_TILE] = tile + 1;
+        r
+    }
+
+    #[test]
+    fn decodes_and_summarizes() {
+        let mut words = Vec::new();
+        // Two SMs, two overlapping tiles on SM 0 (one wrapping its cycle counter), one on SM 1, one empty slot.
+        words.extend(record(0, 0, 100, 10, 1_000, 2_000));
+        words.extend(record(1, 0, u32::MAX - 15, 10, 1_500, 2_500));
+        words.extend(record(2, 1, 0, 10, 1_000, 3_000));
+        words.extend([0u32; RECORD_WORDS]);
+        let t = decode(&words);
+        assert_eq!(t.len(), 3);
+        assert_eq!(t[1].tile, 1);
+        assert_eq!(t[2].end_ns, 3_000);
+        let s = summarize(&t);
+        assert!(s.contains("3 tiles"), "{s}");
+        assert!(s.contains("2 SMs seen"), "{s}");
+        assert!(s.contains("2 max"), "{s}");
+        // Every phase is 10 cycles, the whole tile 80 (also across the wrap).
+        assert!(s.contains("whole tile"), "{s}");
+        assert!(
+            s.lines()
+                .any(|l| l.contains("look-back") && l.contains(" 10 ")),
+            "{s}"
+        );
+    }
+}
