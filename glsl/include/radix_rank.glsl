@@ -137,6 +137,14 @@ void rank2_clear() {
 }
 #endif
 
+// This subgroup's counter of digit d: (word index in smem, bit shift, mask of the count after the shift).
+uvec3 rank_counter(uint d, bool cub) {
+#ifdef RANK_CUB
+    if (cub) return uvec3(r2_index(d, gl_SubgroupID), r2_shift(d), R2_MASK);
+#endif
+    return uvec3(gl_SubgroupID * RADIX + d, 0u, 0xFFFFFFFFu);
+}
+
 // Ranks each item among the equal digits before it in its subgroup: g_sub[j] = the subgroup's count of digit
 // d = g_digit[j] before item j (read from, and added to, the subgroup's counter of d) + its peers in lower
 // lanes. Counter of d: smem[SubgroupID * RADIX + d] (cub false), or rank2's packed counter (cub true).
@@ -170,22 +178,11 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
             pk[j] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
             if (MATCH_OR == 2u) {
                 // The counter right away (the item's chain is serial anyway): no per-item arrays kept.
-                uint idx = gl_SubgroupID * RADIX + d;
-                uint sh = 0u;
-#ifdef RANK_CUB
-                if (cub) {
-                    idx = r2_index(d, gl_SubgroupID);
-                    sh = r2_shift(d);
-                }
-#endif
+                uvec3 c = rank_counter(d, cub);
                 uint leader = pk[j] & 0xFFu;
                 uint old = 0u;
-                if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[idx], ((pk[j] >> 8u) & 0xFFu) << sh);
-                uint keep = 0xFFFFFFFFu;
-#ifdef RANK_CUB
-                if (cub) keep = R2_MASK;
-#endif
-                g_sub[j] = ((subgroupShuffle(old, leader) >> sh) & keep) + (pk[j] >> 16u);
+                if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[c.x], ((pk[j] >> 8u) & 0xFFu) << c.y);
+                g_sub[j] = ((subgroupShuffle(old, leader) >> c.y) & c.z) + (pk[j] >> 16u);
             }
             continue;
         }
@@ -202,22 +199,11 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
     if (MATCH_OR == 2u) return;
     uint old[KPT];
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint d = g_digit[j];
-        uint idx = gl_SubgroupID * RADIX + d;
-        uint sh = 0u;
-#ifdef RANK_CUB
-        if (cub) {
-            idx = r2_index(d, gl_SubgroupID);
-            sh = r2_shift(d);
-        }
-#endif
-        uint add = gl_SubgroupInvocationID == (pk[j] & 0xFFu) ? ((pk[j] >> 8u) & 0xFFu) << sh : 0u;
-        old[j] = atomicAdd(smem[idx], add) >> sh;
+        uvec3 c = rank_counter(g_digit[j], cub);
+        uint add = gl_SubgroupInvocationID == (pk[j] & 0xFFu) ? ((pk[j] >> 8u) & 0xFFu) << c.y : 0u;
+        old[j] = atomicAdd(smem[c.x], add) >> c.y;
     }
-    uint keep = 0xFFFFFFFFu;
-#ifdef RANK_CUB
-    if (cub) keep = R2_MASK;
-#endif
+    uint keep = rank_counter(0u, cub).z;
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         g_sub[j] = (subgroupShuffle(old[j], pk[j] & 0xFFu) & keep) + (pk[j] >> 16u);
     }
