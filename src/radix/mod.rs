@@ -215,84 +215,56 @@ impl RadixPolicy {
     ///   (the fallback keeps Onesweep correct there, but slow): they get reduce-then-scan.
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let plan = SubgroupPlan::for_device(caps);
+        // Other GPUs; the NVIDIA and CPU policies below state only what differs.
+        let base = Self {
+            workgroup_size: 256,
+            keys_per_thread: 12,
+            digit_bits: 8,
+            spin_limit: 4096,
+            stall_every: 0,
+            use_partitioned: caps.subgroup_partitioned,
+            small_sort_max: 4096,
+            small_workgroup_size: 256,
+            small_keys_per_thread: 16,
+            upfront_keys_per_thread: 16,
+            upfront_max_groups: 512,
+            onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
+            early_counts: true,
+            upfront_hist_copies: 1,
+            debug_mode: 0,
+            rank2: 0,
+            keep_digit: false,
+            upfront_vec4: false,
+            portion_tiles: 0,
+            force_wide: false,
+            ballot_words: 0,
+            tile_clocks: 0,
+            match_or: 0,
+        };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
-                workgroup_size: 256,
-                keys_per_thread: 12,
-                digit_bits: 8,
-                spin_limit: 4096,
-                stall_every: 0,
-                use_partitioned: caps.subgroup_partitioned,
                 small_sort_max: 8192,
                 small_workgroup_size: 512,
-                small_keys_per_thread: 16,
-                upfront_keys_per_thread: 16,
                 upfront_max_groups: 1024,
-                onesweep_safe: true,
-                early_counts: true,
-                upfront_hist_copies: 1,
-                debug_mode: 0,
                 rank2: 2,
-                keep_digit: false,
-                upfront_vec4: false,
-                portion_tiles: 0,
-                force_wide: false,
-                ballot_words: 0,
-                tile_clocks: 0,
                 match_or: 2,
+                ..base
             }
         } else if caps.is_cpu() {
             Self {
                 workgroup_size: 128,
                 keys_per_thread: 8,
-                digit_bits: 8,
                 spin_limit: 256,
-                stall_every: 0,
                 use_partitioned: false,
                 small_sort_max: 2048,
                 small_workgroup_size: 128,
-                small_keys_per_thread: 16,
                 upfront_keys_per_thread: 8,
                 upfront_max_groups: 64,
                 onesweep_safe: true,
-                early_counts: true,
-                upfront_hist_copies: 1,
-                debug_mode: 0,
-                rank2: 0,
-                keep_digit: false,
-                upfront_vec4: false,
-                portion_tiles: 0,
-                force_wide: false,
-                ballot_words: 0,
-                tile_clocks: 0,
-                match_or: 0,
+                ..base
             }
         } else {
-            Self {
-                workgroup_size: 256,
-                keys_per_thread: 12,
-                digit_bits: 8,
-                spin_limit: 4096,
-                stall_every: 0,
-                use_partitioned: caps.subgroup_partitioned,
-                small_sort_max: 4096,
-                small_workgroup_size: 256,
-                small_keys_per_thread: 16,
-                upfront_keys_per_thread: 16,
-                upfront_max_groups: 512,
-                onesweep_safe: !matches!(caps.vendor_id, 0x13b5 | 0x5143 | 0x106b),
-                early_counts: true,
-                upfront_hist_copies: 1,
-                debug_mode: 0,
-                rank2: 0,
-                keep_digit: false,
-                upfront_vec4: false,
-                portion_tiles: 0,
-                force_wide: false,
-                ballot_words: 0,
-                tile_clocks: 0,
-                match_or: 0,
-            }
+            base
         };
         // Shrink until the kernels' shared memory fits.
         for _ in 0..16 {
