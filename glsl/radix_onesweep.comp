@@ -101,6 +101,8 @@ layout(constant_id = 11) const uint KEEP_DIGIT = 0;
 layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 // 1: the ranking finds each item's peers through lane masks in shared memory (radix_rank.glsl MATCH_OR).
 layout(constant_id = 13) const uint MATCH_OR = 0;
+// Look-back: predecessors' status words read per round trip (RadixPolicy::lookback_batch, 1..16).
+layout(constant_id = 14) const uint LB_BATCH = 4;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -264,19 +266,19 @@ uint recount(uint g_sel, uint p, uint d, uint mask) {
 // Sum of digit d's counts over the portion's tiles [0, tile). Reads LB_BATCH predecessors' status words at once
 // (independent loads, one round trip) and takes them nearest first; a predecessor that is not ready yet is
 // polled alone, at most SPIN_LIMIT times, before its digit is counted from its keys.
-const uint LB_BATCH = 4u;
+const uint LB_MAX = 16u;
 uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     uint excl = 0u;
     uint p = tile;
     while (p > 0u) {
-        uint s[LB_BATCH];
-        [[unroll]] for (uint i = 0u; i < LB_BATCH; i++) {
-            s[i] = i < p ? status[sbase + (p - 1u - i) * RADIX + d] : FLAG_INCLUSIVE;
+        uint s[LB_MAX];
+        [[unroll]] for (uint i = 0u; i < LB_MAX; i++) {
+            if (i < LB_BATCH) s[i] = i < p ? status[sbase + (p - 1u - i) * RADIX + d] : FLAG_INCLUSIVE;
         }
         bool stop = false;
         bool waiting = false;
-        [[unroll]] for (uint i = 0u; i < LB_BATCH; i++) {
-            if (!stop) {
+        [[unroll]] for (uint i = 0u; i < LB_MAX; i++) {
+            if (i < LB_BATCH && !stop) {
                 if (s[i] == 0u) {
                     stop = true;
                     waiting = true;

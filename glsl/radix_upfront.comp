@@ -9,6 +9,10 @@
 // same keys viewed as uvec4[], bound from a 16-byte aligned offset, its range rounded down to 16 bytes): chunk
 // c's vector v = k * WG_SIZE + lid holds keys 4v/KEY_WORDS.. of the chunk; vectors that reach past n (the tail)
 // are read key by key through binding 0. The host uses it only when KPT x KEY_WORDS is a multiple of 4.
+//
+// plan_fused (sorts of one portion): each workgroup takes a ticket (CTRL_UPFRONT_DONE) after adding its
+// histograms; the last one runs the plan (radix_plan.glsl), so no separate plan pass follows. No workgroup waits
+// for another.
 // @variant scalar VEC4=0
 // @variant vec4 VEC4=1
 #include "common.glsl"
@@ -24,7 +28,8 @@ layout(constant_id = 6) const uint HIST_COPIES = 1;  // shared histogram copies 
 const uint RADIX = 1u << DIGIT_BITS;
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+// coherent: with plan_fused, the last workgroup reads the histograms the others added (at L2, not a stale L1).
+layout(set = 0, binding = 1, std430) coherent buffer Meta { uint meta[]; };
 #if VEC4
 layout(set = 0, binding = 2, std430) readonly buffer Keys4 { uvec4 keys4[]; };
 #endif
@@ -38,7 +43,18 @@ layout(push_constant) uniform Push {
     uint max_groups;
     uint first;        // index of the portion's first key (the binding's first key)
     uint portion_len;  // keys per portion
+    // 1: the last workgroup to finish runs the plan (radix_plan.glsl; sorts of one portion), with:
+    uint plan_fused;
+    uint tile;
+    uint max_x;
+    uint copy_chunk;
+    uint portion_tiles;
+    uint copy_len;
 } pc;
+
+#include "wg_scan.glsl"
+#include "radix_plan.glsl"
+shared bool s_last;
 
 shared uint s_hist[HIST_COPIES * PLACES * RADIX];
 
@@ -103,4 +119,14 @@ void main() {
         for (uint h = 0u; h < HIST_COPIES; h++) c += s_hist[h * PLACES * RADIX + i];
         if (c != 0u) atomicAdd(meta[pc.hist_off + i], c);
     }
+    if (pc.plan_fused == 0u) return;
+    // The last of the `groups` workgroups to get here plans: every other one has added its histogram before
+    // taking its ticket (memory barrier, then the ticket atomic), and the last one reads after its ticket.
+    memoryBarrierBuffer();
+    barrier();
+    if (lid == 0u) s_last = atomicAdd(meta[CTRL_UPFRONT_DONE], 1u) == groups - 1u;
+    barrier();
+    if (!s_last) return;
+    memoryBarrierBuffer();
+    radix_plan(PLACES, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len);
 }

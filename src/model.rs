@@ -175,21 +175,22 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             }
             let onesweep = algo != "reduce-then-scan";
             let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
+            // setup zeroes the control block, histograms and status; the upfront pass's last workgroup plans
+            // (one portion).
             let mut out = vec![
                 PassModel::new(
-                    "vksort::radix::clear",
-                    2,
+                    "vksort::radix::setup",
+                    1,
                     0.0,
                     1024.0 + pf * r * 4.0 + status,
                     0.0,
                 ),
-                PassModel::new("vksort::radix::upfront", 1, n * k, pf * r * 4.0, pf * 2.0),
                 PassModel::new(
-                    "vksort::radix::plan",
+                    "vksort::radix::upfront",
                     1,
-                    pf * r * 4.0,
-                    pf * r * 4.0 + 64.0,
-                    0.0,
+                    n * k + pf * r * 4.0,
+                    pf * r * 8.0 + 64.0,
+                    pf * 2.0,
                 ),
             ];
             if onesweep {
@@ -221,9 +222,10 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                     ),
                 ]);
             }
-            // the final copy runs only after an odd number of places (its dispatch is recorded either way)
-            let odd = if places % 2 == 1 { kv } else { 0.0 };
-            out.push(PassModel::new("vksort::radix::copy", 1, odd, odd, 0.0));
+            // the final copy is recorded only for an odd number of places (and copies when no place was skipped)
+            if places % 2 == 1 {
+                out.push(PassModel::new("vksort::radix::copy", 1, kv, kv, 0.0));
+            }
             out
         }
         Shape::Scan {

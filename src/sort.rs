@@ -232,22 +232,28 @@ impl Sorter {
         &self.config
     }
 
-    /// The policy in use.
+    /// The policy in use (sorts of up to its `short_max` keys run with `short_keys_per_thread` instead: see
+    /// [`Sorter::policy_for`]).
     pub fn policy(&self) -> &RadixPolicy {
         &self.radix.policy
+    }
+
+    /// The policy a sort of `max_n` keys (host n or capacity) runs with.
+    pub fn policy_for(&self, max_n: u64) -> &RadixPolicy {
+        &self.radix.pick(max_n).policy
     }
 
     /// Scratch needed to sort up to `max_n` keys (any algorithm).
     pub fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
         StorageRequirements {
-            scratch_bytes: self.radix.layout(max_n).total,
+            scratch_bytes: self.radix.scratch_bytes(max_n),
             scratch_usage: self.radix.scratch_usage(max_n),
         }
     }
 
     /// What [`SortAlgorithm::Auto`] (or the configured algorithm) resolves to for `n` keys.
     pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
-        self.radix.algorithm_for(n)
+        self.radix.pick(n).algorithm_for(n)
     }
 
     /// Records the sort of the first `n` keys of `keys` (and values) in place. `scratch` holds
@@ -261,6 +267,7 @@ impl Sorter {
         n: u64,
     ) -> Result<()> {
         self.radix
+            .pick(n)
             .cmd_sort(rec, keys, values, scratch, radix::Count::Host(n))
     }
 
@@ -278,7 +285,7 @@ impl Sorter {
         count: BufferRef,
         capacity: u64,
     ) -> Result<()> {
-        self.radix.cmd_sort(
+        self.radix.pick(capacity).cmd_sort(
             rec,
             keys,
             values,
@@ -291,13 +298,13 @@ impl Sorter {
     /// the capacity): u32 words [`crate::radix::CTRL_N`] (sorted count), [`crate::radix::CTRL_OVERFLOW`]
     /// (1 when the GPU-side count exceeded the capacity), [`crate::radix::CTRL_RAW_COUNT`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
-        self.radix.layout(max_n).meta_off
+        self.radix.pick(max_n).layout(max_n).meta_off
     }
 
     /// The radix sort's scratch layout for `max_n` keys, with how the sort is cut into portions (diagnostics
     /// and tests).
     pub fn radix_layout(&self, max_n: u64) -> radix::Layout {
-        self.radix.layout(max_n)
+        self.radix.pick(max_n).layout(max_n)
     }
 }
 

@@ -262,6 +262,9 @@ pub struct Row {
     /// `gbytes_per_s` over the roofline measured in this run.
     pub roofline_fraction: f64,
     pub predicted_ms: f64,
+    /// The median run's summed per-pass times (runs with a stamp after every pass), ms: more than `ms_median`
+    /// by what those stamps cost.
+    pub per_pass_sum_ms: f64,
     pub passes: Vec<PassRow>,
     /// CUB's median for the same op and N (with `--compare`).
     pub cub_ms: Option<f64>,
@@ -530,6 +533,7 @@ fn make_row(
         gbytes_per_s: bytes / ns.max(1e-3),
         roofline_fraction: bytes / (ns.max(1e-3) * 1e-9) / roofline,
         predicted_ms: cal.predict_ns(&shape) / 1e6,
+        per_pass_sum_ms: timing.per_pass_sum_ns / 1e6,
         passes,
         cub_ms: None,
         cub_ratio: None,

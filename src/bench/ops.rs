@@ -1,6 +1,6 @@
 //! The adapters between the benchmark/CLI and vksort's primitives: one [`OpSpec`] per thing that can be run,
 //! device inputs uploaded once per workload ([`DeviceInput`]), a [`Runner`] that records one run into a
-//! [`Recorder`] (restoring in-place inputs first, under the label [`RESTORE`], which timing leaves out), reads
+//! [`Recorder`] (after restoring in-place inputs under the label [`RESTORE`], which timing leaves out), reads
 //! back the result ([`Output`]) and checks it against the CPU ([`verify()`]), and the model [`Shape`] of a run.
 //!
 //! This is the only file that names the sort, scan, compaction and reduction APIs.
@@ -289,7 +289,11 @@ impl DeviceInput {
 
 /// One prepared operation: buffers allocated, ready to record runs.
 pub trait Runner {
-    /// Records one run (restoring in-place inputs first under [`RESTORE`]).
+    /// Records the restore of in-place inputs (under [`RESTORE`]) that precedes each run; none by default.
+    fn restore(&self, _rec: &mut Recorder) -> Result<()> {
+        Ok(())
+    }
+    /// Records one run (after [`Runner::restore`] and a barrier).
     fn record(&self, rec: &mut Recorder) -> Result<()>;
     /// Reads back the result of the last run.
     fn output(&self) -> Result<Output>;
@@ -458,10 +462,13 @@ pub fn sort_max_keys() -> u64 {
 /// GPU times of repeated runs.
 #[derive(Clone, Debug, Default)]
 pub struct Timing {
-    /// GPU time of each timed run (restores left out), nanoseconds.
+    /// GPU time of each timed run (restores left out; two stamps around the run), nanoseconds.
     pub runs_ns: Vec<f64>,
-    /// Per pass label, the median over runs of the pass's summed time, in first-seen order.
+    /// Per pass label, the median over the per-pass runs of the pass's summed time, in first-seen order.
     pub passes: Vec<PassTime>,
+    /// The median over the per-pass runs of a run's summed pass times, nanoseconds: more than
+    /// [`Timing::median_ns`] by what a stamp after every pass costs.
+    pub per_pass_sum_ns: f64,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -496,13 +503,19 @@ impl Timing {
 /// 345 MHz). When any warm-up is asked for on a GPU, the warm-up submission holds ~300 ms of GPU work, bounded
 /// by ~1 s of wall time (validation layers make recording slow). `warmup == 0` (a one-off run, as `vksort sort`
 /// does) warms nothing.
+///
+/// Two kinds of timed runs: the reported time of a run ([`Timing::runs_ns`]) comes from two stamps around it
+/// (after its restore, and after its last pass), as CUDA events time a CUB call; the per-pass breakdown
+/// ([`Timing::passes`]) from further runs with a stamp after every pass, whose sum
+/// ([`Timing::per_pass_sum_ns`]) is larger by what those stamps cost. Timed submissions record no
+/// breadcrumbs (the probe run, which has them, already ran the same work).
 pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize) -> Result<Timing> {
     let reps = reps.max(1);
     // One probe run: the passes a run records and how long it takes (GPU and wall).
     let mut probe = Profiler::new(ctx, 512)?;
     let t0 = std::time::Instant::now();
     ctx.submit_profiled("vksort::bench::probe", Some(&mut probe), |rec| {
-        runner.record(rec)
+        record_run(rec, runner)
     })?;
     let wall_ns = t0.elapsed().as_nanos().max(1) as f64;
     let probe_passes = probe.results()?;
@@ -511,6 +524,7 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
         return Ok(Timing {
             runs_ns: vec![0.0; reps],
             passes: Vec::new(),
+            per_pass_sum_ns: 0.0,
         });
     }
     let per_run = probe_passes.len();
@@ -522,26 +536,46 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
         warm = warm.max(by_gpu.min(by_wall).min(4096));
     }
     if warm > 0 {
-        ctx.submit("vksort::bench::warmup", |rec| {
+        ctx.submit_timed("vksort::bench::warmup", None, |rec| {
             for _ in 0..warm {
-                runner.record(rec)?;
+                record_run(rec, runner)?;
                 rec.barrier();
             }
             Ok(())
         })?;
     }
-    // The timed runs, in as few submissions as the profiler's capacity allows.
     let capacity = 4096u32;
-    let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, reps);
-    let mut prof = Profiler::new(ctx, capacity)?;
+    // The reported runs: two stamps each (restore done, run done), in as few submissions as fit.
     let mut runs = Vec::new();
-    let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
-    let mut done = 0;
-    while done < reps {
-        let batch = runs_per_submit.min(reps - done);
-        ctx.submit_profiled("vksort::bench", Some(&mut prof), |rec| {
+    let mut prof = Profiler::per_run(ctx, capacity)?;
+    let runs_per_submit = ((capacity as usize - 1) / 2).clamp(1, reps);
+    while runs.len() < reps {
+        let batch = runs_per_submit.min(reps - runs.len());
+        ctx.submit_timed("vksort::bench", Some(&mut prof), |rec| {
             for _ in 0..batch {
+                runner.restore(rec)?;
+                rec.barrier();
+                rec.stamp(RESTORE);
                 runner.record(rec)?;
+                rec.stamp(RUN);
+                rec.barrier();
+            }
+            Ok(())
+        })?;
+        let spans = prof.results()?;
+        runs.extend(spans.iter().filter(|p| p.label == RUN).map(|p| p.ns));
+    }
+    // The per-pass breakdown: a stamp after every pass.
+    let pass_reps = reps.min(10);
+    let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, pass_reps);
+    let mut prof = Profiler::new(ctx, capacity)?;
+    let mut sums = Vec::new();
+    let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
+    while sums.len() < pass_reps {
+        let batch = runs_per_submit.min(pass_reps - sums.len());
+        ctx.submit_timed("vksort::bench::passes", Some(&mut prof), |rec| {
+            for _ in 0..batch {
+                record_run(rec, runner)?;
                 rec.barrier();
             }
             Ok(())
@@ -565,7 +599,7 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
                 .into_iter()
                 .filter(|p| p.label != RESTORE)
                 .collect();
-            runs.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
+            sums.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
             for p in passes {
                 match per_label.iter_mut().find(|(l, _)| *l == p.label) {
                     Some((_, v)) => v.push(p.ns),
@@ -573,7 +607,6 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
                 }
             }
         }
-        done += batch;
     }
     Ok(Timing {
         runs_ns: runs,
@@ -584,7 +617,18 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
                 label,
             })
             .collect(),
+        per_pass_sum_ns: median(&mut sums),
     })
+}
+
+/// The label of a timed run's closing stamp.
+const RUN: &str = "vksort::bench::run";
+
+/// One run as the probe and the per-pass runs record it: the restore, a barrier, the operation.
+fn record_run(rec: &mut Recorder, runner: &dyn Runner) -> Result<()> {
+    runner.restore(rec)?;
+    rec.barrier();
+    runner.record(rec)
 }
 
 /// Checks `out` against the CPU. `exact` uses the O(n log n) checks; otherwise sorts of index-valued inputs
@@ -762,9 +806,18 @@ fn prepare_sort<'a>(
     };
     let algorithm = SortAlgorithm::from_name(algo)
         .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?;
+    let (kt, vt) = (key_type(*key)?, value_type(*value)?);
+    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's policy (see RadixPolicy::with_overrides).
+    let policy = match std::env::var("VKSORT_POLICY") {
+        Ok(spec) if !spec.is_empty() => {
+            Some(RadixPolicy::for_sort(ctx.caps(), kt, vt).with_overrides(&spec)?)
+        }
+        _ => None,
+    };
     let config = SortConfig {
-        key: key_type(*key)?,
-        value: value_type(*value)?,
+        key: kt,
+        value: vt,
+        policy,
         order: if *descending {
             Order::Descending
         } else {
@@ -806,7 +859,7 @@ struct SortRunner<'a> {
 }
 
 impl Runner for SortRunner<'_> {
-    fn record(&self, rec: &mut Recorder) -> Result<()> {
+    fn restore(&self, rec: &mut Recorder) -> Result<()> {
         rec.copy(
             RESTORE,
             self.input.keys.as_ref(),
@@ -816,7 +869,9 @@ impl Runner for SortRunner<'_> {
         if let (Some(src), Some(dst)) = (&self.input.values, &self.values) {
             rec.copy(RESTORE, src.as_ref(), dst.as_ref(), self.vb)?;
         }
-        rec.barrier();
+        Ok(())
+    }
+    fn record(&self, rec: &mut Recorder) -> Result<()> {
         self.sorter.cmd_sort(
             rec,
             self.keys.slice(0, self.kb.max(4)),

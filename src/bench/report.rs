@@ -191,12 +191,13 @@ pub fn explain(report: &Report) -> String {
     for r in report.rows.iter().filter(|r| r.verified) {
         writeln!(
             s,
-            "\n{} {} {} N={}: measured {:.4} ms, predicted {:.4} ms, {:.1} GB/s of modelled traffic ({:.0}% of roofline)",
+            "\n{} {} {} N={}: measured {:.4} ms (passes stamped one by one: {:.4} ms), predicted {:.4} ms, {:.1} GB/s of modelled traffic ({:.0}% of roofline)",
             r.op,
             r.algo,
             r.dist,
             fmt_n(r.n),
             r.ms_median,
+            r.per_pass_sum_ms,
             r.predicted_ms,
             r.gbytes_per_s,
             100.0 * r.roofline_fraction

@@ -1,9 +1,12 @@
 //! Timestamp profiler: one timestamp before the first pass and one after each pass; a pass's GPU time is the
 //! difference to the previous stamp. Converted with `timestampPeriod`, masked to `timestampValidBits`.
 //!
-//! Contract: [`Profiler::begin`] resets the query pool inside the command buffer and writes the first stamp;
-//! every pass recorded through a [`super::Recorder`] with this profiler attached adds one stamp (`BOTTOM_OF_PIPE`,
-//! so a stamp waits for the pass before it). [`Profiler::results`] reads the stamps once the command buffer has
+//! Contract: [`Profiler::begin`] resets the query pool inside the command buffer and writes the first stamp.
+//! A per-pass profiler ([`Profiler::new`]) adds one stamp after every pass recorded through a
+//! [`super::Recorder`] with it attached (`BOTTOM_OF_PIPE`, so a stamp waits for the pass before it). A per-run
+//! profiler ([`Profiler::per_run`]) ignores passes and stamps only where [`super::Recorder::stamp`] asks, so a
+//! whole run is timed by two stamps, as CUDA events time a CUB call: the timing the benchmark reports, free of
+//! the stamps' own cost between passes. [`Profiler::results`] reads the stamps once the command buffer has
 //! completed; it never waits.
 
 use super::Context;
@@ -27,6 +30,8 @@ pub struct Profiler {
     capacity: u32,
     labels: Vec<String>,
     overflowed: bool,
+    /// Stamps only at [`super::Recorder::stamp`], none per pass.
+    per_run: bool,
 }
 
 impl Profiler {
@@ -47,7 +52,20 @@ impl Profiler {
             capacity: capacity.max(2),
             labels: Vec::new(),
             overflowed: false,
+            per_run: false,
         })
+    }
+
+    /// A profiler that writes no stamp per pass, only at [`super::Recorder::stamp`] (up to `capacity - 1`).
+    pub fn per_run(ctx: &Arc<Context>, capacity: u32) -> Result<Self> {
+        let mut p = Self::new(ctx, capacity)?;
+        p.per_run = true;
+        Ok(p)
+    }
+
+    /// Whether this profiler stamps only at [`super::Recorder::stamp`].
+    pub fn is_per_run(&self) -> bool {
+        self.per_run
     }
 
     /// Resets the pool in `cmd` and writes the first stamp.
@@ -62,8 +80,18 @@ impl Profiler {
         self.labels.push("begin".into());
     }
 
-    /// Writes the stamp that ends pass `label`.
-    pub(crate) fn mark(&mut self, device: &ash::Device, cmd: vk::CommandBuffer, label: &str) {
+    /// Writes the stamp that ends pass `label` (per-pass profilers; `explicit`: a [`super::Recorder::stamp`],
+    /// which only per-run profilers take).
+    pub(crate) fn mark(
+        &mut self,
+        device: &ash::Device,
+        cmd: vk::CommandBuffer,
+        label: &str,
+        explicit: bool,
+    ) {
+        if explicit != self.per_run {
+            return;
+        }
         let idx = self.labels.len() as u32;
         if idx >= self.capacity || self.labels.is_empty() {
             self.overflowed = true;

@@ -3,10 +3,13 @@
 //! the sequence of passes. The public API is [`crate::sort`].
 //!
 //! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! - `vksort::radix::setup` (GPU-side count only): reads the count, clamps it to the capacity, records n and an
-//!   overflow flag, writes the upfront pass's indirect arguments. O(1).
+//! - `vksort::radix::setup`: zeroes the control block, the histograms and (Onesweep) the look-back status
+//!   slots (~4 x places x 2^digit_bits / tile B per key; one dispatch per binding-sized chunk), and writes n:
+//!   the host's, or the GPU-side count clamped to the capacity (with an overflow flag), and the upfront pass's
+//!   indirect arguments.
 //! - `vksort::radix::upfront`: reads the keys once (k B/key) and builds the histograms of every digit place.
-//! - `vksort::radix::plan`: one workgroup: global exclusive digit offsets per place; skips places whose
+//! - `vksort::radix::plan` (sorts of several portions; with one, the upfront pass's last workgroup plans):
+//!   one workgroup: global exclusive digit offsets per place; skips places whose
 //!   histogram has one digit holding all n keys (a no-op pass); writes every later pass's indirect dispatch
 //!   arguments (0 groups when skipped) and which side (caller's buffers or scratch) each pass reads.
 //! - `vksort::radix::onesweep::place<p>` (Onesweep, one per place): reads and writes keys and values once
@@ -14,11 +17,10 @@
 //! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
 //!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
-//! - `vksort::radix::copy`: only when an odd number of passes ran (decided on the GPU; indirect with 0 groups
-//!   otherwise): 2(k + v) B/key.
+//! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
+//!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
+//!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
 //!
-//! Besides these, `vksort::radix::clear` fills (vkCmdFillBuffer) the control block, histograms and (Onesweep)
-//! the look-back status slots: ~4 x places x 2^digit_bits / tile B per key.
 //! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
 //! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block.
 //!
@@ -162,12 +164,21 @@ pub struct RadixPolicy {
     /// with each item's counter updated right away (fewer live registers). The masks take MAX_SUBGROUPS x
     /// 2^digit_bits x ballot words x 4 bytes of shared memory past the rank counters.
     pub match_or: u32,
+    /// Onesweep look-back: predecessors' status words read per round trip (1..=16, default 4). More reads per
+    /// trip walk back faster over predecessors that published only their own counts.
+    pub lookback_batch: u32,
+    /// Sorts of at most this many keys (0: none) use `short_keys_per_thread` keys per invocation in Onesweep:
+    /// smaller tiles, more workgroups, when a sort is too small to fill the GPU with full tiles.
+    pub short_max: u32,
+    /// Keys per invocation of Onesweep for sorts up to `short_max` keys (1..=32).
+    pub short_keys_per_thread: u32,
 }
 
 impl RadixPolicy {
     /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
-    /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or); boolean fields take 0 or 1. Nothing is checked against a device here
+    /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), smax (short_max), skpt
+    /// (short_keys_per_thread); boolean fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let bad = |what: String| Error::InvalidArgument(format!("policy overrides: {what}"));
@@ -197,6 +208,9 @@ impl RadixPolicy {
                 "ptiles" => self.portion_tiles = v,
                 "wide" => self.force_wide = v != 0,
                 "mor" => self.match_or = v,
+                "lb" => self.lookback_batch = v,
+                "smax" => self.short_max = v,
+                "skpt" => self.short_keys_per_thread = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
         }
@@ -240,6 +254,9 @@ impl RadixPolicy {
             ballot_words: 0,
             tile_clocks: 0,
             match_or: 0,
+            lookback_batch: 4,
+            short_max: 0,
+            short_keys_per_thread: 4,
         };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
@@ -380,6 +397,15 @@ impl RadixPolicy {
                 self.rank2
             ));
         }
+        if !(1..=16).contains(&self.lookback_batch) {
+            return bad(format!(
+                "lookback_batch {} not in 1..=16",
+                self.lookback_batch
+            ));
+        }
+        if !(1..=32).contains(&self.short_keys_per_thread) {
+            return bad("short_keys_per_thread must be in 1..=32".into());
+        }
         if self.match_or > 2 {
             return bad(format!("match_or {} must be 0, 1 or 2", self.match_or));
         }
@@ -512,6 +538,9 @@ pub struct RadixSort {
     pub(crate) hi: u32,
     pub(crate) places: u32,
     pub(crate) algorithm: SortAlgorithm,
+    /// The same sort with the policy's short tiles (`short_keys_per_thread`), for sorts of at most
+    /// `short_max` keys.
+    pub(crate) short: Option<Box<RadixSort>>,
 }
 
 impl RadixSort {
@@ -538,8 +567,24 @@ impl RadixSort {
             )));
         }
         let places = (hi - lo).div_ceil(policy.digit_bits);
+        let short =
+            if policy.short_max > 0 && policy.short_keys_per_thread != policy.keys_per_thread {
+                let short_policy = RadixPolicy {
+                    keys_per_thread: policy.short_keys_per_thread,
+                    short_max: 0,
+                    ..policy
+                };
+                let config = SortConfig {
+                    policy: Some(short_policy),
+                    ..*config
+                };
+                Some(Box::new(Self::new(ctx, &config)?))
+            } else {
+                None
+            };
         Ok(Self {
             ctx: ctx.clone(),
+            short,
             policy,
             plan,
             key: config.key,
@@ -555,6 +600,25 @@ impl RadixSort {
 
     pub(crate) fn flags(&self) -> u32 {
         self.descending as u32
+    }
+
+    /// The sort that runs `max_n` keys (host n or capacity): the short-tile one up to the policy's
+    /// `short_max`, else this one.
+    pub fn pick(&self, max_n: u64) -> &RadixSort {
+        match &self.short {
+            Some(s) if max_n <= self.policy.short_max as u64 => s,
+            _ => self,
+        }
+    }
+
+    /// Scratch bytes for any sort of up to `max_n` keys: the largest layout among the tile sizes that sizes up
+    /// to `max_n` may use (the short tiles need more look-back status per key).
+    pub fn scratch_bytes(&self, max_n: u64) -> u64 {
+        let own = self.layout(max_n).total;
+        match &self.short {
+            Some(s) => own.max(s.layout(max_n.min(self.policy.short_max as u64)).total),
+            None => own,
+        }
     }
 
     pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
@@ -816,8 +880,8 @@ impl RadixSort {
         b: &Bindings,
         algorithm: SortAlgorithm,
     ) -> Result<()> {
-        // Clear the control block, histograms and (Onesweep) status slots, which follow the meta region in the
-        // scratch; n from the host goes in word 0.
+        // Zero the control block, histograms and (Onesweep) status slots, which follow the meta region in the
+        // scratch, and write n.
         let l = &b.layout;
         let clear = BufferRef {
             size: if algorithm == SortAlgorithm::Onesweep {
@@ -827,22 +891,14 @@ impl RadixSort {
             },
             ..b.meta
         };
-        match b.count {
-            None => {
-                rec.fill("vksort::radix::clear", clear.slice(0, 4), b.max_n as u32)?;
-                rec.fill("vksort::radix::clear", clear.slice(4, clear.size - 4), 0)?;
-            }
-            Some(_) => rec.fill("vksort::radix::clear", clear, 0)?,
-        }
+        setup::record(self, rec, b, clear)?;
         rec.barrier();
-        if let Some((count, word)) = b.count {
-            setup::record(self, rec, b, count, word)?;
-            rec.barrier();
-        }
         upfront::record(self, rec, b)?;
         rec.barrier();
-        upfront::record_plan(self, rec, b)?;
-        rec.barrier();
+        if !upfront::plan_fused(b) {
+            upfront::record_plan(self, rec, b)?;
+            rec.barrier();
+        }
         for p in 0..self.places {
             match algorithm {
                 SortAlgorithm::ReduceThenScan => {
@@ -858,7 +914,11 @@ impl RadixSort {
                 }
             }
         }
-        setup::record_copy(self, rec, b)
+        // With an even number of places the plan keeps the passes run even: nothing to copy back.
+        if self.places % 2 == 1 {
+            setup::record_copy(self, rec, b)?;
+        }
+        Ok(())
     }
 
     pub(crate) fn pass_shift(&self, p: u32) -> (u32, u32) {

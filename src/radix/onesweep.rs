@@ -108,6 +108,7 @@ pub(crate) fn kernel(
             s.policy.keep_digit as u32,
             s.ballot_words(),
             s.policy.match_or,
+            s.policy.lookback_batch,
         ],
     )
 }

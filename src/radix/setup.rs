@@ -1,5 +1,6 @@
-//! `vksort::radix::setup` (glsl/radix_setup.comp): the GPU-side count (clamped to the capacity, overflow
-//! recorded, upfront's indirect arguments written); and `vksort::radix::copy` (glsl/radix_copy.comp): the final
+//! `vksort::radix::setup` (glsl/radix_setup.comp): zeroes what the sort accumulates into (control block,
+//! histograms, look-back status) and writes n, the host's count or the GPU-side one (clamped to the capacity,
+//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/radix_copy.comp): the final
 //! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
 //! executed passes was even.
 
@@ -16,6 +17,12 @@ pub struct SetupPush {
     pub chunk: u32,
     pub max_x: u32,
     pub max_groups: u32,
+    pub host_n: u32,
+    pub gpu_count: u32,
+    /// 16-byte words of this chunk of the cleared region.
+    pub vecs: u32,
+    /// 1 for the chunk that starts with the control block.
+    pub control: u32,
 }
 
 const COPY_WG: u32 = 256;
@@ -25,23 +32,55 @@ pub(crate) fn copy_chunk(s: &RadixSort) -> u32 {
     s.plan.workgroup_size(s.ctx.caps(), COPY_WG) * COPY_KPT
 }
 
+const SETUP_WG: u32 = 256;
+/// 16-byte words each setup invocation zeroes.
+const SETUP_VECS: u64 = 4;
+
+/// Records the setup pass: zeroes `region` (the control block first; a multiple of 16 bytes) in dispatches of
+/// at most one binding each, and writes n (from the host, or the GPU-side count of `b.count`) and the upfront
+/// pass's indirect arguments into the control block.
 pub(crate) fn record(
     s: &RadixSort,
     rec: &mut Recorder,
     b: &Bindings,
-    count: BufferRef,
-    word: u32,
+    region: BufferRef,
 ) -> Result<()> {
-    let wg = s.plan.workgroup_size(s.ctx.caps(), 32);
+    let caps = s.ctx.caps();
+    let wg = s.plan.workgroup_size(caps, SETUP_WG);
     let k = s.kernel("radix_setup", wg, &[])?;
-    let push = SetupPush {
-        count_word: word,
-        capacity: b.max_n as u32,
-        chunk: super::upfront::upfront_wg(s) * s.policy.upfront_keys_per_thread,
-        max_x: s.ctx.caps().max_workgroup_count[0],
-        max_groups: s.policy.upfront_max_groups,
-    };
-    rec.dispatch("vksort::radix::setup", &k, &[count, b.meta], &push, 1)
+    let align = caps.min_storage_buffer_offset_alignment.max(16);
+    let chunk_bytes = (s.binding_range() / align * align).min(u32::MAX as u64 / 4 * 16);
+    let mut off = 0;
+    while off < region.size {
+        let bytes = chunk_bytes.min(region.size - off);
+        // Host counts bind the chunk itself as the (unread) count: no other dispatch wrote it.
+        let (count, word) = match b.count {
+            Some((c, w)) => (c, w),
+            None => (region.slice(off, 16), 0),
+        };
+        let vecs = bytes / 16;
+        let push = SetupPush {
+            count_word: word,
+            capacity: b.max_n as u32,
+            chunk: super::upfront::upfront_wg(s) * s.policy.upfront_keys_per_thread,
+            max_x: caps.max_workgroup_count[0],
+            max_groups: s.policy.upfront_max_groups,
+            host_n: b.max_n as u32,
+            gpu_count: b.count.is_some() as u32,
+            vecs: vecs as u32,
+            control: (off == 0) as u32,
+        };
+        let groups = vecs.div_ceil(wg as u64 * SETUP_VECS) as u32;
+        rec.dispatch(
+            "vksort::radix::setup",
+            &k,
+            &[count, region.slice(off, bytes)],
+            &push,
+            groups,
+        )?;
+        off += bytes;
+    }
+    Ok(())
 }
 
 /// Push constants of `radix_copy`.

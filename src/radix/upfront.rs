@@ -1,6 +1,6 @@
 //! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
 //! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
-//! indirect arguments. Reads the keys (caller's buffer) and the control block; writes the histogram and
+//! indirect arguments; with one portion, the upfront pass's last workgroup plans and no plan pass is recorded. Reads the keys (caller's buffer) and the control block; writes the histogram and
 //! control regions of the meta scratch (cleared before). Kernel variants: `radix_upfront_scalar` (default) and
 //! `radix_upfront_vec4` (policy `upfront_vec4`: keys read as 16-byte vectors through a third binding, the keys
 //! again, viewed as uvec4[] with the range rounded down to 16 bytes; used only when upfront_keys_per_thread x
@@ -24,6 +24,13 @@ pub struct UpfrontPush {
     pub first: u32,
     /// Keys per portion.
     pub portion_len: u32,
+    /// 1: the last workgroup runs the plan (sorts of one portion); the plan's fields follow.
+    pub plan_fused: u32,
+    pub tile: u32,
+    pub max_x: u32,
+    pub copy_chunk: u32,
+    pub portion_tiles: u32,
+    pub copy_len: u32,
 }
 
 /// Push constants of `radix_plan`.
@@ -91,6 +98,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         }
         let src = b.sources(s, q);
         let keys = src.refs[0];
+        let plan = plan_push(s, b);
         let push = UpfrontPush {
             lo: s.lo,
             hi: s.hi,
@@ -100,6 +108,12 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             max_groups: s.policy.upfront_max_groups,
             first: src.first as u32,
             portion_len: len as u32,
+            plan_fused: plan_fused(b) as u32,
+            tile: plan.tile,
+            max_x: plan.max_x,
+            copy_chunk: plan.copy_chunk,
+            portion_tiles: plan.portion_tiles,
+            copy_len: plan.copy_len,
         };
         let keys4 = keys.slice(0, keys.size / 16 * 16);
         let bindings_vec4 = [keys, b.meta, keys4];
@@ -124,10 +138,14 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     Ok(())
 }
 
-pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-    let wg = s.plan.workgroup_size(s.ctx.caps(), 256);
-    let k = s.kernel("radix_plan", wg, &[s.policy.digit_bits])?;
-    let push = PlanPush {
+/// Whether the upfront pass's last workgroup plans (one portion: one upfront dispatch), so that no plan pass
+/// is recorded.
+pub(crate) fn plan_fused(b: &Bindings) -> bool {
+    b.layout.portions.count == 1
+}
+
+fn plan_push(s: &RadixSort, b: &Bindings) -> PlanPush {
+    PlanPush {
         places: s.places,
         tile: s.policy.tile(),
         max_x: s.ctx.caps().max_workgroup_count[0],
@@ -135,6 +153,12 @@ pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Re
         copy_chunk: super::setup::copy_chunk(s),
         portion_tiles: b.layout.portions.tiles as u32,
         copy_len: b.source_portions().1 as u32,
-    };
-    rec.dispatch("vksort::radix::plan", &k, &[b.meta], &push, 1)
+    }
+}
+
+/// Records the plan pass (sorts of several portions; see [`plan_fused`]).
+pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    let wg = s.plan.workgroup_size(s.ctx.caps(), 256);
+    let k = s.kernel("radix_plan", wg, &[s.policy.digit_bits])?;
+    rec.dispatch("vksort::radix::plan", &k, &[b.meta], &plan_push(s, b), 1)
 }
