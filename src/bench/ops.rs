@@ -825,7 +825,6 @@ fn prepare_sort<'a>(
         },
         bits: *bits,
         algorithm,
-        ..Default::default()
     };
     let sorter = Sorter::new(ctx, config)?;
     let req = sorter.storage_requirements(n as u64);
