@@ -103,13 +103,20 @@ void main() {
         }
     }
 #else
+    // All of a chunk's loads are issued before any key is counted (a load after a shared atomic would wait for
+    // it); indices past n read the chunk's first key and are not counted.
     for (uint c = g; c < chunks; c += groups) {
         uint base = c * WG_SIZE * KPT;
+        uint w0[KPT];
+        uint w1[KPT];
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint idx = base + k * WG_SIZE + lid;
-            if (idx < n) {
-                count_key(uvec2(keys[idx * KEY_WORDS], KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u), hbase, desc);
-            }
+            idx = idx < n ? idx : base;
+            w0[k] = keys[idx * KEY_WORDS];
+            w1[k] = KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u;
+        }
+        [[unroll]] for (uint k = 0u; k < KPT; k++) {
+            if (base + k * WG_SIZE + lid < n) count_key(uvec2(w0[k], w1[k]), hbase, desc);
         }
     }
 #endif

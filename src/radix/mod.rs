@@ -218,8 +218,9 @@ impl RadixPolicy {
     }
 
     /// The policy for a device:
-    /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys), 8-bit digits, peers found through shared lane masks
-    ///   (`match_or` 2) and packed 16-bit rank counters (`rank2` 2), one-workgroup sort up to 8192 keys (512 x 16).
+    /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys; 256 x 6 for sorts up to 2^18 keys), 8-bit digits,
+    ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2),
+    ///   one-workgroup sort up to 8192 keys (512 x 16).
     ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
     ///   3 workgroups per SM (68-80 registers, 15.5 KiB shared) and made the Onesweep passes 1.7-1.9x faster than
     ///   512 x 8 with ballot or match-any ranking (2 workgroups per SM, 64 registers).
@@ -265,6 +266,10 @@ impl RadixPolicy {
                 upfront_max_groups: 1024,
                 rank2: 2,
                 match_or: 2,
+                // H100, u32 keys, 2^16..2^20 (BENCHMARKS.md, fourth session): 256 x 6 tiles beat 256 x 12 up to
+                // 2^18 keys (0.0655 against 0.0801 ms at 2^16), 256 x 12 wins from 2^19.
+                short_max: 1 << 18,
+                short_keys_per_thread: 6,
                 ..base
             }
         } else if caps.is_cpu() {
