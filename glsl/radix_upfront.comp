@@ -67,6 +67,18 @@ void count_key(uvec2 key, uint hbase, bool desc) {
     }
 }
 
+#if !VEC4
+void load_chunk(uint c, uint n, out uint w0[KPT], out uint w1[KPT]) {
+    uint base = c * WG_SIZE * KPT;
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint idx = base + k * WG_SIZE + gl_LocalInvocationID.x;
+        idx = idx < n ? idx : base;
+        w0[k] = keys[idx * KEY_WORDS];
+        w1[k] = KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u;
+    }
+}
+#endif
+
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint total = meta[CTRL_N];
@@ -104,19 +116,22 @@ void main() {
     }
 #else
     // All of a chunk's loads are issued before any key is counted (a load after a shared atomic would wait for
-    // it); indices past n read the chunk's first key and are not counted.
+    // it), and the next chunk's loads before this chunk's counting (their latency hides behind the atomics);
+    // indices past n read the chunk's first key and are not counted.
+    uint w0[KPT];
+    uint w1[KPT];
+    load_chunk(g, n, w0, w1);
     for (uint c = g; c < chunks; c += groups) {
         uint base = c * WG_SIZE * KPT;
-        uint w0[KPT];
-        uint w1[KPT];
+        uint k0[KPT];
+        uint k1[KPT];
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint idx = base + k * WG_SIZE + lid;
-            idx = idx < n ? idx : base;
-            w0[k] = keys[idx * KEY_WORDS];
-            w1[k] = KEY_WORDS == 2u ? keys[idx * KEY_WORDS + 1u] : 0u;
+            k0[k] = w0[k];
+            k1[k] = w1[k];
         }
+        if (c + groups < chunks) load_chunk(c + groups, n, w0, w1);
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            if (base + k * WG_SIZE + lid < n) count_key(uvec2(w0[k], w1[k]), hbase, desc);
+            if (base + k * WG_SIZE + lid < n) count_key(uvec2(k0[k], k1[k]), hbase, desc);
         }
     }
 #endif
