@@ -9,8 +9,9 @@
 //! Memory: besides the caller's key and value buffers, a scratch buffer of
 //! [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
 //! (ping-pong), a 1 KiB control block, the digit offsets (2 x places x 2^digit_bits u32) and the look-back status
-//! (places x tiles x 2^digit_bits u32, about 0.5 bytes per key and place with the NVIDIA policy, 1 byte with
-//! lavapipe's). Layout and passes: [`crate::radix`].
+//! (places x tiles x 2^digit_bits u32, about 0.33 bytes per key and place with the NVIDIA policy's 3072-key
+//! tiles, 1 byte with lavapipe's; sorts up to the policy's `short_max` keys use shorter tiles, 0.67 bytes on
+//! NVIDIA, and the storage query for a capacity covers them). Layout and passes: [`crate::radix`].
 //!
 //! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
