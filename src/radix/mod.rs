@@ -79,11 +79,10 @@ pub const MAX_KEYS: u64 = (1 << 32) - (1 << 16);
 pub const MAX_PORTION_KEYS: u64 = (1 << 30) - 1;
 
 /// Usage flags the scratch buffer needs (plus `SHADER_DEVICE_ADDRESS` for sorts whose arrays exceed one
-/// binding: [`crate::sort::StorageRequirements::scratch_usage`]).
+/// binding: [`crate::sort::StorageRequirements::scratch_usage`]). No transfer usage: the setup pass zeroes the
+/// scratch with a compute shader.
 pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
-    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw()
-        | vk::BufferUsageFlags::TRANSFER_DST.as_raw()
-        | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw() | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
 );
 
 /// Tuning of the radix sort, passed to the shaders as specialization constants.
