@@ -22,7 +22,9 @@
 //!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
 //!
 //! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
-//! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block.
+//! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block. Sorts of at
+//! most the policy's `short_max` keys (host n or capacity) run through a second `RadixSort` whose tiles hold
+//! `short_keys_per_thread` keys per invocation ([`RadixSort::pick`]); [`RadixSort::scratch_bytes`] covers both.
 //!
 //! # Scratch layout (`storage_requirements(max_n)`, offsets aligned to 256 bytes)
 //! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | digit offsets
@@ -128,7 +130,7 @@ pub struct RadixPolicy {
     pub upfront_hist_copies: u32,
     /// Onesweep/downsweep ranking, CUB style (`rank2`): 0 off (default: per-subgroup histograms, a per-digit
     /// serial loop over subgroups, a separate digit scan); 1: per-subgroup digit counters laid out
-    /// [digit][subgroup] and one workgroup scan over all of them (2-4 barriers fewer per tile; ~1/32 more shared
+    /// `[digit][subgroup]` and one workgroup scan over all of them (2-4 barriers fewer per tile; ~1/32 more shared
     /// memory for the padded counters); 2: the same with 16-bit counters packed two per word (half the zeroing
     /// and scanning; needs a tile below 65536 keys).
     pub rank2: u32,

@@ -4,7 +4,7 @@
 //! decoupled look-back over the place's status region (bounded spin, then self-counting), and scatters keys and
 //! values through shared memory to the other side. Dispatched indirectly (0 groups when the plan skipped the
 //! place). Policy-selected code paths (specialization constants 10 and 11, see [`super::RadixPolicy`]):
-//! `rank2` (CUB-style [digit][subgroup] counters and one workgroup scan; 2: 16-bit packed counters) and
+//! `rank2` (CUB-style `[digit][subgroup]` counters and one workgroup scan; 2: 16-bit packed counters) and
 //! `keep_digit` (wide exchange: a second word travels with each key through shared memory).
 
 use super::{Bindings, RadixSort, CTRL_PASS};
