@@ -51,8 +51,8 @@ void main() {
     set_word(CTRL_RAW_COUNT, raw);
     set_word(CTRL_OVERFLOW, raw > pc.capacity ? 1u : 0u);
     uint groups = min(div_ceil(n, pc.chunk), pc.max_groups);
-    uint x = groups == 0u ? 0u : min(groups, pc.max_x);
-    set_word(CTRL_UPFRONT_ARGS + 0u, x);
-    set_word(CTRL_UPFRONT_ARGS + 1u, groups == 0u ? 1u : div_ceil(groups, x));
-    set_word(CTRL_UPFRONT_ARGS + 2u, 1u);
+    uvec3 grid = indirect_grid(groups, pc.max_x);
+    set_word(CTRL_UPFRONT_ARGS + 0u, grid.x);
+    set_word(CTRL_UPFRONT_ARGS + 1u, grid.y);
+    set_word(CTRL_UPFRONT_ARGS + 2u, grid.z);
 }

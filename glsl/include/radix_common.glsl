@@ -35,3 +35,11 @@ const uint STATUS_HDR = 32u;         // onesweep status slot: words before the f
 const uint FLAG_AGGREGATE = 1u << 30;
 const uint FLAG_INCLUSIVE = 2u << 30;
 const uint COUNT_MASK = (1u << 30) - 1u;
+
+// A VkDispatchIndirectCommand's (x, y, z) for `groups` workgroups (flat_group_id() order): at most max_x
+// (maxComputeWorkGroupCount[0]) in x; 0 groups give (0, 1, 1).
+uvec3 indirect_grid(uint groups, uint max_x) {
+    if (groups == 0u) return uvec3(0u, 1u, 1u);
+    uint x = min(groups, max_x);
+    return uvec3(x, div_ceil(groups, x), 1u);
+}

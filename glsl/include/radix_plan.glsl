@@ -11,12 +11,6 @@ DEFINE_WG_SCAN(uint, pscan)
 
 shared uint s_skip;
 
-uvec3 plan_grid(uint groups, uint max_x) {
-    if (groups == 0u) return uvec3(0u, 1u, 1u);
-    uint x = min(groups, max_x);
-    return uvec3(x, div_ceil(groups, x), 1u);
-}
-
 void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chunk, uint portion_tiles,
                 uint copy_len) {
     uint lid = gl_LocalInvocationID.x;
@@ -63,12 +57,12 @@ void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chu
     for (uint p = 0u; p < places; p++) {
         bool skip = (skipped & (1u << p)) != 0u;
         uint r = CTRL_PASS + 8u * p;
-        uvec3 t = plan_grid(skip ? 0u : min(tiles, portion_tiles), max_x);
+        uvec3 t = indirect_grid(skip ? 0u : min(tiles, portion_tiles), max_x);
         meta[r + 0u] = t.x;
         meta[r + 1u] = t.y;
         meta[r + 2u] = t.z;
         meta[r + 3u] = sel;
-        uvec3 s = plan_grid(skip ? 0u : RADIX, max_x);
+        uvec3 s = indirect_grid(skip ? 0u : RADIX, max_x);
         meta[r + 4u] = s.x;
         meta[r + 5u] = s.y;
         meta[r + 6u] = s.z;
@@ -77,7 +71,7 @@ void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chu
     }
     meta[CTRL_TILES] = tiles;
     meta[CTRL_FINAL_SEL] = sel;
-    uvec3 c = plan_grid(sel == 1u ? div_ceil(min(n, copy_len), copy_chunk) : 0u, max_x);
+    uvec3 c = indirect_grid(sel == 1u ? div_ceil(min(n, copy_len), copy_chunk) : 0u, max_x);
     meta[CTRL_COPY_ARGS + 0u] = c.x;
     meta[CTRL_COPY_ARGS + 1u] = c.y;
     meta[CTRL_COPY_ARGS + 2u] = c.z;

@@ -63,11 +63,6 @@ impl Profiler {
         Ok(p)
     }
 
-    /// Whether this profiler stamps only at [`super::Recorder::stamp`].
-    pub fn is_per_run(&self) -> bool {
-        self.per_run
-    }
-
     /// Resets the pool in `cmd` and writes the first stamp.
     pub fn begin(&mut self, device: &ash::Device, cmd: vk::CommandBuffer) {
         self.labels.clear();
