@@ -41,43 +41,12 @@ layout(push_constant) uniform Push {
 shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
-shared uint s_and[2];
-shared uint s_or[2];
 const uint MATCH_OR = 0u;   // ballot or match-any peers (radix_rank.glsl)
 const uint MATCH_BASE = 0u;
 
 #include "radix_rank.glsl"
 
-uint g_w0[KPT];
-uint g_w1[KPT];
-uint g_v0[KPT];
-uint g_v1[KPT];
-uint g_pos[KPT];
-
-void exchange_w0() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
-    barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w0[j] = smem[item_pos(j)];
-    barrier();
-}
-void exchange_w1() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
-    barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w1[j] = smem[item_pos(j)];
-    barrier();
-}
-void exchange_v0() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
-    barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v0[j] = smem[item_pos(j)];
-    barrier();
-}
-void exchange_v1() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
-    barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v1[j] = smem[item_pos(j)];
-    barrier();
-}
+#include "radix_local.glsl"
 
 void main() {
     uint n = pc.n_host;
@@ -93,12 +62,9 @@ void main() {
     n = min(n, TILE);
     if (n <= 1u) return;
     bool desc = (pc.flags & 1u) != 0u;
+    local_clear();
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
-        g_w0[j] = 0u;
-        g_w1[j] = 0u;
-        g_v0[j] = 0u;
-        g_v1[j] = 0u;
         if (i < n) {
             g_w0[j] = keys[i * KEY_WORDS];
             if (KEY_WORDS == 2u) g_w1[j] = keys[i * KEY_WORDS + 1u];
@@ -106,53 +72,8 @@ void main() {
             if (VAL_WORDS == 2u) g_v1[j] = vals[i * VAL_WORDS + 1u];
         }
     }
-    // Bits where all keys agree (AND == OR of the transformed keys): passes over only such bits are skipped.
-    if (gl_LocalInvocationID.x == 0u) {
-        s_and[0] = ~0u;
-        s_and[1] = ~0u;
-        s_or[0] = 0u;
-        s_or[1] = 0u;
-    }
-    barrier();
-    uvec2 a = uvec2(~0u), o = uvec2(0u);
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        if (item_pos(j) < n) {
-            uvec2 t = key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc);
-            a &= t;
-            o |= t;
-        }
-    }
-    a = subgroupAnd(a);
-    o = subgroupOr(o);
-    if (subgroupElect()) {
-        atomicAnd(s_and[0], a.x);
-        atomicAnd(s_and[1], a.y);
-        atomicOr(s_or[0], o.x);
-        atomicOr(s_or[1], o.y);
-    }
-    barrier();
-    uvec2 differ = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]);
-    for (uint shift = pc.lo; shift < pc.hi; shift += DIGIT_BITS) {
-        uint bits = min(DIGIT_BITS, pc.hi - shift);
-        uint mask = (1u << bits) - 1u;
-        if (key_digit(differ, shift, mask) == 0u) continue;
-        [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            // Items past n sit at the end and carry the largest digit: they stay at the end.
-            g_digit[j] = item_pos(j) < n
-                ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), shift, mask)
-                : mask;
-        }
-        rank_digits(bits);
-        [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            uint d = g_digit[j];
-            g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
-        }
-        barrier();
-        exchange_w0();
-        if (KEY_WORDS == 2u) exchange_w1();
-        if (VAL_WORDS >= 1u) exchange_v0();
-        if (VAL_WORDS == 2u) exchange_v1();
-    }
+    // Places over only bits where all keys agree are skipped.
+    local_sort(n, pc.lo, pc.hi, pc.key_kind, desc, local_differ(n, pc.key_kind, desc));
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
         if (i < n) {
