@@ -11,6 +11,8 @@
 //!   N k and writes T R counts, a spine scans the T R counts (read + write), a downsweep reads N (k + v) and the
 //!   counts and writes N (k + v): 3N words keys only, 5N with values, per place.
 //! - Small (one workgroup) sort: reads and writes N (k + v) once.
+//! - MSD sort (small N): a split pass whose ~N/4096 workgroups each read all N k twice, then read N (k + v) and
+//!   write it to the scratch; a bucket pass reads N (k + v) and writes it back.
 //! - Scans: decoupled look-back 2N e (+ tile descriptors); reduce-then-scan 3N e (reduce N, spine, downsweep
 //!   reads N writes N); Blelloch ~4N e (block scan read+write, block sums, uniform add read+write);
 //!   Hillis-Steele 2N e per step, ceil(log2 N) steps.
@@ -172,6 +174,20 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             let kv = n * (k + v);
             if algo == "small" {
                 return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)];
+            }
+            if algo == "msd" {
+                // every split workgroup reads all keys twice (mostly from cache at these sizes)
+                let split_tiles = (n / 4096.0).ceil().max(1.0);
+                return vec![
+                    PassModel::new(
+                        "vksort::radix::msd::split",
+                        1,
+                        2.0 * split_tiles * n * k + kv,
+                        kv,
+                        2.0 * split_tiles + 8.0,
+                    ),
+                    PassModel::new("vksort::radix::msd::buckets", 1, kv, kv, pf * 8.0),
+                ];
             }
             let onesweep = algo != "reduce-then-scan";
             let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
@@ -529,6 +545,11 @@ impl Calibration {
                     algo, key, value, ..
                 } if algo == "small" => {
                     (ops::small_sort_max(caps, *key, *value) / 4).max(16) as usize
+                }
+                ops::OpSpec::Sort {
+                    algo, key, value, ..
+                } if algo == "msd" => {
+                    (ops::msd_max(caps, *key, *value) / 4).clamp(1 << 10, 1 << 15) as usize
                 }
                 _ => n,
             };

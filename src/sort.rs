@@ -142,7 +142,7 @@ impl Order {
 /// Which radix-sort algorithm runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum SortAlgorithm {
-    /// Small for n <= `policy.small_sort_max`, else Onesweep where the device policy allows it
+    /// Small for n <= `policy.small_sort_max`, Msd for n <= `policy.msd_max`, else Onesweep where the device policy allows it
     /// (`policy.onesweep_safe`), else ReduceThenScan.
     #[default]
     Auto,
@@ -150,16 +150,21 @@ pub enum SortAlgorithm {
     Onesweep,
     /// Upsweep, spine and downsweep per digit place; no inter-workgroup waiting.
     ReduceThenScan,
-    /// One workgroup sorts everything in shared memory (n <= `policy.small_sort_max`).
+    /// One workgroup sorts everything in shared memory (n <= `policy.small_capacity()`).
     Small,
+    /// Two dispatches, most significant digit first: a split pass scatters the keys into buckets by their
+    /// highest differing digit, then one workgroup per bucket sorts it (n <= [`crate::radix::MSD_MAX_KEYS`];
+    /// Auto uses it up to `policy.msd_max`). See [`crate::radix::msd`].
+    Msd,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 4] = [
+    pub const ALL: [SortAlgorithm; 5] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
+        SortAlgorithm::Msd,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -167,6 +172,7 @@ impl SortAlgorithm {
             SortAlgorithm::Onesweep => "onesweep",
             SortAlgorithm::ReduceThenScan => "reduce-then-scan",
             SortAlgorithm::Small => "small",
+            SortAlgorithm::Msd => "msd",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {

@@ -231,7 +231,7 @@ const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)),
 
 #[test]
 fn push_constant_structs_match_reflection() {
-    use vksort::radix::{onesweep, rts, setup, small, upfront};
+    use vksort::radix::{msd, onesweep, rts, setup, small, upfront};
     let cases: &[(&str, usize)] = &[
         (
             "radix_upfront_scalar",
@@ -282,6 +282,22 @@ fn push_constant_structs_match_reflection() {
             "radix_small_partitioned",
             std::mem::size_of::<small::SmallPush>(),
         ),
+        (
+            "radix_msd_split_ballot",
+            std::mem::size_of::<msd::SplitPush>(),
+        ),
+        (
+            "radix_msd_split_partitioned",
+            std::mem::size_of::<msd::SplitPush>(),
+        ),
+        (
+            "radix_msd_buckets_ballot",
+            std::mem::size_of::<msd::BucketsPush>(),
+        ),
+        (
+            "radix_msd_buckets_partitioned",
+            std::mem::size_of::<msd::BucketsPush>(),
+        ),
     ];
     for (shader, size) in cases {
         let iface = reflect(shader).unwrap();
@@ -331,7 +347,7 @@ fn full_matrix() {
     with_gpu(|ctx| {
         for key in KeyType::ALL {
             for value in ValueType::ALL {
-                let small_max = sort_policy(ctx, key, value).small_sort_max as usize;
+                let small_max = sort_policy(ctx, key, value).small_capacity() as usize;
                 for order in [Order::Ascending, Order::Descending] {
                     for bits in BIT_RANGES {
                         let dist = if matches!(key, KeyType::F32 | KeyType::F64) {
@@ -343,6 +359,7 @@ fn full_matrix() {
                             SortAlgorithm::Onesweep,
                             SortAlgorithm::ReduceThenScan,
                             SortAlgorithm::Small,
+                            SortAlgorithm::Msd,
                         ] {
                             let n = if alg == SortAlgorithm::Small {
                                 small_max - 3
@@ -385,6 +402,8 @@ fn distributions() {
                         (SortAlgorithm::Auto, 3333),
                         (SortAlgorithm::Auto, 777),
                         (SortAlgorithm::ReduceThenScan, 5000),
+                        (SortAlgorithm::Onesweep, 5000),
+                        (SortAlgorithm::Msd, 5000),
                     ] {
                         let mut c = Case::new(key);
                         c.value = ValueType::U32;
@@ -410,7 +429,7 @@ fn edge_sizes() {
             };
             let p = sort_policy(ctx, key, value);
             let tile = p.tile() as usize;
-            let small = p.small_sort_max as usize;
+            let small = p.small_capacity() as usize;
             let mut sizes: Vec<usize> = vec![
                 0,
                 1,
@@ -427,11 +446,15 @@ fn edge_sizes() {
             ];
             sizes.extend(tile - 2..=tile + 2);
             sizes.extend(small - 2..=small + 2);
+            let split = (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as usize;
+            sizes.extend(split - 1..=split + 1);
+            sizes.push(2 * split + 1);
             for alg in [
                 SortAlgorithm::Auto,
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,
                 SortAlgorithm::Small,
+                SortAlgorithm::Msd,
             ] {
                 for &n in &sizes {
                     if alg == SortAlgorithm::Small && n > small {
@@ -460,6 +483,7 @@ fn digit_widths() {
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,
                 SortAlgorithm::Small,
+                SortAlgorithm::Msd,
             ] {
                 for (key, bits) in [
                     (KeyType::U64, None),
@@ -527,6 +551,7 @@ fn gpu_side_count() {
             SortAlgorithm::Onesweep,
             SortAlgorithm::ReduceThenScan,
             SortAlgorithm::Small,
+            SortAlgorithm::Msd,
         ] {
             for (cap, m) in [
                 (1500usize, 1000usize),
@@ -553,7 +578,11 @@ fn gpu_side_count() {
 #[test]
 fn gpu_side_count_overflow_is_clamped_and_flagged() {
     with_gpu(|ctx| {
-        for alg in [SortAlgorithm::Onesweep, SortAlgorithm::Small] {
+        for alg in [
+            SortAlgorithm::Onesweep,
+            SortAlgorithm::Small,
+            SortAlgorithm::Msd,
+        ] {
             let cap = 1000usize;
             let sorter = Sorter::new(
                 ctx,
@@ -811,7 +840,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         )
         .unwrap();
         // (one key above the policy's limit: the count is checked before the buffers' sizes)
-        let too_many = small.policy().small_sort_max as u64 + 1;
+        let too_many = small.policy().small_capacity() as u64 + 1;
         let r = ctx.submit("test::bad", |rec| {
             small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
         });
@@ -824,13 +853,27 @@ fn bad_input_is_rejected_and_writes_nothing() {
 #[test]
 fn auto_resolves_by_size() {
     with_gpu(|ctx| {
-        let s = Sorter::new(ctx, SortConfig::default()).unwrap();
-        let p = *s.policy();
+        let mut p = lavapipe_policy(ctx);
+        p.small_sort_max = 1000;
+        p.msd_max = 4000;
+        let s = Sorter::new(
+            ctx,
+            SortConfig {
+                policy: Some(p),
+                ..Default::default()
+            },
+        )
+        .unwrap();
         assert_eq!(
             s.algorithm_for(p.small_sort_max as u64),
             SortAlgorithm::Small
         );
-        let big = s.algorithm_for(p.small_sort_max as u64 + 1);
+        assert_eq!(
+            s.algorithm_for(p.small_sort_max as u64 + 1),
+            SortAlgorithm::Msd
+        );
+        assert_eq!(s.algorithm_for(p.msd_max as u64), SortAlgorithm::Msd);
+        let big = s.algorithm_for(p.msd_max as u64 + 1);
         assert!(matches!(
             big,
             SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan
@@ -845,6 +888,7 @@ fn smoke() {
             SortAlgorithm::Small,
             SortAlgorithm::Onesweep,
             SortAlgorithm::ReduceThenScan,
+            SortAlgorithm::Msd,
         ] {
             let mut c = Case::new(KeyType::U32);
             c.algorithm = alg;
@@ -886,6 +930,10 @@ fn passes_are_labelled_and_profiled() {
                 ],
             ),
             (SortAlgorithm::Small, vec!["vksort::radix::small"]),
+            (
+                SortAlgorithm::Msd,
+                vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
+            ),
         ];
         for (alg, want) in cases {
             let bits = if alg == SortAlgorithm::ReduceThenScan {
@@ -1404,5 +1452,91 @@ fn skipped_places_and_the_final_side() {
                 }
             }
         }
+    });
+}
+
+/// The MSD sort's two paths: buckets sorted in registers and buckets larger than the bucket tile, sorted by
+/// one workgroup through global memory (forced here with 1-key-per-invocation bucket tiles and keys crowded
+/// into few split digits). Every key type with values (stability), both orders, bit ranges, host and GPU-side
+/// counts; and the size limit.
+#[test]
+fn msd_buckets_large_and_small() {
+    with_gpu(|ctx| {
+        let base = lavapipe_policy(ctx);
+        let mut tiny = base;
+        tiny.msd_bucket_keys_per_thread = 1;
+        tiny.msd_split_keys_per_thread = 3;
+        let bucket_tile = tiny.msd_bucket_workgroup_size as usize;
+        for key in KeyType::ALL {
+            for (i, dist) in [
+                Dist::Entropy(4),
+                Dist::FewUnique,
+                Dist::Runs,
+                Dist::Uniform,
+                Dist::FloatSpecials,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                for (p, order, bits) in [
+                    (tiny, Order::Ascending, None),
+                    (tiny, Order::Descending, Some((3, 29))),
+                    (base, Order::Descending, None),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = if key.bytes() == 8 {
+                        ValueType::U64
+                    } else {
+                        ValueType::U32
+                    };
+                    c.order = order;
+                    c.bits = bits;
+                    c.algorithm = SortAlgorithm::Msd;
+                    c.policy = Some(p);
+                    let n = 20 * bucket_tile + 3 + i;
+                    let raw = gen(key, dist, n, 31 * i as u64 + key as u64);
+                    check(ctx, &c, &raw, None);
+                    check(ctx, &c, &raw, Some(n - n / 4));
+                }
+            }
+            // Every key in one bucket, differing only below the split digit: all of them take the large path.
+            let n = 9 * bucket_tile + 1;
+            let mut r = Rng(key as u64 + 5);
+            let raw: Vec<u64> = (0..n)
+                .map(|i| {
+                    let outlier = if i == n / 2 {
+                        1u64 << (key.bits() - 1)
+                    } else {
+                        0
+                    };
+                    outlier | (r.next_u64() & 0xfff)
+                })
+                .collect();
+            let mut c = Case::new(key);
+            c.value = ValueType::U32;
+            c.algorithm = SortAlgorithm::Msd;
+            c.policy = Some(tiny);
+            check(ctx, &c, &raw, None);
+        }
+        let s = Sorter::new(
+            ctx,
+            SortConfig {
+                algorithm: SortAlgorithm::Msd,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let n = radix::MSD_MAX_KEYS + 1;
+        let kb = Buffer::device_local(ctx, "test::keys", n * 4).unwrap();
+        let scratch = Buffer::device_local(
+            ctx,
+            "test::scratch",
+            s.storage_requirements(n).scratch_bytes,
+        )
+        .unwrap();
+        let r = ctx.submit("test::sort", |rec| {
+            s.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n)
+        });
+        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
     });
 }

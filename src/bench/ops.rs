@@ -401,12 +401,21 @@ pub fn sort_supports(
     value: Option<ElemType>,
     caps: &DeviceCaps,
 ) -> bool {
-    algo != "small" || n <= radix_policy(caps, key, value).small_sort_max as u64
+    match algo {
+        "small" => n <= radix_policy(caps, key, value).small_capacity() as u64,
+        "msd" => n <= crate::radix::MSD_MAX_KEYS,
+        _ => true,
+    }
+}
+
+/// Largest N `auto` gives the MSD sort for (key, value) (0: none).
+pub fn msd_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
+    radix_policy(caps, key, value).msd_max as u64
 }
 
 /// Largest N of the one-workgroup sort for (key, value).
 pub fn small_sort_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
-    radix_policy(caps, key, value).small_sort_max as u64
+    radix_policy(caps, key, value).small_capacity() as u64
 }
 
 /// The radix policy's numbers the model needs.
@@ -419,8 +428,8 @@ pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) ->
 }
 
 /// The algorithm the library's `auto` runs for `n` keys (`Sorter::algorithm_for`: the one-workgroup sort up to
-/// the policy's `small_sort_max`, then Onesweep where the policy deems it safe, else reduce-then-scan); other
-/// names unchanged.
+/// the policy's `small_sort_max`, the MSD sort up to `msd_max`, then Onesweep where the policy deems it safe,
+/// else reduce-then-scan); other names unchanged.
 pub fn resolve_sort_algo(
     algo: &str,
     n: u64,
@@ -434,6 +443,8 @@ pub fn resolve_sort_algo(
     let p = radix_policy(caps, key, value);
     if n <= p.small_sort_max as u64 {
         SortAlgorithm::Small.name().into()
+    } else if n <= p.msd_max as u64 {
+        SortAlgorithm::Msd.name().into()
     } else if p.onesweep_safe {
         SortAlgorithm::Onesweep.name().into()
     } else {

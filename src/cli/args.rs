@@ -96,7 +96,7 @@ pub struct SortArgs {
     /// Sort by bits LO..HI of the key's order-preserving image only (e.g. 0..16).
     #[arg(long, value_name = "LO..HI")]
     pub bits: Option<String>,
-    /// Algorithm: auto (the calibrated model picks), onesweep, reduce-then-scan, small.
+    /// Algorithm: auto (the calibrated model picks), onesweep, reduce-then-scan, small, msd.
     #[arg(long, default_value = "auto", value_name = "ALGO")]
     pub algo: String,
     #[command(flatten)]

@@ -1,5 +1,5 @@
 //! LSD radix sort, one pass per digit place (Onesweep, after Adinets & Merrill 2022), with a reduce-then-scan
-//! alternative and a one-workgroup path for small inputs. The dispatch/plan layer: policy, scratch layout, and
+//! alternative, a two-dispatch MSD sort and a one-workgroup sort for small inputs. The dispatch/plan layer: policy, scratch layout, and
 //! the sequence of passes. The public API is [`crate::sort`].
 //!
 //! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
@@ -17,6 +17,9 @@
 //! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
 //!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
+//! - `vksort::radix::msd::split`, `vksort::radix::msd::buckets` (the MSD sort for small inputs, [`msd`]): the
+//!   split reads all keys twice per split tile (mostly from cache) and writes k + v to the scratch; the bucket
+//!   pass reads them back and writes k + v once. No setup pass, no waiting between workgroups.
 //! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
 //!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
 //!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
@@ -49,6 +52,7 @@
 
 pub mod clocks;
 pub mod keys;
+pub mod msd;
 pub mod onesweep;
 pub mod rts;
 pub mod setup;
@@ -71,6 +75,8 @@ pub(crate) const CTRL_UPFRONT_ARGS: u64 = 4;
 pub(crate) const CTRL_COPY_ARGS: u64 = 8;
 pub(crate) const CTRL_PASS: u64 = 32;
 pub(crate) const CTRL_WORDS: u64 = 256;
+/// The most keys [`SortAlgorithm::Msd`] takes: its split pass reads all keys once per tile.
+pub const MSD_MAX_KEYS: u64 = 1 << 20;
 /// Onesweep status slot: words before the first tile's status (the tile counter is word 0).
 pub(crate) const STATUS_HDR: u64 = 32;
 /// Most keys one sort takes: 2^32 - 2^16 (counts and indices are 32-bit words on the GPU, and rounding a count
@@ -105,8 +111,8 @@ pub struct RadixPolicy {
     /// Rank with subgroupPartitionNV (match-any) instead of ballot matching; needs
     /// VK_NV_shader_subgroup_partitioned.
     pub use_partitioned: bool,
-    /// Auto uses the one-workgroup sort up to this many keys (at most small_workgroup_size x
-    /// small_keys_per_thread).
+    /// Auto uses the one-workgroup sort up to this many keys (0: never; at most its capacity,
+    /// [`RadixPolicy::small_capacity`], up to which an explicit [`SortAlgorithm::Small`] sorts).
     pub small_sort_max: u32,
     /// Invocations of the one-workgroup sort.
     pub small_workgroup_size: u32,
@@ -173,13 +179,27 @@ pub struct RadixPolicy {
     pub short_max: u32,
     /// Keys per invocation of Onesweep for sorts up to `short_max` keys (1..=32).
     pub short_keys_per_thread: u32,
+    /// Auto uses the two-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
+    /// (host n or capacity; 0: never). Its split pass reads all n keys twice per tile, so it pays only while
+    /// dispatches, not keys, dominate.
+    pub msd_max: u32,
+    /// Invocations of the MSD split pass (`msd::split`).
+    pub msd_split_workgroup_size: u32,
+    /// Keys per invocation of the MSD split pass: a split tile is msd_split_workgroup_size x this.
+    pub msd_split_keys_per_thread: u32,
+    /// Invocations of the MSD bucket pass (`msd::buckets`, one workgroup per bucket).
+    pub msd_bucket_workgroup_size: u32,
+    /// Keys per invocation of the MSD bucket pass: buckets of up to msd_bucket_workgroup_size x this many keys
+    /// are sorted in registers, larger ones through global memory (slower).
+    pub msd_bucket_keys_per_thread: u32,
 }
 
 impl RadixPolicy {
     /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
     /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), smax (short_max), skpt
-    /// (short_keys_per_thread); boolean fields take 0 or 1. Nothing is checked against a device here
+    /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
+    /// invocation), mbwg, mbkpt (the bucket pass's); boolean fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let bad = |what: String| Error::InvalidArgument(format!("policy overrides: {what}"));
@@ -212,6 +232,11 @@ impl RadixPolicy {
                 "lb" => self.lookback_batch = v,
                 "smax" => self.short_max = v,
                 "skpt" => self.short_keys_per_thread = v,
+                "mmax" => self.msd_max = v,
+                "mswg" => self.msd_split_workgroup_size = v,
+                "mskpt" => self.msd_split_keys_per_thread = v,
+                "mbwg" => self.msd_bucket_workgroup_size = v,
+                "mbkpt" => self.msd_bucket_keys_per_thread = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
         }
@@ -220,12 +245,14 @@ impl RadixPolicy {
 
     /// The policy for a device:
     /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys; 256 x 6 for sorts up to 2^18 keys), 8-bit digits,
-    ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2),
-    ///   one-workgroup sort up to 8192 keys (512 x 16).
+    ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2);
+    ///   Auto sorts up to 2^16 keys with the MSD sort (1024 x 1 split tiles, 256 x 4 bucket tiles) and never
+    ///   with the one-workgroup sort (slower than MSD from 2^10 to 2^13 keys).
     ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
     ///   3 workgroups per SM (68-80 registers, 15.5 KiB shared) and made the Onesweep passes 1.7-1.9x faster than
     ///   512 x 8 with ballot or match-any ranking (2 workgroups per SM, 64 registers).
-    /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048.
+    /// - CPU drivers (lavapipe): 128 x 8 keys per tile (32 KiB shared memory, subgroup 8), small up to 2048; no
+    ///   MSD sort in Auto (slower there than Onesweep).
     /// - Others: 256 x 12, shrunk until the shared memory fits; Onesweep is not used by Auto on ARM (Mali),
     ///   Qualcomm (Adreno) and Apple (MoltenVK) GPUs, whose schedulers give weak forward-progress guarantees
     ///   (the fallback keeps Onesweep correct there, but slow): they get reduce-then-scan.
@@ -259,10 +286,17 @@ impl RadixPolicy {
             lookback_batch: 4,
             short_max: 0,
             short_keys_per_thread: 4,
+            msd_max: 1 << 16,
+            msd_split_workgroup_size: 512,
+            msd_split_keys_per_thread: 8,
+            msd_bucket_workgroup_size: 256,
+            msd_bucket_keys_per_thread: 8,
         };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
-                small_sort_max: 8192,
+                // H100 (BENCHMARKS.md, fifth session): the MSD sort took 29-31 us at 2^10..2^13 keys where the
+                // one-workgroup sort (512 x 16) took 54-72 us; smaller sizes were not measured. Auto uses MSD.
+                small_sort_max: 0,
                 small_workgroup_size: 512,
                 upfront_max_groups: 1024,
                 rank2: 2,
@@ -271,6 +305,14 @@ impl RadixPolicy {
                 // 2^18 keys (0.0655 against 0.0801 ms at 2^16), 256 x 12 wins from 2^19.
                 short_max: 1 << 18,
                 short_keys_per_thread: 6,
+                // H100 (BENCHMARKS.md, fifth session): the MSD sort beats Onesweep up to 2^16 keys (0.050
+                // against 0.063 ms at 2^16, 0.071 against 0.067 at 2^17), with a 1024 x 1 split tile (0.0475 ms
+                // at 2^16; 1024 x 2 0.050, 1024 x 4 0.063, 512 x 8 0.071) and 256 x 4 bucket tiles (256 x 2
+                // 0.046 but more buckets overflow to the slow path; 256 x 8 0.063, 256 x 16 0.078).
+                msd_max: 1 << 16,
+                msd_split_workgroup_size: 1024,
+                msd_split_keys_per_thread: 1,
+                msd_bucket_keys_per_thread: 4,
                 ..base
             }
         } else if caps.is_cpu() {
@@ -284,6 +326,11 @@ impl RadixPolicy {
                 upfront_keys_per_thread: 8,
                 upfront_max_groups: 64,
                 onesweep_safe: true,
+                // lavapipe, 2^14 u32 keys: the MSD sort's 256 bucket workgroups took ~45 ms where Onesweep
+                // took 7 ms (a CPU driver pays per workgroup and per barrier): Auto does not use it there.
+                msd_max: 0,
+                msd_split_workgroup_size: 128,
+                msd_bucket_workgroup_size: 128,
                 ..base
             }
         } else {
@@ -309,6 +356,16 @@ impl RadixPolicy {
             p.small_sort_max = p
                 .small_sort_max
                 .min(p.small_workgroup_size * p.small_keys_per_thread);
+            if p.msd_split_workgroup_size > plan.max * 2 && p.msd_split_workgroup_size > 64 {
+                p.msd_split_workgroup_size /= 2;
+                p.msd_split_keys_per_thread *= 2;
+            }
+            if p.msd_bucket_workgroup_size > plan.max * 2 && p.msd_bucket_workgroup_size > 64 {
+                p.msd_bucket_workgroup_size /= 2;
+            }
+        }
+        if p.check(caps, &plan).is_err() {
+            p.msd_max = 0;
         }
         p
     }
@@ -333,6 +390,11 @@ impl RadixPolicy {
                 .min(p.small_workgroup_size * p.small_keys_per_thread);
         }
         p
+    }
+
+    /// The most keys the one-workgroup sort takes: small_workgroup_size x small_keys_per_thread.
+    pub fn small_capacity(&self) -> u32 {
+        self.small_workgroup_size * self.small_keys_per_thread
     }
 
     /// Keys per tile of the pass kernels.
@@ -387,13 +449,18 @@ impl RadixPolicy {
         if !(4..=8).contains(&self.digit_bits) {
             return bad(format!("digit_bits {} not in 4..=8", self.digit_bits));
         }
-        if self.tile() > 1 << 16 || self.small_workgroup_size * self.small_keys_per_thread > 1 << 16
+        if self.tile() > 1 << 16
+            || self.small_workgroup_size * self.small_keys_per_thread > 1 << 16
+            || self.msd_split_workgroup_size * self.msd_split_keys_per_thread > 1 << 16
+            || self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread > 1 << 16
         {
             return bad("tiles of more than 2^16 keys".into());
         }
         if !(1..=32).contains(&self.keys_per_thread)
             || !(1..=32).contains(&self.small_keys_per_thread)
             || !(1..=32).contains(&self.upfront_keys_per_thread)
+            || !(1..=32).contains(&self.msd_split_keys_per_thread)
+            || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
         {
             return bad("keys per thread must be in 1..=32".into());
         }
@@ -433,6 +500,8 @@ impl RadixPolicy {
         for (what, wg) in [
             ("workgroup_size", self.workgroup_size),
             ("small_workgroup_size", self.small_workgroup_size),
+            ("msd_split_workgroup_size", self.msd_split_workgroup_size),
+            ("msd_bucket_workgroup_size", self.msd_bucket_workgroup_size),
         ] {
             if wg == 0 || wg > caps.max_workgroup_invocations || wg % plan.max != 0 {
                 return bad(format!(
@@ -474,10 +543,18 @@ impl RadixPolicy {
             self.small_workgroup_size * self.small_keys_per_thread,
         );
         let c = 16 * 256 * 4;
-        if a.max(b).max(c) > shared {
+        // The MSD passes: the rank counters (split) or the bucket tile, plus four per-digit arrays.
+        let r4 = self.radix() as u64 * 4;
+        let d = self.rank_shared_bytes(plan, self.msd_split_workgroup_size, 0) + r4;
+        let e = self.rank_shared_bytes(
+            plan,
+            self.msd_bucket_workgroup_size,
+            self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread,
+        ) + r4;
+        let most = a.max(b).max(c).max(d).max(e);
+        if most > shared {
             return bad(format!(
-                "needs {} bytes of shared memory, the device has {shared}",
-                a.max(b).max(c)
+                "needs {most} bytes of shared memory, the device has {shared}"
             ));
         }
         Ok(())
@@ -632,6 +709,8 @@ impl RadixSort {
             SortAlgorithm::Auto => {
                 if n <= self.policy.small_sort_max as u64 {
                     SortAlgorithm::Small
+                } else if n <= self.policy.msd_max as u64 {
+                    SortAlgorithm::Msd
                 } else if self.policy.onesweep_safe {
                     SortAlgorithm::Onesweep
                 } else {
@@ -751,10 +830,15 @@ impl RadixSort {
             });
         }
         let algorithm = self.algorithm_for(max_n);
-        if algorithm == SortAlgorithm::Small && max_n > self.policy.small_sort_max as u64 {
+        if algorithm == SortAlgorithm::Small && max_n > self.policy.small_capacity() as u64 {
             return Err(Error::InvalidArgument(format!(
                 "the small sort takes at most {} keys, not {max_n}",
-                self.policy.small_sort_max
+                self.policy.small_capacity()
+            )));
+        }
+        if algorithm == SortAlgorithm::Msd && max_n > MSD_MAX_KEYS {
+            return Err(Error::InvalidArgument(format!(
+                "the MSD sort takes at most {MSD_MAX_KEYS} keys (each of its workgroups reads all keys), not {max_n}"
             )));
         }
         let kb = max_n * self.key_words as u64 * 4;
@@ -876,6 +960,7 @@ impl RadixSort {
         };
         rec.scope("vksort::sort", |rec| match algorithm {
             SortAlgorithm::Small => small::record(self, rec, &b),
+            SortAlgorithm::Msd => msd::record(self, rec, &b),
             _ => self.record_passes(rec, &b, algorithm),
         })
     }

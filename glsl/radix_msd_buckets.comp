@@ -1,0 +1,184 @@
+#version 460
+// radix_msd_buckets.comp (vksort::radix::msd, pass 2 of 2): one workgroup per bucket of the split pass
+// (radix_msd_split.comp) sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift),
+// from the scratch arrays back into the caller's buffers, stably.
+//   - A bucket of at most TILE keys is read once into registers, sorted there (radix_local.glsl: only places
+//     where the bucket's keys differ) and written once.
+//   - A larger bucket is sorted by this workgroup alone, one digit place at a time through global memory: per
+//     place a histogram of the bucket, then its chunks of TILE keys in order, each ranked in shared memory and
+//     written to the place's running digit offsets, alternating between the scratch and the caller's range of
+//     the bucket (which no other workgroup touches); a final copy when the result lies in the scratch. Correct
+//     for any bucket, but one workgroup does the work: inputs whose keys crowd into few buckets are slow.
+// Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
+// @variant ballot
+// @variant partitioned PARTITIONED=1
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 5) const uint VAL_WORDS = 0;
+layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
+
+const uint RADIX = 1u << DIGIT_BITS;
+const uint TILE = WG_SIZE * KPT;
+const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
+const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+
+layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
+layout(set = 0, binding = 1, std430) coherent buffer Vals { uint vals[]; };
+layout(set = 0, binding = 2, std430) coherent buffer AltKeys { uint alt_keys[]; };
+layout(set = 0, binding = 3, std430) coherent buffer AltVals { uint alt_vals[]; };
+layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint lo;
+    uint key_kind;
+    uint flags;       // bit 0: descending
+    uint table_off;   // meta word of the bucket table
+} pc;
+
+shared uint smem[SMEM_WORDS];
+shared uint s_tot[RADIX];
+shared uint s_lstart[RADIX];
+shared uint s_run[RADIX];   // large buckets: each digit's next destination within the bucket
+const uint MATCH_OR = 0u;
+const uint MATCH_BASE = 0u;
+
+#include "radix_rank.glsl"
+#include "radix_local.glsl"
+
+// Key i of the scratch (alt) or of the caller's buffer.
+uvec2 get_key(bool alt, uint i) {
+    if (alt) return uvec2(alt_keys[i * KEY_WORDS], KEY_WORDS == 2u ? alt_keys[i * KEY_WORDS + 1u] : 0u);
+    return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
+}
+void put_key(bool alt, uint i, uvec2 k) {
+    if (alt) {
+        alt_keys[i * KEY_WORDS] = k.x;
+        if (KEY_WORDS == 2u) alt_keys[i * KEY_WORDS + 1u] = k.y;
+    } else {
+        keys[i * KEY_WORDS] = k.x;
+        if (KEY_WORDS == 2u) keys[i * KEY_WORDS + 1u] = k.y;
+    }
+}
+// Value word w of element i.
+uint get_val(bool alt, uint i, uint w) {
+    return alt ? alt_vals[i * VAL_WORDS + w] : vals[i * VAL_WORDS + w];
+}
+void put_val(bool alt, uint i, uint w, uint v) {
+    if (alt) {
+        alt_vals[i * VAL_WORDS + w] = v;
+    } else {
+        vals[i * VAL_WORDS + w] = v;
+    }
+}
+
+// Stores of this workgroup become visible to its loads after this.
+void sync_buffers() {
+    memoryBarrierBuffer();
+    barrier();
+}
+
+// Items [0, m) of the registers from elements [at, at + m) of one side.
+void load_items(bool alt, uint at, uint m) {
+    local_clear();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint i = item_pos(j);
+        if (i < m) {
+            uvec2 k = get_key(alt, at + i);
+            g_w0[j] = k.x;
+            g_w1[j] = k.y;
+            if (VAL_WORDS >= 1u) g_v0[j] = get_val(alt, at + i, 0u);
+            if (VAL_WORDS == 2u) g_v1[j] = get_val(alt, at + i, 1u);
+        }
+    }
+}
+
+// Item j (valid) to element i of one side.
+void store_item(bool alt, uint j, uint i) {
+    put_key(alt, i, uvec2(g_w0[j], g_w1[j]));
+    if (VAL_WORDS >= 1u) put_val(alt, i, 0u, g_v0[j]);
+    if (VAL_WORDS == 2u) put_val(alt, i, 1u, g_v1[j]);
+}
+
+// A bucket of more than TILE keys at [start, start + cnt) of the scratch: sorted on bits [lo, hi) into the
+// caller's buffers through global memory (see the file comment).
+void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
+    uint lid = gl_LocalInvocationID.x;
+    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    for (uint i = lid; i < cnt; i += WG_SIZE) {
+        uvec2 t = key_transform(get_key(true, start + i), kind, desc);
+        a &= t;
+        o |= t;
+    }
+    uvec2 differ = wg_differ(a, o);
+    bool in_alt = true;
+    for (uint shift = lo; shift < hi; shift += DIGIT_BITS) {
+        uint bits = min(DIGIT_BITS, hi - shift);
+        uint mask = (1u << bits) - 1u;
+        if (key_digit(differ, shift, mask) == 0u) continue;
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] = 0u;
+        barrier();
+        for (uint i = lid; i < cnt; i += WG_SIZE) {
+            atomicAdd(s_run[key_digit(key_transform(get_key(in_alt, start + i), kind, desc), shift, mask)], 1u);
+        }
+        barrier();
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = s_run[d];
+        barrier();
+        scan_digit_totals();
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] = s_lstart[d];
+        barrier();
+        for (uint base = 0u; base < cnt; base += TILE) {
+            uint m = min(TILE, cnt - base);
+            load_items(in_alt, start + base, m);
+            [[unroll]] for (uint j = 0u; j < KPT; j++) {
+                g_digit[j] = item_pos(j) < m
+                    ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc), shift, mask)
+                    : mask;
+            }
+            rank_digits(bits);
+            [[unroll]] for (uint j = 0u; j < KPT; j++) {
+                if (item_pos(j) < m) {
+                    uint d = g_digit[j];
+                    store_item(!in_alt, j, start + s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j]);
+                }
+            }
+            barrier();
+            for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] += s_tot[d];
+            barrier();
+        }
+        sync_buffers();
+        in_alt = !in_alt;
+    }
+    if (in_alt) {
+        for (uint i = lid; i < cnt; i += WG_SIZE) {
+            put_key(false, start + i, get_key(true, start + i));
+            for (uint w = 0u; w < VAL_WORDS; w++) put_val(false, start + i, w, get_val(true, start + i, w));
+        }
+    }
+}
+
+void main() {
+    uint msd = meta[CTRL_MSD];
+    if (msd == 0u) return;   // nothing to sort
+    uint shift = msd - 1u;
+    uint b = flat_group_id();
+    uint start = meta[pc.table_off + b];
+    uint cnt = meta[pc.table_off + b + 1u] - start;
+    if (cnt == 0u) return;
+    bool desc = (pc.flags & 1u) != 0u;
+    if (cnt > TILE) {
+        sort_large(start, cnt, pc.lo, shift, pc.key_kind, desc);
+        return;
+    }
+    load_items(true, start, cnt);
+    if (cnt > 1u && shift > pc.lo) {
+        local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
+    }
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        if (item_pos(j) < cnt) store_item(false, j, start + item_pos(j));
+    }
+}
