@@ -17,22 +17,16 @@
 //! once into the scratch; reads them back and writes the caller's buffers once. The host records the two
 //! dispatches with a barrier between them and no barrier after (the sort's barrier contract).
 
+use super::small::{count_push, SmallPush};
 use super::{Bindings, RadixSort};
 use crate::error::Result;
 use crate::gpu::Recorder;
 
-/// Push constants of `radix_msd_split_*`.
+/// Push constants of `radix_msd_split_*`: the one-workgroup sort's, then the bucket table's place.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SplitPush {
-    pub n_host: u32,
-    pub use_count: u32,
-    pub count_word: u32,
-    pub capacity: u32,
-    pub lo: u32,
-    pub hi: u32,
-    pub key_kind: u32,
-    pub flags: u32,
+    pub count: SmallPush,
     /// Meta word of the bucket table.
     pub table_off: u32,
 }
@@ -77,17 +71,10 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         p.msd_bucket_workgroup_size,
         &spec(p.msd_bucket_keys_per_thread),
     )?;
-    let (count, word) = b.count.unwrap_or((b.meta, 0));
+    let (count, _) = b.count.unwrap_or((b.meta, 0));
     let table_off = b.layout.hist_word as u32;
     let push = SplitPush {
-        n_host: b.max_n as u32,
-        use_count: b.count.is_some() as u32,
-        count_word: word,
-        capacity: b.max_n as u32,
-        lo: s.lo,
-        hi: s.hi,
-        key_kind: s.key.kind(),
-        flags: s.flags(),
+        count: count_push(s, b),
         table_off,
     };
     let tile = (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as u64;

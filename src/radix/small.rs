@@ -20,6 +20,21 @@ pub struct SmallPush {
     pub flags: u32,
 }
 
+/// The count and key fields the one-workgroup sort shares with the MSD split pass: the host's n or the
+/// GPU-side count's word, the capacity, the bit range, the key kind and the order.
+pub(crate) fn count_push(s: &RadixSort, b: &Bindings) -> SmallPush {
+    SmallPush {
+        n_host: b.max_n as u32,
+        use_count: b.count.is_some() as u32,
+        count_word: b.count.map_or(0, |(_, w)| w),
+        capacity: b.max_n as u32,
+        lo: s.lo,
+        hi: s.hi,
+        key_kind: s.key.kind(),
+        flags: s.flags(),
+    }
+}
+
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let name = if s.policy.use_partitioned {
         "radix_small_partitioned"
@@ -37,17 +52,8 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             s.ballot_words(),
         ],
     )?;
-    let (count, word) = b.count.unwrap_or((b.meta, 0));
-    let push = SmallPush {
-        n_host: b.max_n as u32,
-        use_count: b.count.is_some() as u32,
-        count_word: word,
-        capacity: b.max_n as u32,
-        lo: s.lo,
-        hi: s.hi,
-        key_kind: s.key.kind(),
-        flags: s.flags(),
-    };
+    let (count, _) = b.count.unwrap_or((b.meta, 0));
+    let push = count_push(s, b);
     let (va, _) = b.vals();
     rec.dispatch(
         "vksort::radix::small",
