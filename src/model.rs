@@ -11,7 +11,7 @@
 //!   N k and writes T R counts, a spine scans the T R counts (read + write), a downsweep reads N (k + v) and the
 //!   counts and writes N (k + v): 3N words keys only, 5N with values, per place.
 //! - Small (one workgroup) sort: reads and writes N (k + v) once.
-//! - MSD sort (small N): a split pass whose ~N/4096 workgroups each read all N k twice, then read N (k + v) and
+//! - MSD sort (small N): a split pass whose N / (split tile) workgroups each read all N k twice, then read N (k + v) and
 //!   write it to the scratch; a bucket pass reads N (k + v) and writes it back.
 //! - Scans: decoupled look-back 2N e (+ tile descriptors); reduce-then-scan 3N e (reduce N, spine, downsweep
 //!   reads N writes N); Blelloch ~4N e (block scan read+write, block sums, uniform add read+write);
@@ -67,11 +67,19 @@ impl PassModel {
     }
 }
 
-/// Policy numbers the model needs from a radix sort (defaults: 8-bit digits, 3840-key tiles).
+/// Policy numbers the model needs from a radix sort (defaults: 8-bit digits, 3840-key tiles, 1024-key MSD
+/// split tiles).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RadixShape {
     pub digit_bits: u32,
     pub tile_keys: u64,
+    /// Keys per tile of the MSD sort's split pass (each of its workgroups reads all keys).
+    #[serde(default = "default_msd_split_tile")]
+    pub msd_split_tile: u64,
+}
+
+fn default_msd_split_tile() -> u64 {
+    1024
 }
 
 impl Default for RadixShape {
@@ -79,6 +87,7 @@ impl Default for RadixShape {
         Self {
             digit_bits: 8,
             tile_keys: 3840,
+            msd_split_tile: default_msd_split_tile(),
         }
     }
 }
@@ -177,7 +186,7 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             }
             if algo == "msd" {
                 // every split workgroup reads all keys twice (mostly from cache at these sizes)
-                let split_tiles = (n / 4096.0).ceil().max(1.0);
+                let split_tiles = (n / radix.msd_split_tile.max(1) as f64).ceil().max(1.0);
                 return vec![
                     PassModel::new(
                         "vksort::radix::msd::split",
@@ -544,7 +553,7 @@ impl Calibration {
                 ops::OpSpec::Sort {
                     algo, key, value, ..
                 } if algo == "small" => {
-                    (ops::small_sort_max(caps, *key, *value) / 4).max(16) as usize
+                    (ops::small_capacity(caps, *key, *value) / 4).max(16) as usize
                 }
                 ops::OpSpec::Sort {
                     algo, key, value, ..

@@ -413,8 +413,8 @@ pub fn msd_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64
     radix_policy(caps, key, value).msd_max as u64
 }
 
-/// Largest N of the one-workgroup sort for (key, value).
-pub fn small_sort_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
+/// Largest N of the one-workgroup sort for (key, value): its capacity.
+pub fn small_capacity(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
     radix_policy(caps, key, value).small_capacity() as u64
 }
 
@@ -424,12 +424,12 @@ pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) ->
     RadixShape {
         digit_bits: p.digit_bits,
         tile_keys: p.tile() as u64,
+        msd_split_tile: (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as u64,
     }
 }
 
-/// The algorithm the library's `auto` runs for `n` keys (`Sorter::algorithm_for`: the one-workgroup sort up to
-/// the policy's `small_sort_max`, the MSD sort up to `msd_max`, then Onesweep where the policy deems it safe,
-/// else reduce-then-scan); other names unchanged.
+/// The algorithm the library's `auto` runs for `n` keys ([`crate::radix::RadixPolicy::auto_algorithm`], as
+/// `Sorter::algorithm_for`); other names unchanged.
 pub fn resolve_sort_algo(
     algo: &str,
     n: u64,
@@ -440,16 +440,10 @@ pub fn resolve_sort_algo(
     if algo != "auto" {
         return algo.to_string();
     }
-    let p = radix_policy(caps, key, value);
-    if n <= p.small_sort_max as u64 {
-        SortAlgorithm::Small.name().into()
-    } else if n <= p.msd_max as u64 {
-        SortAlgorithm::Msd.name().into()
-    } else if p.onesweep_safe {
-        SortAlgorithm::Onesweep.name().into()
-    } else {
-        SortAlgorithm::ReduceThenScan.name().into()
-    }
+    radix_policy(caps, key, value)
+        .auto_algorithm(n)
+        .name()
+        .into()
 }
 
 /// Elements per tile of the scan policy.

@@ -392,6 +392,20 @@ impl RadixPolicy {
         p
     }
 
+    /// What [`SortAlgorithm::Auto`] runs for `n` keys: the one-workgroup sort up to `small_sort_max`, the MSD
+    /// sort up to `msd_max`, then Onesweep where `onesweep_safe`, else reduce-then-scan.
+    pub fn auto_algorithm(&self, n: u64) -> SortAlgorithm {
+        if n <= self.small_sort_max as u64 {
+            SortAlgorithm::Small
+        } else if n <= self.msd_max as u64 {
+            SortAlgorithm::Msd
+        } else if self.onesweep_safe {
+            SortAlgorithm::Onesweep
+        } else {
+            SortAlgorithm::ReduceThenScan
+        }
+    }
+
     /// The most keys the one-workgroup sort takes: small_workgroup_size x small_keys_per_thread.
     pub fn small_capacity(&self) -> u32 {
         self.small_workgroup_size * self.small_keys_per_thread
@@ -706,18 +720,17 @@ impl RadixSort {
 
     pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
         match self.algorithm {
-            SortAlgorithm::Auto => {
-                if n <= self.policy.small_sort_max as u64 {
-                    SortAlgorithm::Small
-                } else if n <= self.policy.msd_max as u64 {
-                    SortAlgorithm::Msd
-                } else if self.policy.onesweep_safe {
-                    SortAlgorithm::Onesweep
-                } else {
-                    SortAlgorithm::ReduceThenScan
-                }
-            }
+            SortAlgorithm::Auto => self.policy.auto_algorithm(n),
             a => a,
+        }
+    }
+
+    /// The kernel variant of the ranking kernels: `partitioned` (match-any) or `ballot`.
+    pub(crate) fn rank_variant(&self) -> &'static str {
+        if self.policy.use_partitioned {
+            "partitioned"
+        } else {
+            "ballot"
         }
     }
 

@@ -41,15 +41,6 @@ pub struct BucketsPush {
     pub table_off: u32,
 }
 
-/// The kernel variant suffix of the ranking kernels.
-fn variant(s: &RadixSort) -> &'static str {
-    if s.policy.use_partitioned {
-        "partitioned"
-    } else {
-        "ballot"
-    }
-}
-
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let p = &s.policy;
     let spec = |kpt: u32| {
@@ -62,12 +53,12 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         ]
     };
     let split = s.kernel(
-        &format!("radix_msd_split_{}", variant(s)),
+        &format!("radix_msd_split_{}", s.rank_variant()),
         p.msd_split_workgroup_size,
         &spec(p.msd_split_keys_per_thread),
     )?;
     let buckets = s.kernel(
-        &format!("radix_msd_buckets_{}", variant(s)),
+        &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,
         &spec(p.msd_bucket_keys_per_thread),
     )?;

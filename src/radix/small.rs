@@ -36,13 +36,8 @@ pub(crate) fn count_push(s: &RadixSort, b: &Bindings) -> SmallPush {
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-    let name = if s.policy.use_partitioned {
-        "radix_small_partitioned"
-    } else {
-        "radix_small_ballot"
-    };
     let k = s.kernel(
-        name,
+        &format!("radix_small_{}", s.rank_variant()),
         s.policy.small_workgroup_size,
         &[
             s.policy.small_keys_per_thread,
