@@ -51,12 +51,11 @@ shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_before[RADIX];   // split digits of the keys before this tile, then this tile's first destination
 shared uint s_rest[RADIX];     // split digits of this tile's keys and those after it
-shared uint s_and[2];
-shared uint s_or[2];
 const uint MATCH_OR = 0u;
 const uint MATCH_BASE = 0u;
 
 #include "radix_rank.glsl"
+#include "key_differ.glsl"
 
 uvec2 load_key(uint i) {
     return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
@@ -90,12 +89,6 @@ void main() {
     bool desc = (pc.flags & 1u) != 0u;
 
     // 1. Where do the keys differ?
-    if (lid == 0u) {
-        s_and[0] = ~0u;
-        s_and[1] = ~0u;
-        s_or[0] = 0u;
-        s_or[1] = 0u;
-    }
     uvec2 a = uvec2(~0u), o = uvec2(0u);
     for (uint base = 0u; base < n; base += WG_SIZE * SWEEP) {
         uvec2 k[SWEEP];
@@ -109,21 +102,11 @@ void main() {
             o |= x;
         }
     }
-    a = subgroupAnd(a);
-    o = subgroupOr(o);
-    barrier();
-    if (subgroupElect()) {
-        atomicAnd(s_and[0], a.x);
-        atomicAnd(s_and[1], a.y);
-        atomicOr(s_or[0], o.x);
-        atomicOr(s_or[1], o.y);
-    }
     for (uint d = lid; d < RADIX; d += WG_SIZE) {
         s_before[d] = 0u;
         s_rest[d] = 0u;
     }
-    barrier();
-    uvec2 differ = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]) & range_mask(pc.lo, pc.hi);
+    uvec2 differ = wg_differ(a, o) & range_mask(pc.lo, pc.hi);   // its barriers also cover the zeroing
     if (differ == uvec2(0u)) {
         // All keys are equal on [lo, hi): they are sorted as they stand.
         if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;

@@ -9,14 +9,13 @@
 // Item j of an invocation sits at tile position item_pos(j) (radix_rank.glsl). Items at positions >= n are
 // padding: they carry the largest digit of every place, so they stay at the end.
 
+#include "key_differ.glsl"
+
 uint g_w0[KPT];   // key low words
 uint g_w1[KPT];   // key high words (64-bit keys)
 uint g_v0[KPT];   // value words
 uint g_v1[KPT];
 uint g_pos[KPT];  // destination of each item in the current exchange
-
-shared uint s_and[2];
-shared uint s_or[2];
 
 // Clears this invocation's items (padding holds zeros).
 void local_clear() {
@@ -51,30 +50,6 @@ void exchange_v1() {
     barrier();
     [[unroll]] for (uint j = 0u; j < KPT; j++) g_v1[j] = smem[item_pos(j)];
     barrier();
-}
-
-// AND and OR of (a, o) over the workgroup (every invocation calls it and gets the result): the bits where
-// all the keys that went into them agree are those where AND == OR.
-uvec2 wg_differ(uvec2 a, uvec2 o) {
-    if (gl_LocalInvocationID.x == 0u) {
-        s_and[0] = ~0u;
-        s_and[1] = ~0u;
-        s_or[0] = 0u;
-        s_or[1] = 0u;
-    }
-    barrier();
-    a = subgroupAnd(a);
-    o = subgroupOr(o);
-    if (subgroupElect()) {
-        atomicAnd(s_and[0], a.x);
-        atomicAnd(s_and[1], a.y);
-        atomicOr(s_or[0], o.x);
-        atomicOr(s_or[1], o.y);
-    }
-    barrier();
-    uvec2 d = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]);
-    barrier();
-    return d;
 }
 
 // The bits where the transformed keys of items [0, n) differ.
