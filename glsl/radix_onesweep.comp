@@ -103,9 +103,17 @@ layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 layout(constant_id = 13) const uint MATCH_OR = 0;
 // Look-back: predecessors' status words read per round trip (RadixPolicy::lookback_batch, 1..16).
 layout(constant_id = 14) const uint LB_BATCH = 4;
+// Sub-tiles per tile (RadixPolicy::sub_tiles; rank2 only, not with KEEP_DIGIT): a workgroup ranks its tile as
+// SUB_TILES sub-tiles of WG_SIZE x KPT keys, one after another with the same registers. Every sub-tile but the
+// last is parked, digit-sorted, in shared memory (s_held) until the tile's offsets are known; the last one stays
+// in registers as with one sub-tile. One tile claim, one published count and one look-back then cover
+// SUB_TILES x WG_SIZE x KPT keys: fewer tiles for the look-back to walk over.
+layout(constant_id = 15) const uint SUB_TILES = 1;
 
 const uint RADIX = 1u << DIGIT_BITS;
-const uint TILE = WG_SIZE * KPT;
+const uint NSUB = (RANK2 != 0u && KEEP_DIGIT == 0u) ? SUB_TILES : 1u;
+const uint SUB = WG_SIZE * KPT;   // keys ranked at once (a sub-tile)
+const uint TILE = SUB * NSUB;     // keys per tile claim, published count and look-back
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint R2_CTRS = (RANK2 == 2u ? RADIX / 2u : RADIX) * MAX_SUBGROUPS;
 const uint R2_SMEM = R2_CTRS + (R2_CTRS >> 5u) + 1u;   // = rank2's R2_WORDS (radix_rank.glsl)
@@ -113,7 +121,7 @@ const uint RANK_WORDS = RANK2 != 0u ? R2_SMEM : HIST_WORDS;
 // MATCH_OR: the ranking's lane masks follow the rank counters in smem (radix_rank.glsl).
 const uint MATCH_BASE = RANK_WORDS;
 const uint MATCH_WORDS = MATCH_OR != 0u ? MAX_SUBGROUPS * RADIX * BALLOT_WORDS : 0u;
-const uint SMEM_WORDS = TILE > RANK_WORDS + MATCH_WORDS ? TILE : RANK_WORDS + MATCH_WORDS;
+const uint SMEM_WORDS = SUB > RANK_WORDS + MATCH_WORDS ? SUB : RANK_WORDS + MATCH_WORDS;
 
 layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
@@ -148,7 +156,20 @@ shared uint s_lstart[RADIX];
 shared uint s_gbase[RADIX];
 shared uint s_tile;
 shared uint s_uniform;   // 1 + the digit every key of a full tile has, else 0
-shared uint s_x2[KEEP_DIGIT != 0u ? TILE : 1u];   // the wide exchange's second word
+shared uint s_x2[KEEP_DIGIT != 0u ? SUB : 1u];   // the wide exchange's second word
+// NSUB > 1: the parked sub-tiles (key words, then value words, each SUB words in tile-slot order), per parked
+// sub-tile and digit the offset of its run (s_hbase: a count of earlier sub-tiles minus the run's slot start,
+// plus the digit's global offset after the look-back), and per digit the count of the sub-tiles ranked so far.
+const uint HELD_W = KEY_WORDS + VAL_WORDS;
+shared uint s_held[NSUB > 1u ? (NSUB - 1u) * SUB * HELD_W : 1u];
+shared uint s_hbase[NSUB > 1u ? (NSUB - 1u) * RADIX : 1u];
+shared uint s_cum[NSUB > 1u ? RADIX : 1u];
+uint held_at(uint s, uint w, uint i) { return (s * HELD_W + w) * SUB + i; }
+// Always 0, read after a barrier: a sub-tile's load addresses depend on it, so the compiler cannot hoist the
+// loads of one sub-tile above the barriers of the one before (which would keep both in registers at once).
+shared uint s_zero;
+// Keys of sub-tile s within a tile of tile_n keys.
+uint sub_count(uint tile_n, uint s) { return tile_n > s * SUB ? min(SUB, tile_n - s * SUB) : 0u; }
 
 #define RANK_LOCAL 1
 #define RANK_CUB 1
@@ -211,31 +232,32 @@ void clock_flush(uint tile) {
 #define CLOCK_FLUSH()
 #endif
 
-// Two loops: every load is issued before any digit is computed (a load inside per-item control flow would
-// wait for the previous item's). Items past the tile's end read the tile's first key instead (no branch) and
-// get the largest digit.
-#define LOAD_KEYS(KB)                                                                                   \
+// Loads sub-tile keys [BASE, BASE + N) (N <= SUB). Two loops: every load is issued before any digit is
+// computed (a load inside per-item control flow would wait for the previous item's). Items past the end read
+// the tile's first key instead (no branch) and get the largest digit.
+#define LOAD_KEYS(KB, BASE, N)                                                                          \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base - pc.src_base + (lp < tile_n ? lp : 0u);                                   \
+        uint idx = (lp < (N) ? (BASE) + lp : tile_base) - pc.src_base;                                  \
         g_w0[j] = KB[idx * KEY_WORDS];                                                                  \
         g_w1[j] = KEY_WORDS == 2u ? KB[idx * KEY_WORDS + 1u] : 0u;                                      \
     }                                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint dg = key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), pc.shift, mask); \
-        g_digit[j] = item_pos(j) < tile_n ? dg : mask;                                                  \
+        g_digit[j] = item_pos(j) < (N) ? dg : mask;                                                     \
     }
 
 // Values are loaded after the ranking (fewer live registers while ranking), in the keys' item layout.
 #define LOAD_VALS(VB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = tile_base - pc.src_base + (lp < tile_n ? lp : 0u);                                   \
+        uint idx = (lp < sub_n ? sub_base + lp : tile_base) - pc.src_base;                              \
         g_v0[j] = VB[idx * VAL_WORDS];                                                                  \
         g_v1[j] = VAL_WORDS == 2u ? VB[idx * VAL_WORDS + 1u] : 0u;                                      \
     }
 
-void load_values(uint g_sel, uint tile_base, uint tile_n, out uint g_v0[KPT], out uint g_v1[KPT]) {
+// Values of sub-tile keys [sub_base, sub_base + sub_n) of the tile that starts at tile_base.
+void load_values(uint g_sel, uint tile_base, uint sub_base, uint sub_n, out uint g_v0[KPT], out uint g_v1[KPT]) {
     if (VAL_WORDS == 0u) return;
     if (g_sel == 0u) {
         LOAD_VALS(vals_a)
@@ -314,6 +336,7 @@ uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
+    if (NSUB > 1u && lid == 0u) s_zero = 0u;
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, TILE);
     uint rec = CTRL_PASS + 8u * pc.pass_index;
@@ -359,20 +382,68 @@ void main() {
     uint mask = (1u << pc.pass_bits) - 1u;
     bool desc = (pc.flags & 1u) != 0u;
 
-    // Load (subgroup-blocked) and find digits; items past n get the largest digit and rank last. The side is
-    // chosen once for the whole loop (a select per load could make the compiler read both sides).
-    if (g_sel == 0u) {
-        LOAD_KEYS(keys_a)
-    } else {
-        LOAD_KEYS(keys_b)
+    if (lid == 0u) s_uniform = 0u;
+#if LOOKBACK
+    // The global digit offsets: loaded now, their latency hidden behind the ranking.
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + d];
+#endif
+
+    // Sub-tiles but the last (NSUB > 1, rank2): loaded, counted (early counts), ranked and parked digit-sorted in
+    // s_held. Each invocation keeps the per-digit bookkeeping of the digits d = lid + k x WG_SIZE only, as the
+    // look-back loop below does, so those words need no barrier.
+    if (NSUB > 1u) {
+        for (uint d = lid; d < RADIX; d += WG_SIZE) s_cum[d] = 0u;
+#if !LOOKBACK
+        rank2_clear();
+        barrier();
+#endif
+    }
+    for (uint s = 0u; s + 1u < NSUB; s++) {
+        uint h_base = tile_base + s * SUB + s_zero;
+        uint h_n = sub_count(tile_n, s);
+        if (g_sel == 0u) {
+            LOAD_KEYS(keys_a, h_base, h_n)
+        } else {
+            LOAD_KEYS(keys_b, h_base, h_n)
+        }
+#if LOOKBACK
+        if (EARLY_COUNTS != 0u) {
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+        }
+#endif
+        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_scan();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        load_values(g_sel, tile_base, h_base, h_n, g_v0, g_v1);
+        for (uint d = lid; d < RADIX; d += WG_SIZE) {
+            s_hbase[s * RADIX + d] = s_cum[d] - rank2_start(d);
+            s_cum[d] += rank2_total(d);
+        }
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
+            s_held[held_at(s, 0u, g_sub[j])] = g_w0[j];
+            if (KEY_WORDS == 2u) s_held[held_at(s, 1u, g_sub[j])] = g_w1[j];
+            if (VAL_WORDS >= 1u) s_held[held_at(s, KEY_WORDS, g_sub[j])] = g_v0[j];
+            if (VAL_WORDS == 2u) s_held[held_at(s, KEY_WORDS + 1u, g_sub[j])] = g_v1[j];
+        }
+        barrier();
+        rank2_clear();
+        barrier();
     }
 
-    if (lid == 0u) s_uniform = 0u;
+    // The last (or only) sub-tile. Load (subgroup-blocked) and find digits; items past n get the largest digit
+    // and rank last. The side is chosen once for the whole loop (a select per load could make the compiler read
+    // both sides).
+    uint x_base = tile_base + (NSUB - 1u) * SUB + (NSUB > 1u ? s_zero : 0u);
+    uint x_n = sub_count(tile_n, NSUB - 1u);
+    if (g_sel == 0u) {
+        LOAD_KEYS(keys_a, x_base, x_n)
+    } else {
+        LOAD_KEYS(keys_b, x_base, x_n)
+    }
+
 #if LOOKBACK
     const uint sbase = STATUS_HDR;
     bool stalled = STALL_EVERY > 0u && ltile % STALL_EVERY == 1u;
-    // The global digit offsets: loaded now, their latency hidden behind the ranking.
-    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + d];
     if (RANK2 != 0u) {
         // rank2: counters and early histogram were zeroed before the tile claim's barrier.
         if (EARLY_COUNTS != 0u) {
@@ -389,21 +460,25 @@ void main() {
         CLOCK(5);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | rank2_total(d);
+                uint tot = rank2_total(d) + (NSUB > 1u ? s_cum[d] : 0u);
+                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | tot;
             }
         }
-        // g_sub becomes each item's tile position.
+        // g_sub becomes each item's position in the sub-tile.
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
-        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            uint tot = rank2_total(d);
+            uint cum = NSUB > 1u ? s_cum[d] : 0u;   // digit d's keys in the parked sub-tiles
+            uint tot = rank2_total(d) + cum;
             uint excl = 0u;
             if (ltile > 0u) {
                 if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
                 if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
             }
             if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + tot;
-            s_gbase[d] += excl - rank2_start(d);
+            uint gb = s_gbase[d] + excl;
+            for (uint s = 0u; s + 1u < NSUB; s++) s_hbase[s * RADIX + d] += gb;
+            s_gbase[d] = gb + cum - rank2_start(d);
             if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
         }
     } else {
@@ -421,7 +496,7 @@ void main() {
         }
         rank_digits(pc.pass_bits, g_digit, g_sub);
         CLOCK(5);
-        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
@@ -444,14 +519,17 @@ void main() {
         rank2_count(pc.pass_bits, g_digit, g_sub);
         rank2_scan();
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
-        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            s_gbase[d] = status[d * tiles + tile] - rank2_start(d);
-            if (tile_n == TILE && rank2_total(d) == TILE) s_uniform = d + 1u;
+            uint gb = status[d * tiles + tile];
+            uint cum = NSUB > 1u ? s_cum[d] : 0u;
+            for (uint s = 0u; s + 1u < NSUB; s++) s_hbase[s * RADIX + d] += gb;
+            s_gbase[d] = gb + cum - rank2_start(d);
+            if (tile_n == TILE && rank2_total(d) + cum == TILE) s_uniform = d + 1u;
         }
     } else {
         rank_digits(pc.pass_bits, g_digit, g_sub);
-        load_values(g_sel, tile_base, tile_n, g_v0, g_v1);
+        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             s_gbase[d] = status[d * tiles + tile] - s_lstart[d];
         }
@@ -470,6 +548,25 @@ void main() {
     }
     barrier();
     CLOCK(6);
+
+    // The parked sub-tiles go out first: slot i of sub-tile s holds a key of digit d, bound for s_hbase + i.
+    // Not unrolled: the last sub-tile's keys are live in registers meanwhile.
+    for (uint s = 0u; s + 1u < NSUB; s++) {
+        uint h_n = sub_count(tile_n, s);
+        [[dont_unroll]] for (uint k = 0u; k < KPT; k++) {
+            uint i = k * WG_SIZE + lid;
+            uint w0 = s_held[held_at(s, 0u, i)];
+            uint w1 = KEY_WORDS == 2u ? s_held[held_at(s, 1u, i)] : 0u;
+            uint d = key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask);
+            uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + s * SUB + i : s_hbase[s * RADIX + d] + i;
+            if (i < h_n) {
+                store_key(g_sel, dst, 0u, w0);
+                if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, w1);
+                if (VAL_WORDS >= 1u) store_val(g_sel, dst, 0u, s_held[held_at(s, KEY_WORDS, i)]);
+                if (VAL_WORDS == 2u) store_val(g_sel, dst, 1u, s_held[held_at(s, KEY_WORDS + 1u, i)]);
+            }
+        }
+    }
 
     // Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
     if (s_uniform != 0u) {
@@ -495,13 +592,13 @@ void main() {
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < tile_n) {
+            if (i < x_n) {
                 uint w = smem[i];
                 uint x = s_x2[i];
                 uint d = (KEY_WORDS == 2u || KV)
                              ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, desc), pc.shift, mask)
                              : x;
-                uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+                uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
                 g_dest[k] = dst;
                 store_key(g_sel, dst, 0u, w);
                 if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, x);
@@ -517,7 +614,7 @@ void main() {
             barrier();
             [[unroll]] for (uint k = 0u; k < KPT; k++) {
                 uint i = k * WG_SIZE + lid;
-                if (i < tile_n) {
+                if (i < x_n) {
                     store_val(g_sel, g_dest[k], 0u, smem[i]);
                     if (VAL_WORDS == 2u) store_val(g_sel, g_dest[k], 1u, s_x2[i]);
                 }
@@ -538,11 +635,11 @@ void main() {
         uint w = smem[i];
         uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
         xw[k] = w;
-        g_dest[k] = (DEBUG_MODE & 4u) != 0u ? tile_base + i : s_gbase[d] + i;
+        g_dest[k] = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
     }
     if (KEY_WORDS == 1u) {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            if (k * WG_SIZE + lid < tile_n) store_key(g_sel, g_dest[k], 0u, xw[k]);
+            if (k * WG_SIZE + lid < x_n) store_key(g_sel, g_dest[k], 0u, xw[k]);
         }
     }
     if (KEY_WORDS == 2u) {
@@ -552,7 +649,7 @@ void main() {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             uint w = smem[i];
-            if (i < tile_n) store_key(g_sel, g_dest[k], 0u, w);
+            if (i < x_n) store_key(g_sel, g_dest[k], 0u, w);
         }
         barrier();
         [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
@@ -560,7 +657,7 @@ void main() {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             uint w = smem[i];
-            if (i < tile_n) store_key(g_sel, g_dest[k], 1u, w);
+            if (i < x_n) store_key(g_sel, g_dest[k], 1u, w);
         }
     }
     if (VAL_WORDS >= 1u) {
@@ -570,7 +667,7 @@ void main() {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             uint w = smem[i];
-            if (i < tile_n) store_val(g_sel, g_dest[k], 0u, w);
+            if (i < x_n) store_val(g_sel, g_dest[k], 0u, w);
         }
     }
     if (VAL_WORDS == 2u) {
@@ -580,7 +677,7 @@ void main() {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             uint w = smem[i];
-            if (i < tile_n) store_val(g_sel, g_dest[k], 1u, w);
+            if (i < x_n) store_val(g_sel, g_dest[k], 1u, w);
         }
     }
     CLOCK_FLUSH();

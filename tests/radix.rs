@@ -1034,37 +1034,50 @@ fn policy_variations() {
     });
 }
 
-/// The policy variants `rank2` (CUB-style ranking) and `keep_digit` (wide exchange), alone and together: every
-/// key type x value width x order at tile - 1, tile, tile + 1 (Onesweep and the downsweep), then a few types at
+/// The policy variants `rank2` (CUB-style ranking), `keep_digit` (wide exchange), `match_or` and `sub_tiles`,
+/// alone and together: every key type x value width x order at tile - 1, tile, tile + 1 (Onesweep and the
+/// downsweep; with sub-tiles also where the last tile's sub-tiles are partly empty), then a few types at
 /// 2^20 + 3, other workgroup/tile/digit shapes, and the forward-progress emulation.
 #[test]
 fn rank2_keep_digit_and_match_or_variants() {
     with_gpu(|ctx| {
-        for (rank2, keep_digit, match_or) in [
-            (1, false, 0),
-            (2, false, 0),
-            (0, true, 0),
-            (2, true, 0),
-            (0, false, 1),
-            (2, false, 1),
-            (2, false, 2),
+        for (rank2, keep_digit, match_or, sub_tiles) in [
+            (1, false, 0, 1),
+            (2, false, 0, 1),
+            (0, true, 0, 1),
+            (2, true, 0, 1),
+            (0, false, 1, 1),
+            (2, false, 1, 1),
+            (2, false, 2, 1),
+            (2, false, 2, 2),
+            (1, false, 0, 3),
         ] {
             let mut p = lavapipe_policy(ctx);
             p.rank2 = rank2;
             p.keep_digit = keep_digit;
             p.match_or = match_or;
+            p.sub_tiles = sub_tiles;
             if match_or != 0 {
                 // The lane masks take MAX_SUBGROUPS x 256 words more: half the workgroup fits 32 KiB.
                 p.workgroup_size = (p.workgroup_size / 2).max(ctx.caps().max_subgroup_size);
             }
+            if sub_tiles > 1 {
+                // Parked sub-tiles of 64-bit keys and values take 4 words per key: smaller sub-tiles fit 32 KiB.
+                p.keys_per_thread = 8 / sub_tiles;
+            }
             let tile = p.tile() as usize;
+            let mut sizes = vec![tile - 1, tile, tile + 1];
+            if sub_tiles > 1 {
+                // The last tile: a partial first sub-tile, then a partial last one.
+                sizes.extend([tile + p.sub_tile() as usize / 2, 2 * tile - 7]);
+            }
             for key in KeyType::ALL {
                 for value in ValueType::ALL {
                     for order in [Order::Ascending, Order::Descending] {
-                        for (i, n) in [tile - 1, tile, tile + 1].into_iter().enumerate() {
-                            let dist = [Dist::Uniform, Dist::FewUnique, Dist::FloatSpecials][i];
+                        for (i, &n) in sizes.iter().enumerate() {
+                            let dist = [Dist::Uniform, Dist::FewUnique, Dist::FloatSpecials][i % 3];
                             for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
-                                if alg == SortAlgorithm::ReduceThenScan && i != 2 {
+                                if alg == SortAlgorithm::ReduceThenScan && i % 3 != 2 {
                                     continue;
                                 }
                                 let mut c = Case::new(key);
@@ -1162,6 +1175,11 @@ fn rank2_keep_digit_and_match_or_variants() {
             p.spin_limit = spin;
             p.rank2 = 1 + stall_every % 2;
             p.keep_digit = true;
+            check_stalled(ctx, p);
+            // Sub-tiles: the recount of a stalled predecessor covers all of its sub-tiles.
+            p.keep_digit = false;
+            p.sub_tiles = 2;
+            p.keys_per_thread = 4;
             check_stalled(ctx, p);
         }
     });

@@ -174,6 +174,12 @@ pub struct RadixPolicy {
     /// Onesweep look-back: predecessors' status words read per round trip (1..=16, default 4). More reads per
     /// trip walk back faster over predecessors that published only their own counts.
     pub lookback_batch: u32,
+    /// Onesweep/downsweep with `rank2` (`subs`, 1..=4, default 1; not with `keep_digit`): a workgroup claims
+    /// sub_tiles x workgroup_size x keys_per_thread keys and ranks them as that many sub-tiles, one after another
+    /// with the same registers; all but the last wait, digit-sorted, in shared memory (sub-tile x (key + value
+    /// words) x 4 bytes each) until the tile's offsets are known. One look-back and one published count then cover
+    /// the whole tile: fewer tiles for the look-back to walk over.
+    pub sub_tiles: u32,
     /// Sorts of at most this many keys (0: none) use `short_keys_per_thread` keys per invocation in Onesweep:
     /// smaller tiles, more workgroups, when a sort is too small to fill the GPU with full tiles.
     pub short_max: u32,
@@ -197,7 +203,7 @@ pub struct RadixPolicy {
 impl RadixPolicy {
     /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
-    /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), smax (short_max), skpt
+    /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
     /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
     /// invocation), mbwg, mbkpt (the bucket pass's); boolean fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
@@ -230,6 +236,7 @@ impl RadixPolicy {
                 "wide" => self.force_wide = v != 0,
                 "mor" => self.match_or = v,
                 "lb" => self.lookback_batch = v,
+                "subs" => self.sub_tiles = v,
                 "smax" => self.short_max = v,
                 "skpt" => self.short_keys_per_thread = v,
                 "mmax" => self.msd_max = v,
@@ -284,6 +291,7 @@ impl RadixPolicy {
             tile_clocks: 0,
             match_or: 0,
             lookback_batch: 4,
+            sub_tiles: 1,
             short_max: 0,
             short_keys_per_thread: 4,
             msd_max: 1 << 16,
@@ -411,8 +419,13 @@ impl RadixPolicy {
         self.small_workgroup_size * self.small_keys_per_thread
     }
 
-    /// Keys per tile of the pass kernels.
+    /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
     pub fn tile(&self) -> u32 {
+        self.sub_tile() * self.sub_tiles
+    }
+
+    /// Keys ranked at once by a Onesweep/downsweep workgroup: workgroup_size x keys_per_thread.
+    pub fn sub_tile(&self) -> u32 {
         self.workgroup_size * self.keys_per_thread
     }
 
@@ -438,10 +451,11 @@ impl RadixPolicy {
 
     /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/radix_onesweep.comp: smem holds the tile,
     /// or the rank counters followed by the match_or lane masks, whichever is larger; then the per-digit arrays).
-    fn onesweep_shared_bytes(&self, plan: &SubgroupPlan) -> u64 {
+    /// `item_words`: 32-bit words per key and value (the parked sub-tiles hold them all).
+    fn onesweep_shared_bytes(&self, plan: &SubgroupPlan, item_words: u32) -> u64 {
         let max_sg = (self.workgroup_size / plan.min.max(1)) as u64;
         let r = self.radix() as u64;
-        let items = self.tile() as u64;
+        let items = self.sub_tile() as u64;
         let counters = match self.rank2 {
             0 => max_sg * r,
             k => {
@@ -454,7 +468,33 @@ impl RadixPolicy {
             _ => max_sg * r * self.ballot_words_for(plan) as u64,
         };
         let keep = if self.keep_digit { items } else { 0 };
-        (items.max(counters + masks) + 3 * r + max_sg + 4 + keep) * 4
+        let held = match self.sub_tiles.saturating_sub(1) as u64 {
+            0 => 0,
+            h => h * (items * item_words as u64 + r) + r,
+        };
+        (items.max(counters + masks) + 3 * r + max_sg + 4 + keep + held) * 4
+    }
+
+    /// [`RadixPolicy::check`], and the shared memory of Onesweep's parked sub-tiles for keys and values of
+    /// `item_words` 32-bit words together (`check` alone counts one word).
+    pub fn check_items(
+        &self,
+        caps: &DeviceCaps,
+        plan: &SubgroupPlan,
+        item_words: u32,
+    ) -> Result<()> {
+        self.check(caps, plan)?;
+        let need = self.onesweep_shared_bytes(plan, item_words);
+        if need > caps.max_shared_memory as u64 {
+            return Err(Error::InvalidArgument(format!(
+                "radix policy: {} sub-tiles of {} keys with {item_words}-word keys and values need {need} bytes \
+                 of shared memory, the device has {}",
+                self.sub_tiles,
+                self.sub_tile(),
+                caps.max_shared_memory
+            )));
+        }
+        Ok(())
     }
 
     /// Checks the policy against the device (shared memory, limits, features).
@@ -478,10 +518,18 @@ impl RadixPolicy {
         {
             return bad("keys per thread must be in 1..=32".into());
         }
-        if self.rank2 > 2 || (self.rank2 == 2 && self.tile() >= 1 << 16) {
+        if self.rank2 > 2 || (self.rank2 == 2 && self.sub_tile() >= 1 << 16) {
             return bad(format!(
                 "rank2 {} must be 0, 1 or 2 (2: tile below 65536 keys)",
                 self.rank2
+            ));
+        }
+        if !(1..=4).contains(&self.sub_tiles)
+            || (self.sub_tiles > 1 && (self.rank2 == 0 || self.keep_digit))
+        {
+            return bad(format!(
+                "sub_tiles {} must be 1..=4, and more than 1 needs rank2 and no keep_digit",
+                self.sub_tiles
             ));
         }
         if !(1..=16).contains(&self.lookback_batch) {
@@ -550,7 +598,7 @@ impl RadixPolicy {
             });
         }
         let shared = caps.max_shared_memory as u64;
-        let a = self.onesweep_shared_bytes(plan);
+        let a = self.onesweep_shared_bytes(plan, 1);
         let b = self.rank_shared_bytes(
             plan,
             self.small_workgroup_size,
@@ -647,7 +695,8 @@ impl RadixSort {
         let policy = config
             .policy
             .unwrap_or_else(|| RadixPolicy::for_sort(caps, config.key, config.value));
-        policy.check(caps, &plan)?;
+        let item_words = (config.key.bytes() + config.value.bytes()) / 4;
+        policy.check_items(caps, &plan, item_words)?;
         ctx.require_subgroup_ops(
             vk::SubgroupFeatureFlags::BASIC
                 | vk::SubgroupFeatureFlags::VOTE
@@ -668,6 +717,7 @@ impl RadixSort {
             if policy.short_max > 0 && policy.short_keys_per_thread != policy.keys_per_thread {
                 let short_policy = RadixPolicy {
                     keys_per_thread: policy.short_keys_per_thread,
+                    sub_tiles: 1,
                     short_max: 0,
                     ..policy
                 };

@@ -109,6 +109,7 @@ pub(crate) fn kernel(
             s.ballot_words(),
             s.policy.match_or,
             s.policy.lookback_batch,
+            s.policy.sub_tiles,
         ],
     )
 }

@@ -38,7 +38,12 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) ->
     let up = s.kernel(
         "radix_upsweep",
         wg,
-        &[s.policy.keys_per_thread, s.policy.digit_bits, s.key_words],
+        // The upsweep counts whole tiles (all sub-tiles) per workgroup.
+        &[
+            s.policy.keys_per_thread * s.policy.sub_tiles,
+            s.policy.digit_bits,
+            s.key_words,
+        ],
     )?;
     let portions = b.layout.portions;
     for q in 0..portions.count {
