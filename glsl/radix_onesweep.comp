@@ -175,6 +175,15 @@ uint sub_count(uint tile_n, uint s) { return tile_n > s * SUB ? min(SUB, tile_n 
 #define RANK_CUB 1
 #include "radix_rank.glsl"
 
+// rank2 with sub-tiles: digit d's keys in the parked sub-tiles (0 with one sub-tile).
+uint parked_count(uint d) { return NSUB > 1u ? s_cum[d] : 0u; }
+// rank2: digit d's runs get their global offsets from gb, the digit's offset for this tile: the parked
+// sub-tiles' runs in s_hbase, the last sub-tile's in s_gbase (both minus the run's slot start).
+void place_runs(uint d, uint gb) {
+    for (uint s = 0u; s + 1u < NSUB; s++) s_hbase[s * RADIX + d] += gb;
+    s_gbase[d] = gb + parked_count(d) - rank2_start(d);
+}
+
 // Per-invocation state lives in main()'s local variables (registers); the functions below take what they
 // need as arguments (g_sel: the side the pass reads, 0 caller's buffers A, 1 scratch B).
 
@@ -460,7 +469,7 @@ void main() {
         CLOCK(5);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                uint tot = rank2_total(d) + (NSUB > 1u ? s_cum[d] : 0u);
+                uint tot = rank2_total(d) + parked_count(d);
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | tot;
             }
         }
@@ -468,17 +477,14 @@ void main() {
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            uint cum = NSUB > 1u ? s_cum[d] : 0u;   // digit d's keys in the parked sub-tiles
-            uint tot = rank2_total(d) + cum;
+            uint tot = rank2_total(d) + parked_count(d);
             uint excl = 0u;
             if (ltile > 0u) {
                 if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
                 if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
             }
             if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + tot;
-            uint gb = s_gbase[d] + excl;
-            for (uint s = 0u; s + 1u < NSUB; s++) s_hbase[s * RADIX + d] += gb;
-            s_gbase[d] = gb + cum - rank2_start(d);
+            place_runs(d, s_gbase[d] + excl);
             if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
         }
     } else {
@@ -521,11 +527,8 @@ void main() {
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            uint gb = status[d * tiles + tile];
-            uint cum = NSUB > 1u ? s_cum[d] : 0u;
-            for (uint s = 0u; s + 1u < NSUB; s++) s_hbase[s * RADIX + d] += gb;
-            s_gbase[d] = gb + cum - rank2_start(d);
-            if (tile_n == TILE && rank2_total(d) + cum == TILE) s_uniform = d + 1u;
+            place_runs(d, status[d * tiles + tile]);
+            if (tile_n == TILE && rank2_total(d) + parked_count(d) == TILE) s_uniform = d + 1u;
         }
     } else {
         rank_digits(pc.pass_bits, g_digit, g_sub);

@@ -475,30 +475,20 @@ impl RadixPolicy {
         (items.max(counters + masks) + 3 * r + max_sg + 4 + keep + held) * 4
     }
 
-    /// [`RadixPolicy::check`], and the shared memory of Onesweep's parked sub-tiles for keys and values of
-    /// `item_words` 32-bit words together (`check` alone counts one word).
+    /// Checks the policy against the device (shared memory, limits, features), for keys and values of one
+    /// 32-bit word together (the smallest; [`RadixPolicy::check_items`] for others).
+    pub fn check(&self, caps: &DeviceCaps, plan: &SubgroupPlan) -> Result<()> {
+        self.check_items(caps, plan, 1)
+    }
+
+    /// [`RadixPolicy::check`] for keys and values of `item_words` 32-bit words together (Onesweep's parked
+    /// sub-tiles hold them all).
     pub fn check_items(
         &self,
         caps: &DeviceCaps,
         plan: &SubgroupPlan,
         item_words: u32,
     ) -> Result<()> {
-        self.check(caps, plan)?;
-        let need = self.onesweep_shared_bytes(plan, item_words);
-        if need > caps.max_shared_memory as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "radix policy: {} sub-tiles of {} keys with {item_words}-word keys and values need {need} bytes \
-                 of shared memory, the device has {}",
-                self.sub_tiles,
-                self.sub_tile(),
-                caps.max_shared_memory
-            )));
-        }
-        Ok(())
-    }
-
-    /// Checks the policy against the device (shared memory, limits, features).
-    pub fn check(&self, caps: &DeviceCaps, plan: &SubgroupPlan) -> Result<()> {
         let bad = |what: String| Err(Error::InvalidArgument(format!("radix policy: {what}")));
         if !(4..=8).contains(&self.digit_bits) {
             return bad(format!("digit_bits {} not in 4..=8", self.digit_bits));
@@ -598,7 +588,7 @@ impl RadixPolicy {
             });
         }
         let shared = caps.max_shared_memory as u64;
-        let a = self.onesweep_shared_bytes(plan, 1);
+        let a = self.onesweep_shared_bytes(plan, item_words);
         let b = self.rank_shared_bytes(
             plan,
             self.small_workgroup_size,
