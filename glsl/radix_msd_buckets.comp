@@ -2,6 +2,10 @@
 // radix_msd_buckets.comp (vksort::radix::msd, pass 2 of 2): one workgroup per bucket of the split pass
 // (radix_msd_split.comp) sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift),
 // from the scratch arrays back into the caller's buffers, stably.
+//   - A bucket of at most RANK_MAX keys is placed by counting: its keys (their sorted bits, with their index in
+//     the bucket) go to shared memory, and each key's place is the number of the bucket's keys that precede it
+//     (smaller, or equal and earlier: stable). One round, no atomics, m^2 comparisons for m keys spread over the
+//     workgroup; written straight from the registers to their places.
 //   - A bucket of at most TILE keys is read once into registers, sorted there (radix_local.glsl: only places
 //     where the bucket's keys differ) and written once.
 //   - A larger bucket is sorted by this workgroup alone, one digit place at a time through global memory: per
@@ -21,11 +25,16 @@ layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
+// Buckets of at most RANK_MAX keys are placed by counting (RadixPolicy::msd_rank_max; 0: never).
+layout(constant_id = 7) const uint RANK_MAX = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
-const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+const uint RANK_WORDS = RANK_MAX * 2u;   // the counted bucket's compared numbers: low words, then high words
+const uint TILE_OR_HIST = TILE > HIST_WORDS ? TILE : HIST_WORDS;
+const uint SMEM_WORDS = TILE_OR_HIST > RANK_WORDS ? TILE_OR_HIST : RANK_WORDS;
+const uint RPT = RANK_MAX > WG_SIZE ? (RANK_MAX + WG_SIZE - 1u) / WG_SIZE : 1u;   // counted keys per invocation
 
 layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) coherent buffer Vals { uint vals[]; };
@@ -161,6 +170,83 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
     }
 }
 
+// 64-bit shifts of (low, high) word pairs, by 0..63 bits.
+uvec2 shr64(uvec2 v, uint b) {
+    if (b == 0u) return v;
+    if (b >= 32u) return uvec2(v.y >> (b - 32u), 0u);
+    return uvec2((v.x >> b) | (v.y << (32u - b)), v.y >> b);
+}
+uvec2 shl64(uvec2 v, uint b) {
+    if (b == 0u) return v;
+    if (b >= 32u) return uvec2(0u, v.x << (b - 32u));
+    return uvec2(v.x << b, (v.y << b) | (v.x >> (32u - b)));
+}
+
+// A bucket of at most RANK_MAX keys at [start, start + cnt) of the scratch: each key goes to the caller's buffers
+// at start + the number of the bucket's keys that precede it on bits [lo, hi) of the transformed keys (bits at
+// and above hi are equal within a bucket), equal keys in bucket order. Invocation lid places keys lid,
+// lid + WG_SIZE, ... Where the compared bits and the index bits fit 32 or 64 bits, each key is compared as one
+// number, (bits [lo, hi)) << index bits | index, which is unique, so one comparison counts a key; else (wide
+// 64-bit ranges) as the key with its index breaking ties.
+void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
+    uint lid = gl_LocalInvocationID.x;
+    uvec2 m = range_mask(lo, hi);
+    uint ib = uint(findMSB(max(cnt, 2u) - 1u)) + 1u;   // index bits
+    uint wide = hi - lo + ib;
+    uint mode = wide <= 32u ? 0u : (wide <= 64u ? 1u : 2u);   // 32-bit numbers, 64-bit numbers, key and index
+    uvec2 k[RPT];
+    uvec2 c[RPT];
+    uint v0[RPT], v1[RPT], r[RPT];
+    [[unroll]] for (uint q = 0u; q < RPT; q++) {
+        uint i = lid + q * WG_SIZE;
+        r[q] = 0u;
+        k[q] = uvec2(0u);
+        c[q] = uvec2(0u);
+        v0[q] = 0u;
+        v1[q] = 0u;
+        if (i < cnt) {
+            k[q] = get_key(true, start + i);
+            if (VAL_WORDS >= 1u) v0[q] = get_val(true, start + i, 0u);
+            if (VAL_WORDS == 2u) v1[q] = get_val(true, start + i, 1u);
+            uvec2 t = key_transform(k[q], kind, desc) & m;
+            c[q] = mode == 2u ? t : shl64(shr64(t, lo), ib) | uvec2(i, 0u);
+            smem[i] = c[q].x;
+            smem[RANK_MAX + i] = c[q].y;
+        }
+    }
+    barrier();
+    if (mode == 0u) {
+        uint j = 0u;
+        for (; j + 4u <= cnt; j += 4u) {
+            uvec4 x = uvec4(smem[j], smem[j + 1u], smem[j + 2u], smem[j + 3u]);
+            [[unroll]] for (uint q = 0u; q < RPT; q++) {
+                r[q] += (x.x < c[q].x ? 1u : 0u) + (x.y < c[q].x ? 1u : 0u) + (x.z < c[q].x ? 1u : 0u) + (x.w < c[q].x ? 1u : 0u);
+            }
+        }
+        for (; j < cnt; j++) {
+            uint x = smem[j];
+            [[unroll]] for (uint q = 0u; q < RPT; q++) r[q] += x < c[q].x ? 1u : 0u;
+        }
+    } else {
+        for (uint j = 0u; j < cnt; j++) {
+            uvec2 x = uvec2(smem[j], smem[RANK_MAX + j]);
+            [[unroll]] for (uint q = 0u; q < RPT; q++) {
+                bool less = x.y < c[q].y || (x.y == c[q].y && x.x < c[q].x);
+                if (mode == 2u) less = less || (x == c[q] && j < lid + q * WG_SIZE);
+                r[q] += less ? 1u : 0u;
+            }
+        }
+    }
+    [[unroll]] for (uint q = 0u; q < RPT; q++) {
+        uint i = lid + q * WG_SIZE;
+        if (i < cnt) {
+            put_key(false, start + r[q], k[q]);
+            if (VAL_WORDS >= 1u) put_val(false, start + r[q], 0u, v0[q]);
+            if (VAL_WORDS == 2u) put_val(false, start + r[q], 1u, v1[q]);
+        }
+    }
+}
+
 void main() {
     uint msd = meta[CTRL_MSD];
     if (msd == 0u) return;   // nothing to sort
@@ -170,6 +256,10 @@ void main() {
     uint cnt = meta[pc.table_off + b + 1u] - start;
     if (cnt == 0u) return;
     bool desc = (pc.flags & 1u) != 0u;
+    if (cnt <= RANK_MAX) {
+        place_counted(start, cnt, pc.lo, shift, pc.key_kind, desc);
+        return;
+    }
     if (cnt > TILE) {
         sort_large(start, cnt, pc.lo, shift, pc.key_kind, desc);
         return;

@@ -25,7 +25,12 @@ layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
-const uint SWEEP = 8u;   // keys each invocation loads per round of the two sweeps over all keys
+// Keys each invocation loads per round of the two sweeps over all keys (RadixPolicy::msd_split_sweep).
+layout(constant_id = 7) const uint SWEEP = 8;
+const uint ROUND = WG_SIZE * SWEEP;
+// Timing experiments only (results are wrong when non-zero; RadixPolicy::debug_mode bits 3 and 4): bit 0 skips the
+// first sweep (the split digit is the top of the bit range), bit 1 the counting of the second.
+layout(constant_id = 8) const uint DEBUG_MODE = 0;
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Vals { uint vals[]; };
@@ -57,15 +62,14 @@ const uint MATCH_BASE = 0u;
 #include "radix_rank.glsl"
 #include "key_differ.glsl"
 
-uvec2 load_key(uint i) {
-    return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
+// Key index first + off, wrapped around at n (first, off < n).
+uint wrap(uint first, uint off, uint n) {
+    uint i = first + off;
+    return i >= n ? i - n : i;
 }
 
-// Bits [lo, hi) of a 64-bit word pair.
-uvec2 range_mask(uint lo, uint hi) {
-    uvec2 below_hi = uvec2(hi >= 32u ? ~0u : (1u << hi) - 1u, hi >= 64u ? ~0u : (hi > 32u ? (1u << (hi - 32u)) - 1u : 0u));
-    uvec2 below_lo = uvec2(lo >= 32u ? ~0u : (1u << lo) - 1u, lo > 32u ? (1u << (lo - 32u)) - 1u : 0u);
-    return below_hi & ~below_lo;
+uvec2 load_key(uint i) {
+    return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
 }
 
 void main() {
@@ -88,13 +92,16 @@ void main() {
     if (t >= div_ceil(n, TILE)) return;
     bool desc = (pc.flags & 1u) != 0u;
 
-    // 1. Where do the keys differ?
+    // 1. Where do the keys differ? Both sweeps read all n keys from this tile's first key on, wrapping around at
+    // n, so that the workgroups do not all read the same keys at the same time.
+    uint first = t * TILE;
+    uint rounds = div_ceil(n, ROUND);
     uvec2 a = uvec2(~0u), o = uvec2(0u);
-    for (uint base = 0u; base < n; base += WG_SIZE * SWEEP) {
+    for (uint r = 0u; r < ((DEBUG_MODE & 1u) != 0u ? 0u : rounds); r++) {
         uvec2 k[SWEEP];
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            uint i = base + u * WG_SIZE + lid;
-            k[u] = i < n ? load_key(i) : load_key(n - 1u);
+            // Offsets past n read the last key again (harmless for AND and OR).
+            k[u] = load_key(wrap(first, min(r * ROUND + u * WG_SIZE + lid, n - 1u), n));
         }
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
             uvec2 x = key_transform(k[u], pc.key_kind, desc);
@@ -106,6 +113,7 @@ void main() {
         s_before[d] = 0u;
         s_rest[d] = 0u;
     }
+    if ((DEBUG_MODE & 1u) != 0u) o = ~a;
     uvec2 differ = wg_differ(a, o) & range_mask(pc.lo, pc.hi);   // its barriers also cover the zeroing
     if (differ == uvec2(0u)) {
         // All keys are equal on [lo, hi): they are sorted as they stand.
@@ -117,19 +125,19 @@ void main() {
     uint bits = h - shift;
     uint mask = (1u << bits) - 1u;
 
-    // 2. Count the split digits before this tile and from it on.
-    uint first = t * TILE;
-    for (uint base = 0u; base < n; base += WG_SIZE * SWEEP) {
+    // 2. Count the split digits before this tile and from it on (offsets below n - first are this tile's keys
+    // and those after it).
+    for (uint r = 0u; r < ((DEBUG_MODE & 2u) != 0u ? 0u : rounds); r++) {
         uvec2 k[SWEEP];
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            uint i = base + u * WG_SIZE + lid;
-            k[u] = i < n ? load_key(i) : uvec2(0u);
+            uint off = r * ROUND + u * WG_SIZE + lid;
+            k[u] = load_key(wrap(first, min(off, n - 1u), n));
         }
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            uint i = base + u * WG_SIZE + lid;
-            if (i < n) {
+            uint off = r * ROUND + u * WG_SIZE + lid;
+            if (off < n) {
                 uint d = key_digit(key_transform(k[u], pc.key_kind, desc), shift, mask);
-                if (i < first) {
+                if (off >= n - first) {
                     atomicAdd(s_before[d], 1u);
                 } else {
                     atomicAdd(s_rest[d], 1u);

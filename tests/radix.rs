@@ -1473,10 +1473,10 @@ fn skipped_places_and_the_final_side() {
     });
 }
 
-/// The MSD sort's two paths: buckets sorted in registers and buckets larger than the bucket tile, sorted by
-/// one workgroup through global memory (forced here with 1-key-per-invocation bucket tiles and keys crowded
-/// into few split digits). Every key type with values (stability), both orders, bit ranges, host and GPU-side
-/// counts; and the size limit.
+/// The MSD sort's three bucket paths: buckets placed by counting (up to `msd_rank_max` keys, one or several per
+/// invocation), sorted in registers, and larger than the bucket tile, sorted by one workgroup through global
+/// memory (forced here with 1-key-per-invocation bucket tiles and keys crowded into few split digits). Every key
+/// type with values (stability), both orders, bit ranges, host and GPU-side counts; and the size limit.
 #[test]
 fn msd_buckets_large_and_small() {
     with_gpu(|ctx| {
@@ -1484,7 +1484,14 @@ fn msd_buckets_large_and_small() {
         let mut tiny = base;
         tiny.msd_bucket_keys_per_thread = 1;
         tiny.msd_split_keys_per_thread = 3;
+        tiny.msd_rank_max = 0;
         let bucket_tile = tiny.msd_bucket_workgroup_size as usize;
+        // Buckets up to half the bucket tile counted, up to the tile in registers, larger ones alone.
+        let mut mixed = tiny;
+        mixed.msd_rank_max = tiny.msd_bucket_workgroup_size / 2;
+        // Every bucket up to 4 keys per invocation counted.
+        let mut counted = base;
+        counted.msd_rank_max = 4 * base.msd_bucket_workgroup_size;
         for key in KeyType::ALL {
             for (i, dist) in [
                 Dist::Entropy(4),
@@ -1499,6 +1506,8 @@ fn msd_buckets_large_and_small() {
                 for (p, order, bits) in [
                     (tiny, Order::Ascending, None),
                     (tiny, Order::Descending, Some((3, 29))),
+                    (mixed, Order::Ascending, Some((3, 29))),
+                    (mixed, Order::Descending, None),
                     (base, Order::Descending, None),
                 ] {
                     let mut c = Case::new(key);
@@ -1516,6 +1525,21 @@ fn msd_buckets_large_and_small() {
                     check(ctx, &c, &raw, None);
                     check(ctx, &c, &raw, Some(n - n / 4));
                 }
+            }
+            // Keys over 4 split digits (top bits), buckets of ~n / 4 keys: counted, up to 4 keys per invocation.
+            let n = 3 * counted.msd_rank_max as usize + 5;
+            let mut r = Rng(key as u64 + 9);
+            let raw: Vec<u64> = (0..n)
+                .map(|_| (r.next_u64() % 4) << (key.bits() - 2) | (r.next_u64() & 0xffff))
+                .collect();
+            for order in [Order::Ascending, Order::Descending] {
+                let mut c = Case::new(key);
+                c.value = ValueType::U32;
+                c.order = order;
+                c.algorithm = SortAlgorithm::Msd;
+                c.policy = Some(counted);
+                check(ctx, &c, &raw, None);
+                check(ctx, &c, &raw, Some(n - 7));
             }
             // Every key in one bucket, differing only below the split digit: all of them take the large path.
             let n = 9 * bucket_tile + 1;

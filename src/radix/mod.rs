@@ -128,7 +128,8 @@ pub struct RadixPolicy {
     /// counts"), so successors' look-backs wait less; false: after ranking.
     pub early_counts: bool,
     /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
-    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range).
+    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range); the
+    /// MSD split pass bit 3 its first sweep over all keys, bit 4 the counting of its second.
     pub debug_mode: u32,
     /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
     /// the subgroups per workgroup and the shared memory (1..=16). Default 1: on an H200, 4 and 8 copies made
@@ -196,8 +197,16 @@ pub struct RadixPolicy {
     /// Invocations of the MSD bucket pass (`msd::buckets`, one workgroup per bucket).
     pub msd_bucket_workgroup_size: u32,
     /// Keys per invocation of the MSD bucket pass: buckets of up to msd_bucket_workgroup_size x this many keys
-    /// are sorted in registers, larger ones through global memory (slower).
+    /// (and more than msd_rank_max) are sorted in registers, larger ones through global memory (slower).
     pub msd_bucket_keys_per_thread: u32,
+    /// Key words (4 bytes) each invocation of the MSD split pass loads per round of its two sweeps over all
+    /// keys (1..=32; at least one key): more bytes in flight per round, more registers.
+    pub msd_split_sweep: u32,
+    /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
+    /// counting, in one round: each key's place is the number of the bucket's keys that precede it, found by
+    /// comparing it with all of them in shared memory (m^2 comparisons for m keys). Larger buckets take the
+    /// radix rounds (in registers, or through global memory). Shared memory: this x 8 bytes.
+    pub msd_rank_max: u32,
 }
 
 impl RadixPolicy {
@@ -205,7 +214,8 @@ impl RadixPolicy {
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
     /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
     /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
-    /// invocation), mbwg, mbkpt (the bucket pass's); boolean fields take 0 or 1. Nothing is checked against a device here
+    /// invocation), mbwg, mbkpt (the bucket pass's), msweep (msd_split_sweep), mrank (msd_rank_max); boolean
+    /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let bad = |what: String| Error::InvalidArgument(format!("policy overrides: {what}"));
@@ -244,6 +254,8 @@ impl RadixPolicy {
                 "mskpt" => self.msd_split_keys_per_thread = v,
                 "mbwg" => self.msd_bucket_workgroup_size = v,
                 "mbkpt" => self.msd_bucket_keys_per_thread = v,
+                "msweep" => self.msd_split_sweep = v,
+                "mrank" => self.msd_rank_max = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
         }
@@ -253,8 +265,9 @@ impl RadixPolicy {
     /// The policy for a device:
     /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys; 256 x 6 for sorts up to 2^18 keys), 8-bit digits,
     ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2);
-    ///   Auto sorts up to 2^16 keys with the MSD sort (1024 x 1 split tiles, 256 x 4 bucket tiles) and never
-    ///   with the one-workgroup sort (slower than MSD from 2^10 to 2^13 keys).
+    ///   Auto sorts up to 2^16 keys with the MSD sort (1024 x 1 split tiles, 256 x 4 bucket tiles, buckets of up
+    ///   to 256 keys placed by counting) and never with the one-workgroup sort (slower than MSD from 2^10 to 2^13
+    ///   keys).
     ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
     ///   3 workgroups per SM (68-80 registers, 15.5 KiB shared) and made the Onesweep passes 1.7-1.9x faster than
     ///   512 x 8 with ballot or match-any ranking (2 workgroups per SM, 64 registers).
@@ -299,6 +312,8 @@ impl RadixPolicy {
             msd_split_keys_per_thread: 8,
             msd_bucket_workgroup_size: 256,
             msd_bucket_keys_per_thread: 8,
+            msd_split_sweep: 8,
+            msd_rank_max: 256,
         };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
@@ -321,6 +336,14 @@ impl RadixPolicy {
                 msd_split_workgroup_size: 1024,
                 msd_split_keys_per_thread: 1,
                 msd_bucket_keys_per_thread: 4,
+                // H100 (BENCHMARKS.md, seventh session), u32 keys: buckets of up to 256 keys placed by counting
+                // made the MSD sort 1.3-1.5x faster at 2^10..2^15 (0.0191 against 0.0297 ms at 2^10, 0.0290
+                // against 0.0387 at 2^15) and changed nothing at 2^16, where half the buckets hold more than
+                // 256 keys; 512 was slower at 2^16 (0.064 against 0.047 ms). msd_split_sweep 16 or 32 changed
+                // nothing: at 2^16 the split pass's sweeps take ~8 us (AND/OR) and ~14 us (counting through
+                // shared atomics) of its 32 (debug_mode bits 3 and 4), with more keys in flight or not.
+                msd_rank_max: 256,
+                msd_split_sweep: 8,
                 ..base
             }
         } else if caps.is_cpu() {
@@ -505,8 +528,15 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
+            || !(1..=32).contains(&self.msd_split_sweep)
         {
             return bad("keys per thread must be in 1..=32".into());
+        }
+        if self.msd_rank_max > 32 * self.msd_bucket_workgroup_size {
+            return bad(format!(
+                "msd_rank_max {} above 32 keys per invocation of the bucket pass",
+                self.msd_rank_max
+            ));
         }
         if self.rank2 > 2 || (self.rank2 == 2 && self.sub_tile() >= 1 << 16) {
             return bad(format!(
@@ -598,11 +628,14 @@ impl RadixPolicy {
         // The MSD passes: the rank counters (split) or the bucket tile, plus four per-digit arrays.
         let r4 = self.radix() as u64 * 4;
         let d = self.rank_shared_bytes(plan, self.msd_split_workgroup_size, 0) + r4;
-        let e = self.rank_shared_bytes(
-            plan,
-            self.msd_bucket_workgroup_size,
-            self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread,
-        ) + r4;
+        let e = self
+            .rank_shared_bytes(
+                plan,
+                self.msd_bucket_workgroup_size,
+                self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread,
+            )
+            .max(self.msd_rank_max as u64 * 8)
+            + r4;
         let most = a.max(b).max(c).max(d).max(e);
         if most > shared {
             return bad(format!(

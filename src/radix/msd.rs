@@ -9,9 +9,11 @@
 //!   small) and scatters its tile stably into the scratch arrays, bucket by bucket. Workgroup 0 writes the bucket
 //!   table (control word `CTRL_MSD` and 2^digit_bits + 1 bucket starts in the histogram region of the meta).
 //! - `vksort::radix::msd::buckets`: one workgroup per bucket (2^digit_bits of them) sorts its bucket on the
-//!   bits below the split digit into the caller's buffers: in registers when it holds at most
-//!   `msd_bucket_workgroup_size` x `msd_bucket_keys_per_thread` keys, else alone through global memory, one
-//!   digit place at a time (correct for any input, slow when most keys share one split digit).
+//!   bits below the split digit into the caller's buffers: by counting when it holds at most `msd_rank_max`
+//!   keys (each key's place is the number of keys of the bucket that precede it: one round, m^2 comparisons),
+//!   else in registers when it holds at most `msd_bucket_workgroup_size` x `msd_bucket_keys_per_thread` keys,
+//!   else alone through global memory, one digit place at a time (correct for any input, slow when most keys
+//!   share one split digit).
 //!
 //! Reads the caller's keys (and values) `2 x tiles + 1` times (mostly from cache at these sizes) and writes them
 //! once into the scratch; reads them back and writes the caller's buffers once. The host records the two
@@ -43,24 +45,31 @@ pub struct BucketsPush {
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let p = &s.policy;
-    let spec = |kpt: u32| {
+    // Constant 7: the split pass's keys per invocation per sweep round, the bucket pass's counted-bucket limit;
+    // 8: the split pass's timing-experiment bits (debug_mode bits 3 and 4).
+    let spec = |kpt: u32, extra: u32| {
         [
             kpt,
             p.digit_bits,
             s.key_words,
             s.val_words,
             s.ballot_words(),
+            extra,
+            (p.debug_mode >> 3) & 3,
         ]
     };
     let split = s.kernel(
         &format!("radix_msd_split_{}", s.rank_variant()),
         p.msd_split_workgroup_size,
-        &spec(p.msd_split_keys_per_thread),
+        &spec(
+            p.msd_split_keys_per_thread,
+            (p.msd_split_sweep / s.key_words).max(1),
+        ),
     )?;
     let buckets = s.kernel(
         &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,
-        &spec(p.msd_bucket_keys_per_thread),
+        &spec(p.msd_bucket_keys_per_thread, p.msd_rank_max),
     )?;
     let (count, _) = b.count.unwrap_or((b.meta, 0));
     let table_off = b.layout.hist_word as u32;
