@@ -73,15 +73,21 @@ void put_key(bool alt, uint i, uvec2 k) {
         if (KEY_WORDS == 2u) keys[i * KEY_WORDS + 1u] = k.y;
     }
 }
-// Value word w of element i.
-uint get_val(bool alt, uint i, uint w) {
-    return alt ? alt_vals[i * VAL_WORDS + w] : vals[i * VAL_WORDS + w];
+// Value words of element i (words past VAL_WORDS read as 0 and are not written).
+uvec2 get_vals(bool alt, uint i) {
+    uvec2 v = uvec2(0u);
+    if (VAL_WORDS >= 1u) v.x = alt ? alt_vals[i * VAL_WORDS] : vals[i * VAL_WORDS];
+    if (VAL_WORDS == 2u) v.y = alt ? alt_vals[i * VAL_WORDS + 1u] : vals[i * VAL_WORDS + 1u];
+    return v;
 }
-void put_val(bool alt, uint i, uint w, uint v) {
+void put_vals(bool alt, uint i, uvec2 v) {
+    if (VAL_WORDS == 0u) return;
     if (alt) {
-        alt_vals[i * VAL_WORDS + w] = v;
+        alt_vals[i * VAL_WORDS] = v.x;
+        if (VAL_WORDS == 2u) alt_vals[i * VAL_WORDS + 1u] = v.y;
     } else {
-        vals[i * VAL_WORDS + w] = v;
+        vals[i * VAL_WORDS] = v.x;
+        if (VAL_WORDS == 2u) vals[i * VAL_WORDS + 1u] = v.y;
     }
 }
 
@@ -98,10 +104,11 @@ void load_items(bool alt, uint at, uint m) {
         uint i = item_pos(j);
         if (i < m) {
             uvec2 k = get_key(alt, at + i);
+            uvec2 v = get_vals(alt, at + i);
             g_w0[j] = k.x;
             g_w1[j] = k.y;
-            if (VAL_WORDS >= 1u) g_v0[j] = get_val(alt, at + i, 0u);
-            if (VAL_WORDS == 2u) g_v1[j] = get_val(alt, at + i, 1u);
+            g_v0[j] = v.x;
+            g_v1[j] = v.y;
         }
     }
 }
@@ -109,8 +116,7 @@ void load_items(bool alt, uint at, uint m) {
 // Item j (valid) to element i of one side.
 void store_item(bool alt, uint j, uint i) {
     put_key(alt, i, uvec2(g_w0[j], g_w1[j]));
-    if (VAL_WORDS >= 1u) put_val(alt, i, 0u, g_v0[j]);
-    if (VAL_WORDS == 2u) put_val(alt, i, 1u, g_v1[j]);
+    put_vals(alt, i, uvec2(g_v0[j], g_v1[j]));
 }
 
 // A bucket of more than TILE keys at [start, start + cnt) of the scratch: sorted on bits [lo, hi) into the
@@ -165,7 +171,7 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
     if (in_alt) {
         for (uint i = lid; i < cnt; i += WG_SIZE) {
             put_key(false, start + i, get_key(true, start + i));
-            for (uint w = 0u; w < VAL_WORDS; w++) put_val(false, start + i, w, get_val(true, start + i, w));
+            put_vals(false, start + i, get_vals(true, start + i));
         }
     }
 }
@@ -194,20 +200,17 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc)
     uint ib = uint(findMSB(max(cnt, 2u) - 1u)) + 1u;   // index bits
     uint wide = hi - lo + ib;
     uint mode = wide <= 32u ? 0u : (wide <= 64u ? 1u : 2u);   // 32-bit numbers, 64-bit numbers, key and index
-    uvec2 k[RPT];
-    uvec2 c[RPT];
-    uint v0[RPT], v1[RPT], r[RPT];
+    uvec2 k[RPT], v[RPT], c[RPT];
+    uint r[RPT];
     [[unroll]] for (uint q = 0u; q < RPT; q++) {
         uint i = lid + q * WG_SIZE;
         r[q] = 0u;
         k[q] = uvec2(0u);
+        v[q] = uvec2(0u);
         c[q] = uvec2(0u);
-        v0[q] = 0u;
-        v1[q] = 0u;
         if (i < cnt) {
             k[q] = get_key(true, start + i);
-            if (VAL_WORDS >= 1u) v0[q] = get_val(true, start + i, 0u);
-            if (VAL_WORDS == 2u) v1[q] = get_val(true, start + i, 1u);
+            v[q] = get_vals(true, start + i);
             uvec2 t = key_transform(k[q], kind, desc) & m;
             c[q] = mode == 2u ? t : shl64(shr64(t, lo), ib) | uvec2(i, 0u);
             smem[i] = c[q].x;
@@ -241,8 +244,7 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc)
         uint i = lid + q * WG_SIZE;
         if (i < cnt) {
             put_key(false, start + r[q], k[q]);
-            if (VAL_WORDS >= 1u) put_val(false, start + r[q], 0u, v0[q]);
-            if (VAL_WORDS == 2u) put_val(false, start + r[q], 1u, v1[q]);
+            put_vals(false, start + r[q], v[q]);
         }
     }
 }

@@ -72,6 +72,15 @@ uvec2 load_key(uint i) {
     return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
 }
 
+// Offset (from the tile's first key) of this invocation's key u in round r of a sweep over all keys.
+uint sweep_off(uint r, uint u) { return r * ROUND + u * WG_SIZE + gl_LocalInvocationID.x; }
+
+// This invocation's keys of sweep round r: key first + offset, wrapped around at n; offsets past n read the key
+// at offset n - 1 again.
+void load_round(uint first, uint r, uint n, out uvec2 k[SWEEP]) {
+    [[unroll]] for (uint u = 0u; u < SWEEP; u++) k[u] = load_key(wrap(first, min(sweep_off(r, u), n - 1u), n));
+}
+
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint n = pc.n_host;
@@ -99,10 +108,7 @@ void main() {
     uvec2 a = uvec2(~0u), o = uvec2(0u);
     for (uint r = 0u; r < ((DEBUG_MODE & 1u) != 0u ? 0u : rounds); r++) {
         uvec2 k[SWEEP];
-        [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            // Offsets past n read the last key again (harmless for AND and OR).
-            k[u] = load_key(wrap(first, min(r * ROUND + u * WG_SIZE + lid, n - 1u), n));
-        }
+        load_round(first, r, n, k);   // repeated keys past n change no AND or OR
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
             uvec2 x = key_transform(k[u], pc.key_kind, desc);
             a &= x;
@@ -129,12 +135,9 @@ void main() {
     // and those after it).
     for (uint r = 0u; r < ((DEBUG_MODE & 2u) != 0u ? 0u : rounds); r++) {
         uvec2 k[SWEEP];
+        load_round(first, r, n, k);
         [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            uint off = r * ROUND + u * WG_SIZE + lid;
-            k[u] = load_key(wrap(first, min(off, n - 1u), n));
-        }
-        [[unroll]] for (uint u = 0u; u < SWEEP; u++) {
-            uint off = r * ROUND + u * WG_SIZE + lid;
+            uint off = sweep_off(r, u);
             if (off < n) {
                 uint d = key_digit(key_transform(k[u], pc.key_kind, desc), shift, mask);
                 if (off >= n - first) {
