@@ -136,6 +136,7 @@ void main() {
     }
 #endif
     barrier();
+    if ((pc.flags & 2u) != 0u) return;   // timing experiments only (RadixPolicy::debug_mode bit 6)
     for (uint i = lid; i < PLACES * RADIX; i += WG_SIZE) {
         uint c = 0u;
         for (uint h = 0u; h < HIST_COPIES; h++) c += s_hist[h * PLACES * RADIX + i];

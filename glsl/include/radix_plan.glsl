@@ -1,6 +1,6 @@
 // radix_plan.glsl: the plan of a radix sort, run by one workgroup after the upfront histograms (the
 // radix_plan pass, or the upfront pass's last workgroup). Per digit place: turns the histogram into global
-// exclusive digit offsets (in place) and skips the place when one digit holds all n keys (the pass would be the
+// exclusive digit offsets (in place; all places in one read and one scan) and skips the place when one digit holds all n keys (the pass would be the
 // identity). Then writes, per place, the indirect dispatch arguments of its passes (0 groups when skipped) and
 // the side the pass reads from, and the final copy's arguments. With an even number of places the plan keeps
 // the number of passes run even (the result lands in the caller's buffers; the host records no copy then).
@@ -9,43 +9,43 @@
 // declared. Every invocation of the workgroup must call radix_plan (it contains barriers).
 DEFINE_WG_SCAN(uint, pscan)
 
-shared uint s_skip;
+shared uint s_skip;   // bit p: place p is skipped (places <= 16: digits of at least 4 bits, keys <= 64 bits)
+
+// Histogram words per invocation: every place's histogram is read in one round trip.
+const uint PLAN_WPT = ((64u + DIGIT_BITS - 1u) / DIGIT_BITS * RADIX + WG_SIZE - 1u) / WG_SIZE;
 
 void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chunk, uint portion_tiles,
                 uint copy_len) {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, tile);
-    const uint DPT = (RADIX + WG_SIZE - 1u) / WG_SIZE;
-    uint skipped = 0u;   // bit p: place p is skipped (places <= 16: digits of at least 4 bits, keys <= 64 bits)
-    for (uint p = 0u; p < places; p++) {
-        if (lid == 0u) s_skip = n == 0u ? 1u : 0u;
-        barrier();
-        uint h = hist_off + p * RADIX;
-        uint d0 = lid * DPT;
-        uint sum = 0u;
-        for (uint k = 0u; k < DPT; k++) {
-            uint d = d0 + k;
-            if (d < RADIX) {
-                uint c = meta[h + d];
-                if (c == n) s_skip = 1u;
-                sum += c;
-            }
-        }
-        uint total;
-        uint ex = pscan_exclusive_add(sum, total);
-        for (uint k = 0u; k < DPT; k++) {
-            uint d = d0 + k;
-            if (d < RADIX) {
-                uint c = meta[h + d];
-                meta[h + d] = ex;
-                ex += c;
-            }
-        }
-        barrier();
-        if (s_skip != 0u) skipped |= 1u << p;
-        barrier();
+    // The histograms of all places, one array of places x RADIX words, scanned at once: each place's counts
+    // sum to n, so the exclusive scan at word p x RADIX + d is p x n plus digit d's offset within place p
+    // (exact modulo 2^32, as the offset itself is below 2^32). Invocation lid holds a contiguous chunk.
+    uint words = places * RADIX;
+    uint wpt = div_ceil(words, WG_SIZE);
+    uint w0 = lid * wpt;
+    uint cnt[PLAN_WPT];
+    [[unroll]] for (uint k = 0u; k < PLAN_WPT; k++) {
+        cnt[k] = k < wpt && w0 + k < words ? meta[hist_off + w0 + k] : 0u;
     }
+    if (lid == 0u) s_skip = n == 0u ? 0xFFFFFFFFu : 0u;
+    barrier();
+    uint sum = 0u;
+    uint full = 0u;   // places where one of this invocation's digits holds all n keys
+    [[unroll]] for (uint k = 0u; k < PLAN_WPT; k++) {
+        if (cnt[k] == n && k < wpt && w0 + k < words) full |= 1u << ((w0 + k) / RADIX);
+        sum += cnt[k];
+    }
+    if (full != 0u) atomicOr(s_skip, full);
+    uint total;
+    uint ex = pscan_exclusive_add(sum, total);   // its barriers also order s_skip
+    [[unroll]] for (uint k = 0u; k < PLAN_WPT; k++) {
+        uint i = w0 + k;
+        if (k < wpt && i < words) meta[hist_off + i] = ex - (i / RADIX) * n;
+        ex += cnt[k];
+    }
+    uint skipped = s_skip & ((1u << places) - 1u);
     if (lid != 0u) return;
     // With an even number of places, an odd number of passes to run would leave the result on the scratch side
     // (and need the final copy): run one skipped place anyway (a stable pass over keys that all share its digit

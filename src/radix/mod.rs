@@ -129,7 +129,8 @@ pub struct RadixPolicy {
     pub early_counts: bool,
     /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
     /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range); the
-    /// MSD split pass bit 3 its first sweep over all keys, bit 4 the counting of its second.
+    /// MSD split pass bit 3 its first sweep over all keys, bit 4 the counting of its second; bit 5 leaves out the
+    /// plan (the passes then run no workgroups), bit 6 stops the upfront pass after its shared-memory counting.
     pub debug_mode: u32,
     /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
     /// the subgroups per workgroup and the shared memory (1..=16). Default 1: on an H200, 4 and 8 copies made
@@ -321,6 +322,10 @@ impl RadixPolicy {
                 // one-workgroup sort (512 x 16) took 54-72 us; smaller sizes were not measured. Auto uses MSD.
                 small_sort_max: 0,
                 small_workgroup_size: 512,
+                // H100 (BENCHMARKS.md, eighth session), u32 keys: 8 keys per invocation against 16 took the
+                // upfront pass 14 against 17 us at 2^16, 36 against 50 at 2^22, 83 against 87 at 2^24, the same
+                // at 2^18, 2^20 and 2^28 (4 and 2 were slower at 2^20).
+                upfront_keys_per_thread: 8,
                 upfront_max_groups: 1024,
                 rank2: 2,
                 match_or: 2,
@@ -1072,7 +1077,7 @@ impl RadixSort {
         rec.barrier();
         upfront::record(self, rec, b)?;
         rec.barrier();
-        if !upfront::plan_fused(b) {
+        if !upfront::plan_fused(b) && self.policy.debug_mode & 32 == 0 {
             upfront::record_plan(self, rec, b)?;
             rec.barrier();
         }
