@@ -1,18 +1,24 @@
 #version 460
-// radix_msd_buckets.comp (vksort::radix::msd, pass 2 of 2): one workgroup per bucket of the split pass
-// (radix_msd_split.comp) sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift),
-// from the scratch arrays back into the caller's buffers, stably.
+// radix_msd_buckets.comp (vksort::radix::msd, pass 3 of 3): one workgroup per bucket (split digit value d)
+// sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift), into the caller's
+// buffers, stably. The split pass (radix_msd_split.comp) left each tile's keys sorted on the split digit in the
+// tile's own range of the scratch arrays, with each digit's run start per tile in the run table; the bucket is
+// the concatenation of its runs in tile order. The workgroup reads its two rows of the run table (digit d's and
+// d + 1's starts, one word per tile), finds where the bucket starts (the sum of its run starts: the keys of
+// smaller digits) and how many keys it holds, and scans the run lengths into a table in shared memory; key i of
+// the bucket is then read from its run (a binary search of that table). Then:
 //   - A bucket of at most RANK_MAX keys is placed by counting: its keys (their sorted bits, with their index in
 //     the bucket) go to shared memory, and each key's place is the number of the bucket's keys that precede it
 //     (smaller, or equal and earlier: stable). One round, no atomics, m^2 comparisons for m keys spread over the
 //     workgroup; written straight from the registers to their places.
 //   - A bucket of at most TILE keys is read once into registers, sorted there (radix_local.glsl: only places
 //     where the bucket's keys differ) and written once.
-//   - A larger bucket is sorted by this workgroup alone, one digit place at a time through global memory: per
-//     place a histogram of the bucket, then its chunks of TILE keys in order, each ranked in shared memory and
-//     written to the place's running digit offsets, alternating between the scratch and the caller's range of
-//     the bucket (which no other workgroup touches); a final copy when the result lies in the scratch. Correct
-//     for any bucket, but one workgroup does the work: inputs whose keys crowd into few buckets are slow.
+//   - A larger bucket is copied to its range of the second scratch arrays (big_keys/big_vals: the bucket's
+//     final range, which no other workgroup touches) and sorted by this workgroup alone, one digit place at a
+//     time through global memory: per place a histogram of the bucket, then its chunks of TILE keys in order,
+//     each ranked in shared memory and written to the place's running digit offsets, alternating between that
+//     range and the caller's; a final copy when the result lies in the second scratch. Correct for any bucket,
+//     but one workgroup does the work: inputs whose keys crowd into few buckets are slow.
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -27,26 +33,34 @@ layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 // Buckets of at most RANK_MAX keys are placed by counting (RadixPolicy::msd_rank_max; 0: never).
 layout(constant_id = 7) const uint RANK_MAX = 0;
+// The most split tiles a sort may have (the run-length table in shared memory holds one entry per tile).
+layout(constant_id = 8) const uint MAX_TILES = 1024;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint RANK_WORDS = RANK_MAX * 2u;   // the counted bucket's compared numbers: low words, then high words
+const uint RUN_WORDS = 2u * MAX_TILES + 1u;   // the runs' offsets in the bucket (+ the count), then their sources
 const uint TILE_OR_HIST = TILE > HIST_WORDS ? TILE : HIST_WORDS;
-const uint SMEM_WORDS = TILE_OR_HIST > RANK_WORDS ? TILE_OR_HIST : RANK_WORDS;
+const uint RANK_OR_RUNS = RANK_WORDS > RUN_WORDS ? RANK_WORDS : RUN_WORDS;
+const uint SMEM_WORDS = TILE_OR_HIST > RANK_OR_RUNS ? TILE_OR_HIST : RANK_OR_RUNS;
 const uint RPT = RANK_MAX > WG_SIZE ? (RANK_MAX + WG_SIZE - 1u) / WG_SIZE : 1u;   // counted keys per invocation
 
 layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) coherent buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) coherent buffer AltKeys { uint alt_keys[]; };
-layout(set = 0, binding = 3, std430) coherent buffer AltVals { uint alt_vals[]; };
+layout(set = 0, binding = 2, std430) readonly buffer AltKeys { uint alt_keys[]; };
+layout(set = 0, binding = 3, std430) readonly buffer AltVals { uint alt_vals[]; };
 layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+layout(set = 0, binding = 5, std430) coherent buffer BigKeys { uint big_keys[]; };
+layout(set = 0, binding = 6, std430) coherent buffer BigVals { uint big_vals[]; };
+layout(set = 0, binding = 7, std430) readonly buffer Tables { uint tables[]; };
 
 layout(push_constant) uniform Push {
     uint lo;
     uint key_kind;
-    uint flags;       // bit 0: descending
-    uint table_off;   // meta word of the bucket table
+    uint flags;        // bit 0: descending
+    uint stride;       // the run table's row length (tiles of the capacity)
+    uint split_tile;   // keys per split tile
 } pc;
 
 shared uint smem[SMEM_WORDS];
@@ -58,37 +72,97 @@ const uint MATCH_BASE = 0u;
 
 #include "radix_rank.glsl"
 #include "radix_local.glsl"
+DEFINE_WG_SCAN(uint, runs)
 
-// Key i of the scratch (alt) or of the caller's buffer.
-uvec2 get_key(bool alt, uint i) {
-    if (alt) return uvec2(alt_keys[i * KEY_WORDS], KEY_WORDS == 2u ? alt_keys[i * KEY_WORDS + 1u] : 0u);
+// Sides: the caller's buffers, the split pass's tile-sorted scratch, the second scratch (large buckets).
+const uint CALLER = 0u;
+const uint SPLIT = 1u;
+const uint BIG = 2u;
+
+// Key i of one side.
+uvec2 get_key(uint side, uint i) {
+    if (side == SPLIT) return uvec2(alt_keys[i * KEY_WORDS], KEY_WORDS == 2u ? alt_keys[i * KEY_WORDS + 1u] : 0u);
+    if (side == BIG) return uvec2(big_keys[i * KEY_WORDS], KEY_WORDS == 2u ? big_keys[i * KEY_WORDS + 1u] : 0u);
     return uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
 }
-void put_key(bool alt, uint i, uvec2 k) {
-    if (alt) {
-        alt_keys[i * KEY_WORDS] = k.x;
-        if (KEY_WORDS == 2u) alt_keys[i * KEY_WORDS + 1u] = k.y;
+void put_key(uint side, uint i, uvec2 k) {
+    if (side == BIG) {
+        big_keys[i * KEY_WORDS] = k.x;
+        if (KEY_WORDS == 2u) big_keys[i * KEY_WORDS + 1u] = k.y;
     } else {
         keys[i * KEY_WORDS] = k.x;
         if (KEY_WORDS == 2u) keys[i * KEY_WORDS + 1u] = k.y;
     }
 }
 // Value words of element i (words past VAL_WORDS read as 0 and are not written).
-uvec2 get_vals(bool alt, uint i) {
+uvec2 get_vals(uint side, uint i) {
     uvec2 v = uvec2(0u);
-    if (VAL_WORDS >= 1u) v.x = alt ? alt_vals[i * VAL_WORDS] : vals[i * VAL_WORDS];
-    if (VAL_WORDS == 2u) v.y = alt ? alt_vals[i * VAL_WORDS + 1u] : vals[i * VAL_WORDS + 1u];
+    if (VAL_WORDS >= 1u) v.x = side == SPLIT ? alt_vals[i * VAL_WORDS] : (side == BIG ? big_vals[i * VAL_WORDS] : vals[i * VAL_WORDS]);
+    if (VAL_WORDS == 2u) v.y = side == SPLIT ? alt_vals[i * VAL_WORDS + 1u] : (side == BIG ? big_vals[i * VAL_WORDS + 1u] : vals[i * VAL_WORDS + 1u]);
     return v;
 }
-void put_vals(bool alt, uint i, uvec2 v) {
+void put_vals(uint side, uint i, uvec2 v) {
     if (VAL_WORDS == 0u) return;
-    if (alt) {
-        alt_vals[i * VAL_WORDS] = v.x;
-        if (VAL_WORDS == 2u) alt_vals[i * VAL_WORDS + 1u] = v.y;
+    if (side == BIG) {
+        big_vals[i * VAL_WORDS] = v.x;
+        if (VAL_WORDS == 2u) big_vals[i * VAL_WORDS + 1u] = v.y;
     } else {
         vals[i * VAL_WORDS] = v.x;
         if (VAL_WORDS == 2u) vals[i * VAL_WORDS + 1u] = v.y;
     }
+}
+
+// The bucket's runs (after find_runs): smem[t] is run t's first index in the bucket (t < tiles; smem[tiles] the
+// bucket's count), smem[MAX_TILES + 1 + t] its first element in the split side. Element of bucket key i.
+uint gather_index(uint i, uint tiles) {
+    uint a = 0u, b = tiles;   // smem[a] <= i; the run holding i is the last t in [a, b) with smem[t] <= i
+    while (b - a > 1u) {
+        uint m = (a + b) >> 1u;
+        if (smem[m] <= i) a = m; else b = m;
+    }
+    return smem[MAX_TILES + 1u + a] + i - smem[a];
+}
+
+// Reads digit d's runs from the run table and fills the run tables in smem; returns (bucket start, count).
+// Ends with a barrier.
+uvec2 find_runs(uint d, uint n, uint tiles) {
+    uint lid = gl_LocalInvocationID.x;
+    uint tpi = div_ceil(tiles, WG_SIZE);   // tiles per invocation, a contiguous chunk (the scan keeps tile order)
+    uint t0 = lid * tpi;
+    const uint row = 4u * pc.stride + d * pc.stride;
+    if (lid == 0u) s_run[0] = 0u;   // ordered before the atomics below by the scan's barriers
+    uint len = 0u, before = 0u;
+    for (uint k = 0u; k < tpi; k++) {
+        uint t = t0 + k;
+        if (t < tiles) {
+            uint m = min(pc.split_tile, n - t * pc.split_tile);
+            uint s = min(tables[row + t], m);
+            uint e = d + 1u < RADIX ? min(tables[row + pc.stride + t], m) : m;
+            len += e - s;
+            before += s;
+        }
+    }
+    uint cnt;
+    uint off = runs_exclusive_add(len, cnt);
+    uint start = subgroupAdd(before);
+    for (uint k = 0u; k < tpi; k++) {
+        uint t = t0 + k;
+        if (t < tiles) {
+            uint m = min(pc.split_tile, n - t * pc.split_tile);
+            uint s = min(tables[row + t], m);
+            uint e = d + 1u < RADIX ? min(tables[row + pc.stride + t], m) : m;
+            smem[t] = off;
+            smem[MAX_TILES + 1u + t] = t * pc.split_tile + s;
+            off += e - s;
+        }
+    }
+    if (lid == 0u) smem[tiles] = cnt;
+    // The bucket start: the sum of the subgroups' sums (every key of a smaller digit, in any tile).
+    if (subgroupElect()) atomicAdd(s_run[0], start);
+    barrier();
+    uvec2 r = uvec2(s_run[0], cnt);
+    barrier();
+    return r;
 }
 
 // Stores of this workgroup become visible to its loads after this.
@@ -97,14 +171,16 @@ void sync_buffers() {
     barrier();
 }
 
-// Items [0, m) of the registers from elements [at, at + m) of one side.
-void load_items(bool alt, uint at, uint m) {
+// Items [0, m) of the registers from elements [at, at + m) of one side, or (gather) from bucket keys [0, m)
+// of the split side (through the run tables of find_runs).
+void load_items(uint side, uint at, uint m, bool gather, uint tiles) {
     local_clear();
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
         if (i < m) {
-            uvec2 k = get_key(alt, at + i);
-            uvec2 v = get_vals(alt, at + i);
+            uint e = gather ? gather_index(i, tiles) : at + i;
+            uvec2 k = get_key(side, e);
+            uvec2 v = get_vals(side, e);
             g_w0[j] = k.x;
             g_w1[j] = k.y;
             g_v0[j] = v.x;
@@ -114,21 +190,27 @@ void load_items(bool alt, uint at, uint m) {
 }
 
 // Item j (valid) to element i of one side.
-void store_item(bool alt, uint j, uint i) {
-    put_key(alt, i, uvec2(g_w0[j], g_w1[j]));
-    put_vals(alt, i, uvec2(g_v0[j], g_v1[j]));
+void store_item(uint side, uint j, uint i) {
+    put_key(side, i, uvec2(g_w0[j], g_w1[j]));
+    put_vals(side, i, uvec2(g_v0[j], g_v1[j]));
 }
 
-// A bucket of more than TILE keys at [start, start + cnt) of the scratch: sorted on bits [lo, hi) into the
-// caller's buffers through global memory (see the file comment).
-void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
+// A bucket of more than TILE keys that starts at `start` in the caller's buffers: copied from the split side to
+// [start, start + cnt) of the second scratch, then sorted on bits [lo, hi) into the caller's buffers through
+// global memory (see the file comment).
+void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc, uint tiles) {
     uint lid = gl_LocalInvocationID.x;
     uvec2 a = uvec2(~0u), o = uvec2(0u);
     for (uint i = lid; i < cnt; i += WG_SIZE) {
-        uvec2 t = key_transform(get_key(true, start + i), kind, desc);
+        uint e = gather_index(i, tiles);
+        uvec2 k = get_key(SPLIT, e);
+        put_key(BIG, start + i, k);
+        put_vals(BIG, start + i, get_vals(SPLIT, e));
+        uvec2 t = key_transform(k, kind, desc);
         a &= t;
         o |= t;
     }
+    sync_buffers();   // the copy is visible, and the run tables in smem are no longer read
     uvec2 differ = wg_differ(a, o);
     bool in_alt = true;
     for (uint shift = lo; shift < hi; shift += DIGIT_BITS) {
@@ -138,7 +220,7 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
         for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] = 0u;
         barrier();
         for (uint i = lid; i < cnt; i += WG_SIZE) {
-            atomicAdd(s_run[key_digit(key_transform(get_key(in_alt, start + i), kind, desc), shift, mask)], 1u);
+            atomicAdd(s_run[key_digit(key_transform(get_key(in_alt ? BIG : CALLER, start + i), kind, desc), shift, mask)], 1u);
         }
         barrier();
         for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = s_run[d];
@@ -148,7 +230,7 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
         barrier();
         for (uint base = 0u; base < cnt; base += TILE) {
             uint m = min(TILE, cnt - base);
-            load_items(in_alt, start + base, m);
+            load_items(in_alt ? BIG : CALLER, start + base, m, false, 0u);
             [[unroll]] for (uint j = 0u; j < KPT; j++) {
                 g_digit[j] = item_pos(j) < m
                     ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc), shift, mask)
@@ -158,7 +240,7 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
             [[unroll]] for (uint j = 0u; j < KPT; j++) {
                 if (item_pos(j) < m) {
                     uint d = g_digit[j];
-                    store_item(!in_alt, j, start + s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j]);
+                    store_item(in_alt ? CALLER : BIG, j, start + s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j]);
                 }
             }
             barrier();
@@ -170,8 +252,8 @@ void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
     }
     if (in_alt) {
         for (uint i = lid; i < cnt; i += WG_SIZE) {
-            put_key(false, start + i, get_key(true, start + i));
-            put_vals(false, start + i, get_vals(true, start + i));
+            put_key(CALLER, start + i, get_key(BIG, start + i));
+            put_vals(CALLER, start + i, get_vals(BIG, start + i));
         }
     }
 }
@@ -188,13 +270,13 @@ uvec2 shl64(uvec2 v, uint b) {
     return uvec2(v.x << b, (v.y << b) | (v.x >> (32u - b)));
 }
 
-// A bucket of at most RANK_MAX keys at [start, start + cnt) of the scratch: each key goes to the caller's buffers
+// A bucket of at most RANK_MAX keys (read from the split side through the run tables): each key goes to the caller's buffers
 // at start + the number of the bucket's keys that precede it on bits [lo, hi) of the transformed keys (bits at
 // and above hi are equal within a bucket), equal keys in bucket order. Invocation lid places keys lid,
 // lid + WG_SIZE, ... Where the compared bits and the index bits fit 32 or 64 bits, each key is compared as one
 // number, (bits [lo, hi)) << index bits | index, which is unique, so one comparison counts a key; else (wide
 // 64-bit ranges) as the key with its index breaking ties.
-void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
+void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc, uint tiles) {
     uint lid = gl_LocalInvocationID.x;
     uvec2 m = range_mask(lo, hi);
     uint ib = uint(findMSB(max(cnt, 2u) - 1u)) + 1u;   // index bits
@@ -209,10 +291,17 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc)
         v[q] = uvec2(0u);
         c[q] = uvec2(0u);
         if (i < cnt) {
-            k[q] = get_key(true, start + i);
-            v[q] = get_vals(true, start + i);
+            uint e = gather_index(i, tiles);
+            k[q] = get_key(SPLIT, e);
+            v[q] = get_vals(SPLIT, e);
             uvec2 t = key_transform(k[q], kind, desc) & m;
             c[q] = mode == 2u ? t : shl64(shr64(t, lo), ib) | uvec2(i, 0u);
+        }
+    }
+    barrier();   // the run tables in smem are no longer read
+    [[unroll]] for (uint q = 0u; q < RPT; q++) {
+        uint i = lid + q * WG_SIZE;
+        if (i < cnt) {
             smem[i] = c[q].x;
             smem[RANK_MAX + i] = c[q].y;
         }
@@ -243,8 +332,8 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc)
     [[unroll]] for (uint q = 0u; q < RPT; q++) {
         uint i = lid + q * WG_SIZE;
         if (i < cnt) {
-            put_key(false, start + r[q], k[q]);
-            put_vals(false, start + r[q], v[q]);
+            put_key(CALLER, start + r[q], k[q]);
+            put_vals(CALLER, start + r[q], v[q]);
         }
     }
 }
@@ -253,24 +342,28 @@ void main() {
     uint msd = meta[CTRL_MSD];
     if (msd == 0u) return;   // nothing to sort
     uint shift = msd - 1u;
-    uint b = flat_group_id();
-    uint start = meta[pc.table_off + b];
-    uint cnt = meta[pc.table_off + b + 1u] - start;
+    uint d = flat_group_id();
+    uint n = meta[CTRL_N];
+    uint tiles = div_ceil(n, pc.split_tile);
+    uvec2 sc = find_runs(d, n, tiles);
+    uint start = sc.x;
+    uint cnt = sc.y;
     if (cnt == 0u) return;
     bool desc = (pc.flags & 1u) != 0u;
     if (cnt <= RANK_MAX) {
-        place_counted(start, cnt, pc.lo, shift, pc.key_kind, desc);
+        place_counted(start, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
         return;
     }
     if (cnt > TILE) {
-        sort_large(start, cnt, pc.lo, shift, pc.key_kind, desc);
+        sort_large(start, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
         return;
     }
-    load_items(true, start, cnt);
+    load_items(SPLIT, 0u, cnt, true, tiles);
+    barrier();   // the run tables in smem are no longer read
     if (cnt > 1u && shift > pc.lo) {
         local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
     }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        if (item_pos(j) < cnt) store_item(false, j, start + item_pos(j));
+        if (item_pos(j) < cnt) store_item(CALLER, j, start + item_pos(j));
     }
 }

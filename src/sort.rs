@@ -11,7 +11,10 @@
 //! (ping-pong), a 1 KiB control block, the digit offsets (2 x places x 2^digit_bits u32) and the look-back status
 //! (places x tiles x 2^digit_bits u32, about 0.33 bytes per key and place with the NVIDIA policy's 3072-key
 //! tiles, 1 byte with lavapipe's; sorts up to the policy's `short_max` keys use shorter tiles, 0.67 bytes on
-//! NVIDIA, and the storage query for a capacity covers them). Layout and passes: [`crate::radix`].
+//! NVIDIA, and the storage query for a capacity covers them). A sorter that may use the MSD sort (configured, or
+//! Auto up to the policy's `msd_max`, 2^18 keys on NVIDIA) needs, for up to that many keys, a second copy of the
+//! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
+//! 1024-key tiles). Layout and passes: [`crate::radix`].
 //!
 //! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
@@ -152,9 +155,10 @@ pub enum SortAlgorithm {
     ReduceThenScan,
     /// One workgroup sorts everything in shared memory (n <= `policy.small_capacity()`).
     Small,
-    /// Two dispatches, most significant digit first: a split pass scatters the keys into buckets by their
-    /// highest differing digit, then one workgroup per bucket sorts it (n <= [`crate::radix::MSD_MAX_KEYS`];
-    /// Auto uses it up to `policy.msd_max`). See [`crate::radix::msd`].
+    /// Three dispatches, most significant digit first: a pass finds where the keys differ (per-tile AND/OR), a
+    /// split pass sorts each tile on the highest differing digit, then one workgroup per bucket gathers the
+    /// bucket's runs from all tiles and sorts them (n <= [`crate::radix::MSD_MAX_KEYS`]; Auto uses it up to
+    /// `policy.msd_max`). See [`crate::radix::msd`].
     Msd,
 }
 

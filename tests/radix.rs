@@ -282,6 +282,7 @@ fn push_constant_structs_match_reflection() {
             "radix_small_partitioned",
             std::mem::size_of::<small::SmallPush>(),
         ),
+        ("radix_msd_differ", std::mem::size_of::<small::SmallPush>()),
         (
             "radix_msd_split_ballot",
             std::mem::size_of::<msd::SplitPush>(),
@@ -932,7 +933,11 @@ fn passes_are_labelled_and_profiled() {
             (SortAlgorithm::Small, vec!["vksort::radix::small"]),
             (
                 SortAlgorithm::Msd,
-                vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
+                vec![
+                    "vksort::radix::msd::differ",
+                    "vksort::radix::msd::split",
+                    "vksort::radix::msd::buckets",
+                ],
             ),
         ];
         for (alg, want) in cases {

@@ -1,6 +1,6 @@
 //! LSD radix sort, one pass per digit place (Onesweep, after Adinets & Merrill 2022), with a reduce-then-scan
-//! alternative, a two-dispatch MSD sort and a one-workgroup sort for small inputs. The dispatch/plan layer: policy, scratch layout, and
-//! the sequence of passes. The public API is [`crate::sort`].
+//! alternative, a three-dispatch MSD sort and a one-workgroup sort for small inputs. The dispatch/plan layer:
+//! policy, scratch layout, and the sequence of passes. The public API is [`crate::sort`].
 //!
 //! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
 //! - `vksort::radix::setup`: zeroes the control block, the histograms and (Onesweep) the look-back status
@@ -17,9 +17,12 @@
 //! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
 //!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
-//! - `vksort::radix::msd::split`, `vksort::radix::msd::buckets` (the MSD sort for small inputs, [`msd`]): the
-//!   split reads all keys twice per split tile (mostly from cache) and writes k + v to the scratch; the bucket
-//!   pass reads them back and writes k + v once. No setup pass, no waiting between workgroups.
+//! - `vksort::radix::msd::differ`, `vksort::radix::msd::split`, `vksort::radix::msd::buckets` (the MSD sort for
+//!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile AND/OR words; the split pass
+//!   reads keys and values and writes them, each tile sorted on the split digit, to the scratch (2(k + v) B/key)
+//!   with a run table (4 x 2^digit_bits B per split tile); the bucket pass reads them back and writes k + v once
+//!   (buckets larger than its tile: a copy and a round trip per digit place more). No setup pass, no zeroed
+//!   memory, no waiting between workgroups.
 //! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
 //!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
 //!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
@@ -32,7 +35,9 @@
 //! # Scratch layout (`storage_requirements(max_n)`, offsets aligned to 256 bytes)
 //! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | digit offsets
 //! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
-//! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger]`.
+//! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger][MSD sort, when the sorter may use it
+//! (configured, or Auto up to `msd_max`): second scratch keys and values for min(max_n, msd capacity) keys |
+//! AND/OR words (4 u32 per split tile) | run table (RADIX x split tiles u32)]`.
 //!
 //! # Portions and wide writes
 //! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back
@@ -75,7 +80,7 @@ pub(crate) const CTRL_UPFRONT_ARGS: u64 = 4;
 pub(crate) const CTRL_COPY_ARGS: u64 = 8;
 pub(crate) const CTRL_PASS: u64 = 32;
 pub(crate) const CTRL_WORDS: u64 = 256;
-/// The most keys [`SortAlgorithm::Msd`] takes: its split pass reads all keys once per tile.
+/// The most keys [`SortAlgorithm::Msd`] takes: its bucket pass keeps one entry per split tile in shared memory.
 pub const MSD_MAX_KEYS: u64 = 1 << 20;
 /// Onesweep status slot: words before the first tile's status (the tile counter is word 0).
 pub(crate) const STATUS_HDR: u64 = 32;
@@ -128,9 +133,9 @@ pub struct RadixPolicy {
     /// counts"), so successors' look-backs wait less; false: after ranking.
     pub early_counts: bool,
     /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
-    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range); the
-    /// MSD split pass bit 3 its first sweep over all keys, bit 4 the counting of its second; bit 5 leaves out the
-    /// plan (the passes then run no workgroups), bit 6 stops the upfront pass after its shared-memory counting.
+    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range); bit 5
+    /// leaves out the plan (the passes then run no workgroups), bit 6 stops the upfront pass after its
+    /// shared-memory counting.
     pub debug_mode: u32,
     /// Shared histogram copies of the upfront pass (subgroups spread their atomics over them); clamped to
     /// the subgroups per workgroup and the shared memory (1..=16). Default 1: on an H200, 4 and 8 copies made
@@ -187,9 +192,9 @@ pub struct RadixPolicy {
     pub short_max: u32,
     /// Keys per invocation of Onesweep for sorts up to `short_max` keys (1..=32).
     pub short_keys_per_thread: u32,
-    /// Auto uses the two-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
-    /// (host n or capacity; 0: never). Its split pass reads all n keys twice per tile, so it pays only while
-    /// dispatches, not keys, dominate.
+    /// Auto uses the three-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
+    /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
+    /// combines one AND/OR word per split tile in every workgroup, and one workgroup sorts each bucket.
     pub msd_max: u32,
     /// Invocations of the MSD split pass (`msd::split`).
     pub msd_split_workgroup_size: u32,
@@ -197,12 +202,11 @@ pub struct RadixPolicy {
     pub msd_split_keys_per_thread: u32,
     /// Invocations of the MSD bucket pass (`msd::buckets`, one workgroup per bucket).
     pub msd_bucket_workgroup_size: u32,
-    /// Keys per invocation of the MSD bucket pass: buckets of up to msd_bucket_workgroup_size x this many keys
-    /// (and more than msd_rank_max) are sorted in registers, larger ones through global memory (slower).
+    /// Keys per invocation of the MSD bucket pass (at least; sorts of more than 2^digit_bits x
+    /// msd_bucket_workgroup_size x this / 2 keys get more, up to 16, where the shared memory allows: a bucket
+    /// tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
+    /// invocation (and more than msd_rank_max) are sorted in registers, larger ones through global memory (slower).
     pub msd_bucket_keys_per_thread: u32,
-    /// Key words (4 bytes) each invocation of the MSD split pass loads per round of its two sweeps over all
-    /// keys (1..=32; at least one key): more bytes in flight per round, more registers.
-    pub msd_split_sweep: u32,
     /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
     /// counting, in one round: each key's place is the number of the bucket's keys that precede it, found by
     /// comparing it with all of them in shared memory (m^2 comparisons for m keys). Larger buckets take the
@@ -215,7 +219,7 @@ impl RadixPolicy {
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
     /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
     /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
-    /// invocation), mbwg, mbkpt (the bucket pass's), msweep (msd_split_sweep), mrank (msd_rank_max); boolean
+    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max); boolean
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
@@ -255,7 +259,6 @@ impl RadixPolicy {
                 "mskpt" => self.msd_split_keys_per_thread = v,
                 "mbwg" => self.msd_bucket_workgroup_size = v,
                 "mbkpt" => self.msd_bucket_keys_per_thread = v,
-                "msweep" => self.msd_split_sweep = v,
                 "mrank" => self.msd_rank_max = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
@@ -266,8 +269,8 @@ impl RadixPolicy {
     /// The policy for a device:
     /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys; 256 x 6 for sorts up to 2^18 keys), 8-bit digits,
     ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2);
-    ///   Auto sorts up to 2^16 keys with the MSD sort (1024 x 1 split tiles, 256 x 4 bucket tiles, buckets of up
-    ///   to 256 keys placed by counting) and never with the one-workgroup sort (slower than MSD from 2^10 to 2^13
+    ///   Auto sorts up to 2^18 keys with the MSD sort (1024 x 1 split tiles, bucket tiles of 256 x 4 or more by
+    ///   size, buckets of up to 256 keys placed by counting) and never with the one-workgroup sort (slower than MSD from 2^10 to 2^13
     ///   keys).
     ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
     ///   3 workgroups per SM (68-80 registers, 15.5 KiB shared) and made the Onesweep passes 1.7-1.9x faster than
@@ -313,7 +316,6 @@ impl RadixPolicy {
             msd_split_keys_per_thread: 8,
             msd_bucket_workgroup_size: 256,
             msd_bucket_keys_per_thread: 8,
-            msd_split_sweep: 8,
             msd_rank_max: 256,
         };
         let mut p = if caps.vendor_id == 0x10de {
@@ -333,22 +335,21 @@ impl RadixPolicy {
                 // 2^18 keys (0.0655 against 0.0801 ms at 2^16), 256 x 12 wins from 2^19.
                 short_max: 1 << 18,
                 short_keys_per_thread: 6,
-                // H100 (BENCHMARKS.md, fifth session): the MSD sort beats Onesweep up to 2^16 keys (0.050
-                // against 0.063 ms at 2^16, 0.071 against 0.067 at 2^17), with a 1024 x 1 split tile (0.0475 ms
-                // at 2^16; 1024 x 2 0.050, 1024 x 4 0.063, 512 x 8 0.071) and 256 x 4 bucket tiles (256 x 2
-                // 0.046 but more buckets overflow to the slow path; 256 x 8 0.063, 256 x 16 0.078).
-                msd_max: 1 << 16,
+                // H100 (BENCHMARKS.md, eighth session): the three-dispatch MSD sort (no sweeps over all keys) beats
+                // Onesweep up to 2^18 keys (u32: 0.035 against 0.064 ms at 2^17, 0.064 against 0.071 at 2^18 with
+                // the bucket tiles of that call; 2^19: 0.095 at best against 0.084). Its split tile of 1024 x 1
+                // was the fastest at 2^16..2^18 (1024 x 2 and 512 x 4 slower; 1024 x 4 helps from 2^19). Bucket
+                // tiles: 256 x 4 at 2^16..2^17, 256 x 8 at 2^18 (buckets of ~1024 keys: 0.035 against 0.047 ms
+                // for the bucket pass), 256 x 16 at 2^19: msd_bucket_kpt() picks them by size.
+                msd_max: 1 << 18,
                 msd_split_workgroup_size: 1024,
                 msd_split_keys_per_thread: 1,
                 msd_bucket_keys_per_thread: 4,
                 // H100 (BENCHMARKS.md, seventh session), u32 keys: buckets of up to 256 keys placed by counting
                 // made the MSD sort 1.3-1.5x faster at 2^10..2^15 (0.0191 against 0.0297 ms at 2^10, 0.0290
                 // against 0.0387 at 2^15) and changed nothing at 2^16, where half the buckets hold more than
-                // 256 keys; 512 was slower at 2^16 (0.064 against 0.047 ms). msd_split_sweep 16 or 32 changed
-                // nothing: at 2^16 the split pass's sweeps take ~8 us (AND/OR) and ~14 us (counting through
-                // shared atomics) of its 32 (debug_mode bits 3 and 4), with more keys in flight or not.
+                // 256 keys; 512 was slower at 2^16 (0.064 against 0.047 ms).
                 msd_rank_max: 256,
-                msd_split_sweep: 8,
                 ..base
             }
         } else if caps.is_cpu() {
@@ -448,6 +449,11 @@ impl RadixPolicy {
     }
 
     /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
+    /// Keys per tile of the MSD sort's differ and split passes.
+    pub fn msd_split_tile(&self) -> u32 {
+        self.msd_split_workgroup_size * self.msd_split_keys_per_thread
+    }
+
     pub fn tile(&self) -> u32 {
         self.sub_tile() * self.sub_tiles
     }
@@ -462,6 +468,36 @@ impl RadixPolicy {
     }
 
     /// Shared memory bytes of a ranking kernel with `wg` invocations and `items` keys per workgroup.
+    /// Shared memory of the MSD bucket pass with `kpt` keys per invocation: the bucket tile or the rank
+    /// counters, the counted bucket's numbers or the run tables (one entry per split tile), whichever is larger,
+    /// plus the per-digit arrays.
+    fn msd_bucket_shared_bytes(&self, plan: &SubgroupPlan, kpt: u32) -> u64 {
+        let wg = self.msd_bucket_workgroup_size;
+        let runs = (2 * MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64) + 1) * 4;
+        self.rank_shared_bytes(plan, wg, wg * kpt)
+            .max(self.msd_rank_max as u64 * 8)
+            .max(runs)
+            + self.radix() as u64 * 4
+    }
+
+    /// Keys per invocation of the MSD bucket pass for sorts of up to `max_n` keys: the policy's, or more (a power
+    /// of two up to 16, as far as `shared` bytes allow) so that a bucket tile holds twice the average bucket
+    /// (max_n / 2^digit_bits keys) and buckets rarely take the slow path.
+    pub(crate) fn msd_bucket_kpt(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
+        let wg = self.msd_bucket_workgroup_size.max(1) as u64;
+        let want = (2 * max_n.div_ceil(self.radix() as u64))
+            .div_ceil(wg)
+            .next_power_of_two()
+            .min(16) as u32;
+        let mut kpt = want;
+        while kpt > self.msd_bucket_keys_per_thread
+            && self.msd_bucket_shared_bytes(plan, kpt) > shared
+        {
+            kpt /= 2;
+        }
+        kpt.max(self.msd_bucket_keys_per_thread)
+    }
+
     fn rank_shared_bytes(&self, plan: &SubgroupPlan, wg: u32, items: u32) -> u64 {
         let max_sg = (wg / plan.min.max(1)) as u64;
         let r = self.radix() as u64;
@@ -533,7 +569,6 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
-            || !(1..=32).contains(&self.msd_split_sweep)
         {
             return bad("keys per thread must be in 1..=32".into());
         }
@@ -633,14 +668,7 @@ impl RadixPolicy {
         // The MSD passes: the rank counters (split) or the bucket tile, plus four per-digit arrays.
         let r4 = self.radix() as u64 * 4;
         let d = self.rank_shared_bytes(plan, self.msd_split_workgroup_size, 0) + r4;
-        let e = self
-            .rank_shared_bytes(
-                plan,
-                self.msd_bucket_workgroup_size,
-                self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread,
-            )
-            .max(self.msd_rank_max as u64 * 8)
-            + r4;
+        let e = self.msd_bucket_shared_bytes(plan, self.msd_bucket_keys_per_thread);
         let most = a.max(b).max(c).max(d).max(e);
         if most > shared {
             return bad(format!(
@@ -692,6 +720,18 @@ pub struct Layout {
     pub status_slots: u64,
     pub rts_status_bytes: u64,
     pub status_bytes: u64,
+    /// The MSD sort's regions (empty when the sorter never uses it): the second scratch arrays, where buckets
+    /// larger than the bucket tile are sorted (keys, then values: up to `MSD_MAX_KEYS` keys), and its tables:
+    /// the differ pass's AND/OR words (4 u32 per split tile), then the split pass's run table (2^digit_bits rows
+    /// of `msd_stride` u32).
+    pub msd_keys_off: u64,
+    pub msd_keys_bytes: u64,
+    pub msd_vals_off: u64,
+    pub msd_vals_bytes: u64,
+    pub msd_tables_off: u64,
+    pub msd_tables_bytes: u64,
+    /// Split tiles of the MSD sort's capacity (the run table's row length).
+    pub msd_stride: u64,
     pub portions: Portions,
     pub total: u64,
 }
@@ -867,6 +907,14 @@ impl RadixSort {
         let status_slots = self.places as u64 * portions.count;
         let rts_status_bytes = radix * tiles * 4;
         let status_bytes = (status_slot_bytes * status_slots).max(rts_status_bytes);
+        let msd_cap = cap.min(self.msd_capacity());
+        let msd_keys_off = (status_off + status_bytes).next_multiple_of(ALIGN);
+        let msd_keys_bytes = msd_cap * self.key_words as u64 * 4;
+        let msd_vals_off = (msd_keys_off + msd_keys_bytes).next_multiple_of(ALIGN);
+        let msd_vals_bytes = msd_cap * self.val_words as u64 * 4;
+        let msd_tables_off = (msd_vals_off + msd_vals_bytes).next_multiple_of(ALIGN);
+        let msd_stride = msd_cap.div_ceil(self.policy.msd_split_tile() as u64);
+        let msd_tables_bytes = (4 + radix) * msd_stride * 4;
         Layout {
             alt_keys_off: 0,
             alt_keys_bytes,
@@ -880,8 +928,25 @@ impl RadixSort {
             status_slots,
             rts_status_bytes,
             status_bytes,
+            msd_keys_off,
+            msd_keys_bytes,
+            msd_vals_off,
+            msd_vals_bytes,
+            msd_tables_off,
+            msd_tables_bytes,
+            msd_stride,
             portions,
-            total: status_off + status_bytes,
+            total: msd_tables_off + msd_tables_bytes,
+        }
+    }
+
+    /// The most keys this sorter may sort with the MSD sort (0: never): [`MSD_MAX_KEYS`] when it is the
+    /// configured algorithm, the policy's `msd_max` (at most that) under Auto.
+    pub(crate) fn msd_capacity(&self) -> u64 {
+        match self.algorithm {
+            SortAlgorithm::Msd => MSD_MAX_KEYS,
+            SortAlgorithm::Auto => (self.policy.msd_max as u64).min(MSD_MAX_KEYS),
+            _ => 0,
         }
     }
 
@@ -929,7 +994,7 @@ impl RadixSort {
         }
         if algorithm == SortAlgorithm::Msd && max_n > MSD_MAX_KEYS {
             return Err(Error::InvalidArgument(format!(
-                "the MSD sort takes at most {MSD_MAX_KEYS} keys (each of its workgroups reads all keys), not {max_n}"
+                "the MSD sort takes at most {MSD_MAX_KEYS} keys (its bucket pass holds one run per split tile in shared memory), not {max_n}"
             )));
         }
         let kb = max_n * self.key_words as u64 * 4;
@@ -1044,6 +1109,9 @@ impl RadixSort {
             alt_values,
             meta: scratch.slice(layout.meta_off, layout.meta_bytes),
             status: scratch.slice(layout.status_off, layout.status_bytes),
+            msd_keys: scratch.slice(layout.msd_keys_off, layout.msd_keys_bytes),
+            msd_values: scratch.slice(layout.msd_vals_off, layout.msd_vals_bytes),
+            msd_tables: scratch.slice(layout.msd_tables_off, layout.msd_tables_bytes),
             addr,
             layout,
             max_n,
@@ -1140,6 +1208,10 @@ pub(crate) struct Bindings {
     pub alt_values: BufferRef,
     pub meta: BufferRef,
     pub status: BufferRef,
+    /// The MSD sort's second scratch arrays and tables (see [`Layout`]).
+    pub msd_keys: BufferRef,
+    pub msd_values: BufferRef,
+    pub msd_tables: BufferRef,
     /// Wide passes: device addresses (lo, hi words) of keys, scratch keys, values, scratch values.
     pub addr: [u32; 8],
     pub layout: Layout,

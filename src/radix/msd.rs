@@ -1,36 +1,41 @@
-//! `vksort::radix::msd` (glsl/radix_msd_split.comp and glsl/radix_msd_buckets.comp, variants `ballot` /
-//! `partitioned`): a two-dispatch sort for small inputs, most significant digit first, with no waiting between
-//! workgroups.
+//! `vksort::radix::msd` (glsl/radix_msd_differ.comp, glsl/radix_msd_split.comp and glsl/radix_msd_buckets.comp,
+//! the last two in variants `ballot` / `partitioned`): a three-dispatch sort for small inputs, most significant
+//! digit first, with no waiting between workgroups and no zeroed memory.
 //!
-//! - `vksort::radix::msd::split`: one workgroup per tile of `msd_split_workgroup_size` x
-//!   `msd_split_keys_per_thread` keys. Each finds the highest bit where any two keys differ (within the bit
-//!   range), takes the digit of `digit_bits` bits ending there as the split digit, counts the split digits of all
-//!   keys (so each workgroup reads all n keys twice: n x tiles reads in all, which the policy's `msd_max` keeps
-//!   small) and scatters its tile stably into the scratch arrays, bucket by bucket. Workgroup 0 writes the bucket
-//!   table (control word `CTRL_MSD` and 2^digit_bits + 1 bucket starts in the histogram region of the meta).
-//! - `vksort::radix::msd::buckets`: one workgroup per bucket (2^digit_bits of them) sorts its bucket on the
-//!   bits below the split digit into the caller's buffers: by counting when it holds at most `msd_rank_max`
-//!   keys (each key's place is the number of keys of the bucket that precede it: one round, m^2 comparisons),
-//!   else in registers when it holds at most `msd_bucket_workgroup_size` x `msd_bucket_keys_per_thread` keys,
-//!   else alone through global memory, one digit place at a time (correct for any input, slow when most keys
-//!   share one split digit).
+//! - `vksort::radix::msd::differ`: one workgroup per split tile of `msd_split_workgroup_size` x
+//!   `msd_split_keys_per_thread` keys writes the AND and OR of its transformed keys (4 words per tile) to the
+//!   MSD tables; workgroup 0 records n (and, with a GPU-side count, the raw count and the overflow flag) in the
+//!   control block.
+//! - `vksort::radix::msd::split`: one workgroup per split tile combines the tiles' AND/OR words (the highest bit
+//!   where two keys differ, within the bit range: the split digit is the `digit_bits` bits ending there), ranks
+//!   its own tile on the split digit and writes it, sorted on that digit, to the tile's own range of the scratch
+//!   arrays, and each digit's run start in the tile to the run table (one row per digit, one word per tile).
+//!   Workgroup 0 writes the split digit's low bit + 1 to control word `CTRL_MSD` (0: nothing to sort).
+//! - `vksort::radix::msd::buckets`: one workgroup per bucket (2^digit_bits of them) reads its two rows of the
+//!   run table: its start (the sum of its run starts) and its runs, which it reads in tile order (stable). It
+//!   sorts the bucket on the bits below the split digit into the caller's buffers: by counting when it holds at
+//!   most `msd_rank_max` keys (each key's place is the number of keys of the bucket that precede it: one round,
+//!   m^2 comparisons), else in registers when it holds at most `msd_bucket_workgroup_size` x
+//!   `msd_bucket_keys_per_thread` keys, else alone through global memory, one digit place at a time, between
+//!   the caller's range of the bucket and the same range of the MSD scratch arrays (correct for any input, slow
+//!   when most keys share one split digit).
 //!
-//! Reads the caller's keys (and values) `2 x tiles + 1` times (mostly from cache at these sizes) and writes them
-//! once into the scratch; reads them back and writes the caller's buffers once. The host records the two
-//! dispatches with a barrier between them and no barrier after (the sort's barrier contract).
+//! Reads the caller's keys twice (and values once) and writes the scratch once; reads the scratch once and
+//! writes the caller's buffers once (large buckets: a copy and a round trip per digit place more). The host
+//! records the three dispatches with a barrier between them and no barrier after (the sort's barrier contract).
 
 use super::small::{count_push, SmallPush};
 use super::{Bindings, RadixSort};
 use crate::error::Result;
 use crate::gpu::Recorder;
 
-/// Push constants of `radix_msd_split_*`: the one-workgroup sort's, then the bucket table's place.
+/// Push constants of `radix_msd_split_*`: the one-workgroup sort's, then the run table's row length.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SplitPush {
     pub count: SmallPush,
-    /// Meta word of the bucket table.
-    pub table_off: u32,
+    /// Split tiles of the capacity: the run table's row length (u32 words).
+    pub stride: u32,
 }
 
 /// Push constants of `radix_msd_buckets_*`.
@@ -40,13 +45,16 @@ pub struct BucketsPush {
     pub lo: u32,
     pub key_kind: u32,
     pub flags: u32,
-    pub table_off: u32,
+    /// The run table's row length.
+    pub stride: u32,
+    /// Keys per split tile.
+    pub split_tile: u32,
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let p = &s.policy;
-    // Constant 7: the split pass's keys per invocation per sweep round, the bucket pass's counted-bucket limit;
-    // 8: the split pass's timing-experiment bits (debug_mode bits 3 and 4).
+    let split_tile = p.msd_split_tile();
+    let max_tiles = super::MSD_MAX_KEYS.div_ceil(split_tile as u64) as u32;
     let spec = |kpt: u32, extra: u32| {
         [
             kpt,
@@ -55,36 +63,53 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             s.val_words,
             s.ballot_words(),
             extra,
-            (p.debug_mode >> 3) & 3,
+            max_tiles,
         ]
     };
+    let differ = s.kernel(
+        "radix_msd_differ",
+        p.msd_split_workgroup_size,
+        &[p.msd_split_keys_per_thread, s.key_words],
+    )?;
     let split = s.kernel(
         &format!("radix_msd_split_{}", s.rank_variant()),
         p.msd_split_workgroup_size,
-        &spec(
-            p.msd_split_keys_per_thread,
-            (p.msd_split_sweep / s.key_words).max(1),
-        ),
+        &spec(p.msd_split_keys_per_thread, 0)[..5],
     )?;
+    // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory).
+    let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     let buckets = s.kernel(
         &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,
-        &spec(p.msd_bucket_keys_per_thread, p.msd_rank_max),
+        &spec(bucket_kpt, p.msd_rank_max),
     )?;
     let (count, _) = b.count.unwrap_or((b.meta, 0));
-    let table_off = b.layout.hist_word as u32;
-    let push = SplitPush {
-        count: count_push(s, b),
-        table_off,
-    };
-    let tile = (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as u64;
-    let tiles = b.max_n.max(1).div_ceil(tile) as u32;
+    let stride = b.layout.msd_stride as u32;
+    let tiles = b.max_n.max(1).div_ceil(split_tile as u64) as u32;
     let (va, vb) = b.vals();
+    // Without values the meta region stands in for the second scratch's values (never touched).
+    let mv = if b.values.is_some() {
+        b.msd_values
+    } else {
+        b.meta
+    };
+    let push = count_push(s, b);
+    rec.dispatch(
+        "vksort::radix::msd::differ",
+        &differ,
+        &[b.keys, count, b.meta, b.msd_tables],
+        &push,
+        tiles,
+    )?;
+    rec.barrier();
     rec.dispatch(
         "vksort::radix::msd::split",
         &split,
-        &[b.keys, va, b.alt_keys, vb, count, b.meta],
-        &push,
+        &[b.keys, va, b.alt_keys, vb, count, b.meta, b.msd_tables],
+        &SplitPush {
+            count: push,
+            stride,
+        },
         tiles,
     )?;
     rec.barrier();
@@ -92,12 +117,22 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         lo: s.lo,
         key_kind: s.key.kind(),
         flags: s.flags(),
-        table_off,
+        stride,
+        split_tile,
     };
     rec.dispatch(
         "vksort::radix::msd::buckets",
         &buckets,
-        &[b.keys, va, b.alt_keys, vb, b.meta],
+        &[
+            b.keys,
+            va,
+            b.alt_keys,
+            vb,
+            b.meta,
+            b.msd_keys,
+            mv,
+            b.msd_tables,
+        ],
         &push,
         p.radix(),
     )

@@ -1,0 +1,74 @@
+#version 460
+// radix_msd_differ.comp (vksort::radix::msd, pass 1 of 3): where the keys differ. One workgroup per split tile
+// (TILE keys, the split pass's tile) writes the AND and the OR of its transformed keys to tables[4t .. 4t + 4)
+// (AND low and high word, OR low and high word); the split pass combines them. Workgroup 0 records n in the
+// control block (the host's count, or the GPU-side count clamped to the capacity, with the raw count and the
+// overflow flag), where the bucket pass reads it.
+#include "common.glsl"
+#include "keys.glsl"
+#include "radix_common.glsl"
+
+layout(constant_id = 2) const uint KPT = 4;
+layout(constant_id = 3) const uint KEY_WORDS = 1;
+const uint TILE = WG_SIZE * KPT;
+
+layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
+layout(set = 0, binding = 1, std430) readonly buffer Count { uint count[]; };
+layout(set = 0, binding = 2, std430) writeonly buffer Meta { uint meta[]; };
+layout(set = 0, binding = 3, std430) writeonly buffer Tables { uint tables[]; };
+
+layout(push_constant) uniform Push {
+    uint n_host;
+    uint use_count;    // 1: n = min(count[count_word], capacity)
+    uint count_word;
+    uint capacity;
+    uint lo;
+    uint hi;
+    uint key_kind;
+    uint flags;        // bit 0: descending
+} pc;
+
+shared uint s_ao[4];
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint t = flat_group_id();
+    uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
+    uint n = min(raw, pc.capacity);
+    if (t == 0u && lid == 0u) {
+        meta[CTRL_N] = n;
+        meta[CTRL_RAW_COUNT] = raw;
+        meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+    }
+    if (t * TILE >= n) return;
+    if (lid == 0u) {
+        s_ao[0] = ~0u;
+        s_ao[1] = ~0u;
+        s_ao[2] = 0u;
+        s_ao[3] = 0u;
+    }
+    // Indices past n read key n - 1 again, which changes no AND or OR.
+    uvec2 k[KPT];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint i = min(t * TILE + j * WG_SIZE + lid, n - 1u);
+        k[j] = uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
+    }
+    bool desc = (pc.flags & 1u) != 0u;
+    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uvec2 x = key_transform(k[j], pc.key_kind, desc);
+        a &= x;
+        o |= x;
+    }
+    a = subgroupAnd(a);
+    o = subgroupOr(o);
+    barrier();   // s_ao is set
+    if (subgroupElect()) {
+        atomicAnd(s_ao[0], a.x);
+        atomicAnd(s_ao[1], a.y);
+        atomicOr(s_ao[2], o.x);
+        atomicOr(s_ao[3], o.y);
+    }
+    barrier();
+    if (lid < 4u) tables[4u * t + lid] = s_ao[lid];
+}
