@@ -4,7 +4,8 @@
 // keys stay in its own range [t x TILE, t x TILE + TILE) of the scratch, sorted there on the split digit. One
 // workgroup per tile; no workgroup waits for another, and no memory needs zeroing.
 //   1. The AND and OR of all transformed keys (over bits [lo, hi)) come from the differ pass's per-tile words
-//      (tables[4t ..]; one read per tile): the highest bit h where two keys differ; the split digit is bits
+//      (tables[4t ..]; one read per tile), or, for a sort of one tile (one_tile: no differ pass; this pass then
+//      records n in the control block), from the tile's own keys: the highest bit h where two keys differ; the split digit is bits
 //      [shift, h) with shift = max(lo, h - DIGIT_BITS).
 //   2. The workgroup ranks its tile on the split digit (radix_rank.glsl) and writes each key to its tile-local
 //      place, and writes where each digit's run starts in the tile: tables[4 x stride + d x stride + t] (digit
@@ -44,6 +45,7 @@ layout(push_constant) uniform Push {
     uint key_kind;
     uint flags;        // bit 0: descending
     uint stride;       // tiles of the capacity: the run table's row length
+    uint one_tile;     // 1: a single tile (no differ pass): the tile's own AND/OR, and this pass records n
 } pc;
 
 shared uint smem[MAX_SUBGROUPS * RADIX];
@@ -58,7 +60,13 @@ const uint MATCH_BASE = 0u;
 void main() {
     uint lid = gl_LocalInvocationID.x;
     uint t = flat_group_id();
-    uint n = pc.use_count != 0u ? min(count[pc.count_word], pc.capacity) : pc.n_host;
+    uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
+    uint n = min(raw, pc.capacity);
+    if (pc.one_tile != 0u && t == 0u && lid == 0u) {
+        meta[CTRL_N] = n;
+        meta[CTRL_RAW_COUNT] = raw;
+        meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+    }
     if (n <= 1u) {
         if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
         return;
@@ -80,9 +88,17 @@ void main() {
 
     // 1. Where do the keys differ?
     uvec2 a = uvec2(~0u), o = uvec2(0u);
-    for (uint i = lid; i < tiles; i += WG_SIZE) {
-        a &= uvec2(tables[4u * i], tables[4u * i + 1u]);
-        o |= uvec2(tables[4u * i + 2u], tables[4u * i + 3u]);
+    if (pc.one_tile != 0u) {
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {   // indices past n read key n - 1 again: no change
+            uvec2 x = key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc);
+            a &= x;
+            o |= x;
+        }
+    } else {
+        for (uint i = lid; i < tiles; i += WG_SIZE) {
+            a &= uvec2(tables[4u * i], tables[4u * i + 1u]);
+            o |= uvec2(tables[4u * i + 2u], tables[4u * i + 3u]);
+        }
     }
     uvec2 differ = wg_differ(a, o) & range_mask(pc.lo, pc.hi);
     if (differ == uvec2(0u)) {

@@ -12,7 +12,7 @@
 //! (places x tiles x 2^digit_bits u32, about 0.33 bytes per key and place with the NVIDIA policy's 3072-key
 //! tiles, 1 byte with lavapipe's; sorts up to the policy's `short_max` keys use shorter tiles, 0.67 bytes on
 //! NVIDIA, and the storage query for a capacity covers them). A sorter that may use the MSD sort (configured, or
-//! Auto up to the policy's `msd_max`, 2^18 keys on NVIDIA) needs, for up to that many keys, a second copy of the
+//! Auto up to the policy's `msd_max`, 2^16 keys on NVIDIA) needs, for up to that many keys, a second copy of the
 //! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
 //! 1024-key tiles). Layout and passes: [`crate::radix`].
 //!

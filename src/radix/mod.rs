@@ -269,7 +269,7 @@ impl RadixPolicy {
     /// The policy for a device:
     /// - NVIDIA: 256 x 12 keys per tile (10 for 64-bit keys; 256 x 6 for sorts up to 2^18 keys), 8-bit digits,
     ///   peers found through shared lane masks (`match_or` 2) and packed 16-bit rank counters (`rank2` 2);
-    ///   Auto sorts up to 2^18 keys with the MSD sort (1024 x 1 split tiles, bucket tiles of 256 x 4 or more by
+    ///   Auto sorts up to 2^16 keys with the MSD sort (1024 x 1 split tiles, bucket tiles of 256 x 4 or more by
     ///   size, buckets of up to 256 keys placed by counting) and never with the one-workgroup sort (slower than MSD from 2^10 to 2^13
     ///   keys).
     ///   Measured on an H100 with the per-tile clocks (`examples/tile_clocks`, docs/perf-notes.md): these keep
@@ -335,13 +335,16 @@ impl RadixPolicy {
                 // 2^18 keys (0.0655 against 0.0801 ms at 2^16), 256 x 12 wins from 2^19.
                 short_max: 1 << 18,
                 short_keys_per_thread: 6,
-                // H100 (BENCHMARKS.md, eighth session): the three-dispatch MSD sort (no sweeps over all keys) beats
-                // Onesweep up to 2^18 keys (u32: 0.035 against 0.064 ms at 2^17, 0.064 against 0.071 at 2^18 with
-                // the bucket tiles of that call; 2^19: 0.095 at best against 0.084). Its split tile of 1024 x 1
-                // was the fastest at 2^16..2^18 (1024 x 2 and 512 x 4 slower; 1024 x 4 helps from 2^19). Bucket
-                // tiles: 256 x 4 at 2^16..2^17, 256 x 8 at 2^18 (buckets of ~1024 keys: 0.035 against 0.047 ms
-                // for the bucket pass), 256 x 16 at 2^19: msd_bucket_kpt() picks them by size.
-                msd_max: 1 << 18,
+                // H100 (BENCHMARKS.md, eighth session): the three-dispatch MSD sort (no sweeps over all keys) is
+                // 1.4-2.2x CUB up to 2^18 uniform keys (u32: 0.035 against Onesweep's 0.064 ms at 2^17, 0.051
+                // against 0.071 at 2^18; 2^19: 0.092 at best against 0.084), but a bucket larger than its tile
+                // is sorted by one workgroup: entropy-reduced keys (AND of 3 words; a third of them in one
+                // bucket) took 0.34 ms at 2^16 and 1.19 ms at 2^18 where Onesweep took 0.06-0.07. Auto keeps it
+                // to 2^16 (where that risk already stood) until large buckets get more workgroups. Its split
+                // tile of 1024 x 1 was the fastest at 2^16..2^18 (1024 x 2 and 512 x 4 slower). Bucket tiles:
+                // 256 x 4 at 2^16..2^17, 256 x 8 at 2^18 (buckets of ~1024 keys: 0.035 against 0.047 ms for the
+                // bucket pass), 256 x 16 at 2^19: msd_bucket_kpt() picks them by size.
+                msd_max: 1 << 16,
                 msd_split_workgroup_size: 1024,
                 msd_split_keys_per_thread: 1,
                 msd_bucket_keys_per_thread: 4,
@@ -449,9 +452,22 @@ impl RadixPolicy {
     }
 
     /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
-    /// Keys per tile of the MSD sort's differ and split passes.
+    /// Keys per tile of the MSD sort's differ and split passes (the policy's; sorts of one tile may use more,
+    /// see [`Self::msd_split_kpt`]).
     pub fn msd_split_tile(&self) -> u32 {
         self.msd_split_workgroup_size * self.msd_split_keys_per_thread
+    }
+
+    /// Keys per invocation of the MSD split pass for sorts of up to `max_n` keys: enough for one tile when that
+    /// takes at most 4 (then the sort needs no differ pass), else the policy's.
+    pub(crate) fn msd_split_kpt(&self, max_n: u64) -> u32 {
+        let wg = self.msd_split_workgroup_size.max(1) as u64;
+        let one = max_n.div_ceil(wg).next_power_of_two() as u32;
+        if one <= 4 {
+            one.max(self.msd_split_keys_per_thread)
+        } else {
+            self.msd_split_keys_per_thread
+        }
     }
 
     pub fn tile(&self) -> u32 {

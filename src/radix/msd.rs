@@ -36,6 +36,8 @@ pub struct SplitPush {
     pub count: SmallPush,
     /// Split tiles of the capacity: the run table's row length (u32 words).
     pub stride: u32,
+    /// 1: the sort is one split tile, recorded without the differ pass.
+    pub one_tile: u32,
 }
 
 /// Push constants of `radix_msd_buckets_*`.
@@ -53,8 +55,11 @@ pub struct BucketsPush {
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let p = &s.policy;
-    let split_tile = p.msd_split_tile();
-    let max_tiles = super::MSD_MAX_KEYS.div_ceil(split_tile as u64) as u32;
+    // Sorts of at most 4 x msd_split_workgroup_size keys take one split tile (more keys per invocation) and no
+    // differ pass: two dispatches.
+    let split_kpt = p.msd_split_kpt(b.max_n);
+    let split_tile = p.msd_split_workgroup_size * split_kpt;
+    let max_tiles = super::MSD_MAX_KEYS.div_ceil(p.msd_split_tile() as u64) as u32;
     let spec = |kpt: u32, extra: u32| {
         [
             kpt,
@@ -69,12 +74,12 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let differ = s.kernel(
         "radix_msd_differ",
         p.msd_split_workgroup_size,
-        &[p.msd_split_keys_per_thread, s.key_words],
+        &[split_kpt, s.key_words],
     )?;
     let split = s.kernel(
         &format!("radix_msd_split_{}", s.rank_variant()),
         p.msd_split_workgroup_size,
-        &spec(p.msd_split_keys_per_thread, 0)[..5],
+        &spec(split_kpt, 0)[..5],
     )?;
     // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory).
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
@@ -94,14 +99,17 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         b.meta
     };
     let push = count_push(s, b);
-    rec.dispatch(
-        "vksort::radix::msd::differ",
-        &differ,
-        &[b.keys, count, b.meta, b.msd_tables],
-        &push,
-        tiles,
-    )?;
-    rec.barrier();
+    let one_tile = tiles == 1;
+    if !one_tile {
+        rec.dispatch(
+            "vksort::radix::msd::differ",
+            &differ,
+            &[b.keys, count, b.meta, b.msd_tables],
+            &push,
+            tiles,
+        )?;
+        rec.barrier();
+    }
     rec.dispatch(
         "vksort::radix::msd::split",
         &split,
@@ -109,6 +117,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         &SplitPush {
             count: push,
             stride,
+            one_tile: one_tile as u32,
         },
         tiles,
     )?;
