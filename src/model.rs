@@ -185,18 +185,36 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)];
             }
             if algo == "msd" {
-                // every split workgroup reads all keys twice (mostly from cache at these sizes)
+                // The differ pass reads the keys once (no pass when they fit one split tile); the split pass
+                // reads every tile's AND/OR words in each workgroup, reads keys and values, writes them and the
+                // run table; the bucket pass reads its two run-table rows and the keys and values, and writes them.
                 let split_tiles = (n / radix.msd_split_tile.max(1) as f64).ceil().max(1.0);
-                return vec![
-                    PassModel::new(
-                        "vksort::radix::msd::split",
+                let table = split_tiles * (r + 4.0) * 4.0;
+                let mut out = Vec::new();
+                if split_tiles > 1.0 {
+                    out.push(PassModel::new(
+                        "vksort::radix::msd::differ",
                         1,
-                        2.0 * split_tiles * n * k + kv,
-                        kv,
-                        2.0 * split_tiles + 8.0,
-                    ),
-                    PassModel::new("vksort::radix::msd::buckets", 1, kv, kv, pf * 8.0),
-                ];
+                        n * k,
+                        split_tiles * 16.0,
+                        2.0,
+                    ));
+                }
+                out.push(PassModel::new(
+                    "vksort::radix::msd::split",
+                    1,
+                    kv + split_tiles * split_tiles * 16.0,
+                    kv + table,
+                    8.0,
+                ));
+                out.push(PassModel::new(
+                    "vksort::radix::msd::buckets",
+                    1,
+                    kv + r * split_tiles * 8.0,
+                    kv,
+                    pf * 8.0,
+                ));
+                return out;
             }
             let onesweep = algo != "reduce-then-scan";
             let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };

@@ -939,8 +939,13 @@ fn passes_are_labelled_and_profiled() {
                     "vksort::radix::msd::buckets",
                 ],
             ),
+            // One split tile (at most 4 x the split workgroup): no differ pass.
+            (
+                SortAlgorithm::Msd,
+                vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
+            ),
         ];
-        for (alg, want) in cases {
+        for (case, (alg, want)) in cases.into_iter().enumerate() {
             let bits = if alg == SortAlgorithm::ReduceThenScan {
                 Some((0, 16))
             } else {
@@ -955,7 +960,16 @@ fn passes_are_labelled_and_profiled() {
                 },
             )
             .unwrap();
-            let n = 2000usize;
+            let p = sorter.policy();
+            let split_wg = p.msd_split_workgroup_size as usize;
+            let n = match (alg, case) {
+                // Several split tiles of the policy's size.
+                (SortAlgorithm::Msd, 3) => {
+                    2 * split_wg * p.msd_split_keys_per_thread.max(4) as usize + 1
+                }
+                (SortAlgorithm::Msd, _) => 4 * split_wg,
+                _ => 2000usize,
+            };
             let raw = Rng(9).vec_u32(n);
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
             let req = sorter.storage_requirements(n as u64);
