@@ -939,7 +939,7 @@ fn passes_are_labelled_and_profiled() {
                     "vksort::radix::msd::buckets",
                 ],
             ),
-            // One split tile (at most 4 x the split workgroup): no differ pass.
+            // One split tile (at most msd_single_kpt x the split workgroup): no differ pass.
             (
                 SortAlgorithm::Msd,
                 vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],

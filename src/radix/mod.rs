@@ -212,6 +212,10 @@ pub struct RadixPolicy {
     /// comparing it with all of them in shared memory (m^2 comparisons for m keys). Larger buckets take the
     /// radix rounds (in registers, or through global memory). Shared memory: this x 8 bytes.
     pub msd_rank_max: u32,
+    /// MSD sorts of at most msd_split_workgroup_size x this many keys (0: none; at most 32) take one split tile
+    /// (keys per invocation raised to a power of two up to this) and no differ pass: two dispatches, but one
+    /// workgroup splits all keys. Default 4.
+    pub msd_single_kpt: u32,
 }
 
 impl RadixPolicy {
@@ -219,7 +223,7 @@ impl RadixPolicy {
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
     /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
     /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
-    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max); boolean
+    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max), msingle (msd_single_kpt); boolean
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
@@ -260,6 +264,7 @@ impl RadixPolicy {
                 "mbwg" => self.msd_bucket_workgroup_size = v,
                 "mbkpt" => self.msd_bucket_keys_per_thread = v,
                 "mrank" => self.msd_rank_max = v,
+                "msingle" => self.msd_single_kpt = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
         }
@@ -317,6 +322,7 @@ impl RadixPolicy {
             msd_bucket_workgroup_size: 256,
             msd_bucket_keys_per_thread: 8,
             msd_rank_max: 256,
+            msd_single_kpt: 4,
         };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
@@ -459,11 +465,11 @@ impl RadixPolicy {
     }
 
     /// Keys per invocation of the MSD split pass for sorts of up to `max_n` keys: enough for one tile when that
-    /// takes at most 4 (then the sort needs no differ pass), else the policy's.
+    /// takes at most `msd_single_kpt` (then the sort needs no differ pass), else the policy's.
     pub(crate) fn msd_split_kpt(&self, max_n: u64) -> u32 {
         let wg = self.msd_split_workgroup_size.max(1) as u64;
         let one = max_n.div_ceil(wg).next_power_of_two() as u32;
-        if one <= 4 {
+        if one <= self.msd_single_kpt {
             one.max(self.msd_split_keys_per_thread)
         } else {
             self.msd_split_keys_per_thread
@@ -585,6 +591,7 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
+            || self.msd_single_kpt > 32
         {
             return bad("keys per thread must be in 1..=32".into());
         }

@@ -55,8 +55,8 @@ pub struct BucketsPush {
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let p = &s.policy;
-    // Sorts of at most 4 x msd_split_workgroup_size keys take one split tile (more keys per invocation) and no
-    // differ pass: two dispatches.
+    // Sorts of at most msd_single_kpt x msd_split_workgroup_size keys take one split tile (more keys per
+    // invocation) and no differ pass: two dispatches.
     let split_kpt = p.msd_split_kpt(b.max_n);
     let split_tile = p.msd_split_workgroup_size * split_kpt;
     let max_tiles = super::MSD_MAX_KEYS.div_ceil(p.msd_split_tile() as u64) as u32;
