@@ -359,6 +359,10 @@ impl RadixPolicy {
                 // against 0.0387 at 2^15) and changed nothing at 2^16, where half the buckets hold more than
                 // 256 keys; 512 was slower at 2^16 (0.064 against 0.047 ms).
                 msd_rank_max: 256,
+                // H100 (BENCHMARKS.md, eighth session), u32 keys: one split tile up to 2048 keys (2 per invocation)
+                // took 0.0223 ms at 2^12 where one 4096-key tile took 0.0238 and no single tile 0.0223; at 2^11
+                // 0.0191 against 0.0222 with no single tile.
+                msd_single_kpt: 2,
                 ..base
             }
         } else if caps.is_cpu() {
