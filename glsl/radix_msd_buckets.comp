@@ -123,23 +123,30 @@ uint gather_index(uint i, uint tiles) {
     return smem[MAX_TILES + 1u + a] + i - smem[a];
 }
 
+// Digit d's run in split tile t: [start, end) within the tile (the table's starts, clamped to the tile's keys:
+// the last tile's padding counts as the largest digit), from rows d and d + 1 of the run table.
+uvec2 run_of(uint d, uint t, uint n) {
+    uint m = min(pc.split_tile, n - t * pc.split_tile);
+    uint row = 4u * pc.stride + d * pc.stride;
+    uint s = min(tables[row + t], m);
+    uint e = d + 1u < RADIX ? min(tables[row + pc.stride + t], m) : m;
+    return uvec2(s, e);
+}
+
 // Reads digit d's runs from the run table and fills the run tables in smem; returns (bucket start, count).
 // Ends with a barrier.
 uvec2 find_runs(uint d, uint n, uint tiles) {
     uint lid = gl_LocalInvocationID.x;
     uint tpi = div_ceil(tiles, WG_SIZE);   // tiles per invocation, a contiguous chunk (the scan keeps tile order)
     uint t0 = lid * tpi;
-    const uint row = 4u * pc.stride + d * pc.stride;
     if (lid == 0u) s_run[0] = 0u;   // ordered before the atomics below by the scan's barriers
     uint len = 0u, before = 0u;
     for (uint k = 0u; k < tpi; k++) {
         uint t = t0 + k;
         if (t < tiles) {
-            uint m = min(pc.split_tile, n - t * pc.split_tile);
-            uint s = min(tables[row + t], m);
-            uint e = d + 1u < RADIX ? min(tables[row + pc.stride + t], m) : m;
-            len += e - s;
-            before += s;
+            uvec2 r = run_of(d, t, n);
+            len += r.y - r.x;
+            before += r.x;
         }
     }
     uint cnt;
@@ -148,12 +155,10 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
     for (uint k = 0u; k < tpi; k++) {
         uint t = t0 + k;
         if (t < tiles) {
-            uint m = min(pc.split_tile, n - t * pc.split_tile);
-            uint s = min(tables[row + t], m);
-            uint e = d + 1u < RADIX ? min(tables[row + pc.stride + t], m) : m;
+            uvec2 r = run_of(d, t, n);
             smem[t] = off;
-            smem[MAX_TILES + 1u + t] = t * pc.split_tile + s;
-            off += e - s;
+            smem[MAX_TILES + 1u + t] = t * pc.split_tile + r.x;
+            off += r.y - r.x;
         }
     }
     if (lid == 0u) smem[tiles] = cnt;

@@ -60,33 +60,29 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let split_kpt = p.msd_split_kpt(b.max_n);
     let split_tile = p.msd_split_workgroup_size * split_kpt;
     let max_tiles = super::MSD_MAX_KEYS.div_ceil(p.msd_split_tile() as u64) as u32;
-    let spec = |kpt: u32, extra: u32| {
+    // Constants 2-6 of both ranking kernels.
+    let rank_spec = |kpt: u32| {
         [
             kpt,
             p.digit_bits,
             s.key_words,
             s.val_words,
             s.ballot_words(),
-            extra,
-            max_tiles,
         ]
     };
-    let differ = s.kernel(
-        "radix_msd_differ",
-        p.msd_split_workgroup_size,
-        &[split_kpt, s.key_words],
-    )?;
     let split = s.kernel(
         &format!("radix_msd_split_{}", s.rank_variant()),
         p.msd_split_workgroup_size,
-        &spec(split_kpt, 0)[..5],
+        &rank_spec(split_kpt),
     )?;
     // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory).
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
+    let mut bucket_spec = rank_spec(bucket_kpt).to_vec();
+    bucket_spec.extend([p.msd_rank_max, max_tiles]);
     let buckets = s.kernel(
         &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,
-        &spec(bucket_kpt, p.msd_rank_max),
+        &bucket_spec,
     )?;
     let (count, _) = b.count.unwrap_or((b.meta, 0));
     let stride = b.layout.msd_stride as u32;
@@ -101,6 +97,11 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let push = count_push(s, b);
     let one_tile = tiles == 1;
     if !one_tile {
+        let differ = s.kernel(
+            "radix_msd_differ",
+            p.msd_split_workgroup_size,
+            &[split_kpt, s.key_words],
+        )?;
         rec.dispatch(
             "vksort::radix::msd::differ",
             &differ,
