@@ -985,7 +985,16 @@ fn passes_are_labelled_and_profiled() {
                 .into_iter()
                 .map(|p| p.label)
                 .collect();
-            assert_eq!(labels, want, "{alg:?}");
+            assert_eq!(
+                labels,
+                want,
+                "{alg:?}, n {n}, split {} x {} (policy {} x {}, one tile up to {} per invocation)",
+                p.msd_split_workgroup_size,
+                p.msd_split_kpt(n as u64),
+                p.msd_split_workgroup_size,
+                p.msd_split_keys_per_thread,
+                p.msd_single_kpt
+            );
             let mut sorted = raw.clone();
             sorted.sort_by_key(|&x| if bits.is_some() { x & 0xffff } else { x });
             assert!(kb.read_vec::<u32>(n).unwrap() == sorted, "{alg:?}");

@@ -470,7 +470,7 @@ impl RadixPolicy {
 
     /// Keys per invocation of the MSD split pass for sorts of up to `max_n` keys: enough for one tile when that
     /// takes at most `msd_single_kpt` (then the sort needs no differ pass), else the policy's.
-    pub(crate) fn msd_split_kpt(&self, max_n: u64) -> u32 {
+    pub fn msd_split_kpt(&self, max_n: u64) -> u32 {
         let wg = self.msd_split_workgroup_size.max(1) as u64;
         let one = max_n.div_ceil(wg).next_power_of_two() as u32;
         if one <= self.msd_single_kpt {
