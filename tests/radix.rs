@@ -965,9 +965,10 @@ fn passes_are_labelled_and_profiled() {
             let n = match (alg, case) {
                 // Several split tiles of the policy's size.
                 (SortAlgorithm::Msd, 3) => {
-                    2 * split_wg * p.msd_split_keys_per_thread.max(4) as usize + 1
+                    2 * split_wg * p.msd_split_keys_per_thread.max(p.msd_single_kpt) as usize + 1
                 }
-                (SortAlgorithm::Msd, _) => 4 * split_wg,
+                // One split workgroup's keys: one tile whenever msd_single_kpt > 0.
+                (SortAlgorithm::Msd, _) => split_wg,
                 _ => 2000usize,
             };
             let raw = Rng(9).vec_u32(n);
