@@ -73,9 +73,12 @@ impl PassModel {
 pub struct RadixShape {
     pub digit_bits: u32,
     pub tile_keys: u64,
-    /// Keys per tile of the MSD sort's split pass (each of its workgroups reads all keys).
+    /// Keys per tile of the MSD sort's split pass.
     #[serde(default = "default_msd_split_tile")]
     pub msd_split_tile: u64,
+    /// MSD sorts of at most this many keys take one split tile and no differ pass (0: none).
+    #[serde(default)]
+    pub msd_single_keys: u64,
 }
 
 fn default_msd_split_tile() -> u64 {
@@ -88,6 +91,7 @@ impl Default for RadixShape {
             digit_bits: 8,
             tile_keys: 3840,
             msd_split_tile: default_msd_split_tile(),
+            msd_single_keys: 0,
         }
     }
 }
@@ -188,7 +192,11 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 // The differ pass reads the keys once (no pass when they fit one split tile); the split pass
                 // reads every tile's AND/OR words in each workgroup, reads keys and values, writes them and the
                 // run table; the bucket pass reads its two run-table rows and the keys and values, and writes them.
-                let split_tiles = (n / radix.msd_split_tile.max(1) as f64).ceil().max(1.0);
+                let split_tiles = if n <= radix.msd_single_keys as f64 {
+                    1.0
+                } else {
+                    (n / radix.msd_split_tile.max(1) as f64).ceil().max(1.0)
+                };
                 let table = split_tiles * (r + 4.0) * 4.0;
                 let mut out = Vec::new();
                 if split_tiles > 1.0 {
