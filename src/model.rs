@@ -11,8 +11,9 @@
 //!   N k and writes T R counts, a spine scans the T R counts (read + write), a downsweep reads N (k + v) and the
 //!   counts and writes N (k + v): 3N words keys only, 5N with values, per place.
 //! - Small (one workgroup) sort: reads and writes N (k + v) once.
-//! - MSD sort (small N): a split pass whose N / (split tile) workgroups each read all N k twice, then read N (k + v) and
-//!   write it to the scratch; a bucket pass reads N (k + v) and writes it back.
+//! - MSD sort (small N): a differ pass reads N k (none for one split tile); a split pass reads one AND/OR word set
+//!   per split tile in each workgroup, reads N (k + v) and writes it to the scratch with a run table (R words per
+//!   tile); a bucket pass reads two run-table rows per bucket and N (k + v), and writes N (k + v) back.
 //! - Scans: decoupled look-back 2N e (+ tile descriptors); reduce-then-scan 3N e (reduce N, spine, downsweep
 //!   reads N writes N); Blelloch ~4N e (block scan read+write, block sums, uniform add read+write);
 //!   Hillis-Steele 2N e per step, ceil(log2 N) steps.
