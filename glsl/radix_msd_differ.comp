@@ -28,7 +28,7 @@ layout(push_constant) uniform Push {
     uint flags;        // bit 0: descending
 } pc;
 
-shared uint s_ao[4];
+#include "key_differ.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -41,12 +41,6 @@ void main() {
         meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
     }
     if (t * TILE >= n) return;
-    if (lid == 0u) {
-        s_ao[0] = ~0u;
-        s_ao[1] = ~0u;
-        s_ao[2] = 0u;
-        s_ao[3] = 0u;
-    }
     // Indices past n read key n - 1 again, which changes no AND or OR.
     uvec2 k[KPT];
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
@@ -60,15 +54,11 @@ void main() {
         a &= x;
         o |= x;
     }
-    a = subgroupAnd(a);
-    o = subgroupOr(o);
-    barrier();   // s_ao is set
-    if (subgroupElect()) {
-        atomicAnd(s_ao[0], a.x);
-        atomicAnd(s_ao[1], a.y);
-        atomicOr(s_ao[2], o.x);
-        atomicOr(s_ao[3], o.y);
+    wg_and_or(a, o);
+    if (lid == 0u) {
+        tables[4u * t] = a.x;
+        tables[4u * t + 1u] = a.y;
+        tables[4u * t + 2u] = o.x;
+        tables[4u * t + 3u] = o.y;
     }
-    barrier();
-    if (lid < 4u) tables[4u * t + lid] = s_ao[lid];
 }

@@ -1,12 +1,11 @@
 // key_differ.glsl: where a workgroup's keys differ, and bit-range masks. Include after common.glsl (used by
-// radix_local.glsl, radix_msd_split.comp and radix_msd_buckets.comp).
+// radix_local.glsl and the MSD passes).
 
 shared uint s_and[2];
 shared uint s_or[2];
 
-// AND and OR of (a, o) over the workgroup (every invocation calls it and gets the result): the bits where
-// all the keys that went into them agree are those where AND == OR.
-uvec2 wg_differ(uvec2 a, uvec2 o) {
+// AND of a and OR of o over the workgroup, in place (every invocation calls it and gets the result).
+void wg_and_or(inout uvec2 a, inout uvec2 o) {
     if (gl_LocalInvocationID.x == 0u) {
         s_and[0] = ~0u;
         s_and[1] = ~0u;
@@ -23,9 +22,16 @@ uvec2 wg_differ(uvec2 a, uvec2 o) {
         atomicOr(s_or[1], o.y);
     }
     barrier();
-    uvec2 d = uvec2(s_and[0] ^ s_or[0], s_and[1] ^ s_or[1]);
+    a = uvec2(s_and[0], s_and[1]);
+    o = uvec2(s_or[0], s_or[1]);
     barrier();
-    return d;
+}
+
+// The bits where all the keys that went into (a, o) agree across the workgroup are those where AND == OR: the
+// differing bits are AND ^ OR (every invocation calls it and gets the result).
+uvec2 wg_differ(uvec2 a, uvec2 o) {
+    wg_and_or(a, o);
+    return a ^ o;
 }
 
 // Bits [lo, hi) of a 64-bit word pair.

@@ -424,7 +424,7 @@ pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) ->
     RadixShape {
         digit_bits: p.digit_bits,
         tile_keys: p.tile() as u64,
-        msd_split_tile: (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as u64,
+        msd_split_tile: p.msd_split_tile() as u64,
         msd_single_keys: (p.msd_split_workgroup_size * p.msd_single_kpt) as u64,
     }
 }

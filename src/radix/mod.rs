@@ -461,7 +461,6 @@ impl RadixPolicy {
         self.small_workgroup_size * self.small_keys_per_thread
     }
 
-    /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
     /// Keys per tile of the MSD sort's differ and split passes (the policy's; sorts of one tile may use more,
     /// see [`Self::msd_split_kpt`]).
     pub fn msd_split_tile(&self) -> u32 {
@@ -480,6 +479,13 @@ impl RadixPolicy {
         }
     }
 
+    /// The most split tiles an MSD sort may have (up to `MSD_MAX_KEYS` keys in the policy's split tiles): the
+    /// bucket pass's run tables in shared memory hold one entry per tile.
+    pub(crate) fn msd_max_tiles(&self) -> u64 {
+        MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
+    }
+
+    /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
     pub fn tile(&self) -> u32 {
         self.sub_tile() * self.sub_tiles
     }
@@ -493,13 +499,12 @@ impl RadixPolicy {
         1 << self.digit_bits
     }
 
-    /// Shared memory bytes of a ranking kernel with `wg` invocations and `items` keys per workgroup.
     /// Shared memory of the MSD bucket pass with `kpt` keys per invocation: the bucket tile or the rank
     /// counters, the counted bucket's numbers or the run tables (one entry per split tile), whichever is larger,
     /// plus the per-digit arrays.
     fn msd_bucket_shared_bytes(&self, plan: &SubgroupPlan, kpt: u32) -> u64 {
         let wg = self.msd_bucket_workgroup_size;
-        let runs = (2 * MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64) + 1) * 4;
+        let runs = (2 * self.msd_max_tiles() + 1) * 4;
         self.rank_shared_bytes(plan, wg, wg * kpt)
             .max(self.msd_rank_max as u64 * 8)
             .max(runs)
@@ -524,6 +529,7 @@ impl RadixPolicy {
         kpt.max(self.msd_bucket_keys_per_thread)
     }
 
+    /// Shared memory bytes of a ranking kernel with `wg` invocations and `items` keys per workgroup.
     fn rank_shared_bytes(&self, plan: &SubgroupPlan, wg: u32, items: u32) -> u64 {
         let max_sg = (wg / plan.min.max(1)) as u64;
         let r = self.radix() as u64;

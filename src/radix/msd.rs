@@ -59,7 +59,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     // invocation) and no differ pass: two dispatches.
     let split_kpt = p.msd_split_kpt(b.max_n);
     let split_tile = p.msd_split_workgroup_size * split_kpt;
-    let max_tiles = super::MSD_MAX_KEYS.div_ceil(p.msd_split_tile() as u64) as u32;
+    let max_tiles = p.msd_max_tiles() as u32;
     // Constants 2-6 of both ranking kernels.
     let rank_spec = |kpt: u32| {
         [
