@@ -13,12 +13,18 @@
 //     workgroup; written straight from the registers to their places.
 //   - A bucket of at most TILE keys is read once into registers, sorted there (radix_local.glsl: only places
 //     where the bucket's keys differ) and written once.
-//   - A larger bucket is copied to its range of the second scratch arrays (big_keys/big_vals: the bucket's
-//     final range, which no other workgroup touches) and sorted by this workgroup alone, one digit place at a
-//     time through global memory: per place a histogram of the bucket, then its chunks of TILE keys in order,
-//     each ranked in shared memory and written to the place's running digit offsets, alternating between that
-//     range and the caller's; a final copy when the result lies in the second scratch. Correct for any bucket,
-//     but one workgroup does the work: inputs whose keys crowd into few buckets are slow.
+//   - A bucket of more than TILE keys is left to helper workgroups (the last `helpers` groups of the dispatch,
+//     after the RADIX bucket groups). The split pass added each digit's count over all tiles to the counts row
+//     of the tables; every helper reads those counts, and the buckets of more than TILE keys share the helpers
+//     in proportion to their keys (at least one each). The helpers of a bucket then agree, with no
+//     communication, on how to divide it: each of them counts the bucket's keys by the next digit (a sweep over
+//     the bucket), children of the node that fall in one helper's share (or in none: they are small) go to that
+//     helper, and a child large enough for two or more helpers is divided again one digit lower by them. A
+//     helper's keys (a run of consecutive children of one node) are compacted, in bucket order, to their final
+//     range of the second scratch (big_keys/big_vals: no other workgroup touches it) and sorted there in
+//     registers into the caller's buffers, or, past TILE keys, one digit place at a time through global
+//     memory, between that range and the caller's. Every helper's sweeps read the whole bucket from the split
+//     side (L2-resident): no waiting between workgroups, no zeroed memory beyond the counts row.
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -44,6 +50,8 @@ const uint RUN_WORDS = 2u * MAX_TILES + 1u;   // the runs' offsets in the bucket
 const uint TILE_OR_HIST = TILE > HIST_WORDS ? TILE : HIST_WORDS;
 const uint RANK_OR_RUNS = RANK_WORDS > RUN_WORDS ? RANK_WORDS : RUN_WORDS;
 const uint SMEM_WORDS = TILE_OR_HIST > RANK_OR_RUNS ? TILE_OR_HIST : RANK_OR_RUNS;
+// Buckets of more than LARGE keys (neither counted nor held in registers) are the helpers'.
+const uint LARGE = TILE > RANK_MAX ? TILE : RANK_MAX;
 const uint RPT = RANK_MAX > WG_SIZE ? (RANK_MAX + WG_SIZE - 1u) / WG_SIZE : 1u;   // counted keys per invocation
 
 layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
@@ -61,12 +69,14 @@ layout(push_constant) uniform Push {
     uint flags;        // bit 0: descending
     uint stride;       // the run table's row length (tiles of the capacity)
     uint split_tile;   // keys per split tile
+    uint helpers;      // helper workgroups after the RADIX bucket groups (0 only when no bucket can exceed TILE)
 } pc;
 
 shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
-shared uint s_run[RADIX];   // large buckets: each digit's next destination within the bucket
+shared uint s_run[RADIX];   // large ranges: each digit's next destination within the range
+shared uint s_node[3];      // helpers: the chosen bucket / child and the like
 const uint MATCH_OR = 0u;
 const uint MATCH_BASE = 0u;
 
@@ -200,22 +210,19 @@ void store_item(uint side, uint j, uint i) {
     put_vals(side, i, uvec2(g_v0[j], g_v1[j]));
 }
 
-// A bucket of more than TILE keys that starts at `start` in the caller's buffers: copied from the split side to
-// [start, start + cnt) of the second scratch, then sorted on bits [lo, hi) into the caller's buffers through
-// global memory (see the file comment).
-void sort_large(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc, uint tiles) {
+// Keys (and values) [start, start + cnt) of the second scratch, more than TILE of them (a helper's share of a large
+// bucket, at its final range): sorted on bits [lo, hi) into the same range of the caller's buffers by this
+// workgroup alone, one digit place at a time through global memory: per place a histogram of the range, then
+// its chunks of TILE keys in order, each ranked in shared memory and written to the place's running digit
+// offsets, alternating between the two ranges; a final copy when the result lies in the second scratch.
+void sort_range(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
     uint lid = gl_LocalInvocationID.x;
     uvec2 a = uvec2(~0u), o = uvec2(0u);
     for (uint i = lid; i < cnt; i += WG_SIZE) {
-        uint e = gather_index(i, tiles);
-        uvec2 k = get_key(SPLIT, e);
-        put_key(BIG, start + i, k);
-        put_vals(BIG, start + i, get_vals(SPLIT, e));
-        uvec2 t = key_transform(k, kind, desc);
+        uvec2 t = key_transform(get_key(BIG, start + i), kind, desc);
         a &= t;
         o |= t;
     }
-    sync_buffers();   // the copy is visible, and the run tables in smem are no longer read
     uvec2 differ = wg_differ(a, o);
     bool in_alt = true;
     for (uint shift = lo; shift < hi; shift += DIGIT_BITS) {
@@ -343,32 +350,253 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc,
     }
 }
 
+// ---- Helpers: buckets of more than TILE keys, shared by several workgroups (see the file comment) ----
+
+const uint SW = 8u;       // bucket keys per invocation per step of a helper's sweeps
+const uint NONE = ~0u;
+
+// Elements in the split side of bucket keys [i0, i0 + SW) (NONE past cnt): one binary search of the run tables
+// (find_runs), then a walk along the runs.
+void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
+    uint a = 0u;
+    if (i0 < cnt) {
+        uint b = tiles;
+        while (b - a > 1u) {
+            uint m = (a + b) >> 1u;
+            if (smem[m] <= i0) a = m; else b = m;
+        }
+    }
+    [[unroll]] for (uint q = 0u; q < SW; q++) {
+        uint i = i0 + q;
+        e[q] = NONE;
+        if (i < cnt) {
+            while (smem[a + 1u] <= i) a++;   // smem[tiles] = cnt ends the walk
+            e[q] = smem[MAX_TILES + 1u + a] + i - smem[a];
+        }
+    }
+}
+
+// The node's keys (transformed keys t with t & pmask == path) of the bucket's cnt keys, counted by their digit
+// at dshift (dmask) into s_tot; s_lstart gets the exclusive scan. Ends with a barrier.
+void node_histogram(uvec2 pmask, uvec2 path, uint dshift, uint dmask, uint cnt, uint tiles, uint kind, bool desc) {
+    uint lid = gl_LocalInvocationID.x;
+    for (uint x = lid; x < RADIX; x += WG_SIZE) s_tot[x] = 0u;
+    barrier();
+    for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
+        uint e[SW];
+        gather_run(base + lid * SW, cnt, tiles, e);
+        uvec2 k[SW];
+        [[unroll]] for (uint q = 0u; q < SW; q++) k[q] = e[q] != NONE ? get_key(SPLIT, e[q]) : uvec2(0u);
+        [[unroll]] for (uint q = 0u; q < SW; q++) {
+            uvec2 t = key_transform(k[q], kind, desc);
+            if (e[q] != NONE && (t & pmask) == path) atomicAdd(s_tot[key_digit(t, dshift, dmask)], 1u);
+        }
+    }
+    barrier();
+    scan_digit_totals();
+}
+
+// The node's keys whose digit at dshift (dmask) lies in [dlo, dhi], in bucket order, compacted to [dst, ...) of
+// the caller's buffers (copy_only: no bits left to sort) or of the second scratch.
+void compact_group(uvec2 pmask, uvec2 path, uint dshift, uint dmask, uint dlo, uint dhi, uint dst, bool copy_only,
+                   uint cnt, uint tiles, uint kind, bool desc) {
+    uint lid = gl_LocalInvocationID.x;
+    uint side = copy_only ? CALLER : BIG;
+    uint at = dst;
+    for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
+        uint e[SW];
+        gather_run(base + lid * SW, cnt, tiles, e);
+        uvec2 k[SW];
+        [[unroll]] for (uint q = 0u; q < SW; q++) k[q] = e[q] != NONE ? get_key(SPLIT, e[q]) : uvec2(0u);
+        uint mine = 0u;   // bit q: item q is the group's
+        [[unroll]] for (uint q = 0u; q < SW; q++) {
+            uvec2 t = key_transform(k[q], kind, desc);
+            uint dg = key_digit(t, dshift, dmask);
+            if (e[q] != NONE && (t & pmask) == path && dg >= dlo && dg <= dhi) mine |= 1u << q;
+        }
+        uint total;
+        uint off = at + runs_exclusive_add(bitCount(mine), total);
+        [[unroll]] for (uint q = 0u; q < SW; q++) {
+            if ((mine & (1u << q)) != 0u) {
+                put_key(side, off, k[q]);
+                put_vals(side, off, get_vals(SPLIT, e[q]));
+                off++;
+            }
+        }
+        at += total;
+    }
+    sync_buffers();
+}
+
+// Helper q's bucket, its index among the bucket's helpers and their number; bucket RADIX: nothing to do. The
+// buckets of more than TILE keys (from the counts row) take the helpers in order, each one plus a share of the
+// rest in proportion to its keys.
+uvec3 helper_role(uint q) {
+    uint lid = gl_LocalInvocationID.x;
+    const uint HEAVY = 1u << 22u;   // counts stay below 2^21 (MSD_MAX_KEYS): the tally of large buckets rides above
+    uint row = (4u + RADIX) * pc.stride;
+    if (lid == 0u) s_node[0] = RADIX;
+    for (uint x = lid; x < RADIX; x += WG_SIZE) {
+        uint c = tables[row + x];
+        s_tot[x] = c > LARGE ? c + HEAVY : 0u;
+    }
+    barrier();
+    scan_digit_totals();
+    uint last = s_lstart[RADIX - 1u] + s_tot[RADIX - 1u];
+    uint heavy = last >> 22u;
+    uint keys = last & (HEAVY - 1u);
+    if (heavy != 0u) {
+        uint spare = pc.helpers - heavy;   // the host dispatches at least as many helpers as buckets can be large
+        for (uint x = lid; x < RADIX; x += WG_SIZE) {
+            if (s_tot[x] != 0u) {
+                uint k = s_lstart[x] >> 22u;
+                uint before = s_lstart[x] & (HEAVY - 1u);
+                uint a = k + spare * before / keys;
+                uint b = k + 1u + spare * (before + (s_tot[x] & (HEAVY - 1u))) / keys;
+                if (a <= q && q < b) {
+                    s_node[0] = x;
+                    s_node[1] = q - a;
+                    s_node[2] = b - a;
+                }
+            }
+        }
+    }
+    barrier();
+    uvec3 r = uvec3(s_node[0], s_node[1], s_node[2]);
+    barrier();
+    return r;
+}
+
+// Helper workgroup q: its part of a bucket of more than LARGE keys (split digit below bit `shift`). Each helper
+// ends with one group of consecutive children of one node (or a whole node): compacted, and sorted here when it
+// is larger than TILE; returns (first key, keys, top, 1) when the caller is to sort that range of the second
+// scratch on bits [lo, top) in registers into the caller's buffers, else (0, 0, 0, 0).
+uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
+    uint lid = gl_LocalInvocationID.x;
+    if (q >= pc.helpers) return uvec4(0u);
+    uvec3 role = helper_role(q);
+    if (role.x == RADIX) return uvec4(0u);
+    uint j = role.y;
+    uvec2 sc = find_runs(role.x, n, tiles);
+    uint start = sc.x;
+    uint cnt = sc.y;
+    // The node: the bucket's keys that match `path` on the bits of `pmask` (the digits already divided), s of
+    // them from position o of the bucket, unsorted on bits [lo, top), shared by helpers [h0, h1).
+    uvec2 pmask = uvec2(0u), path = uvec2(0u);
+    uint o = 0u, s = cnt, top = shift, h0 = 0u, h1 = role.z;
+    // This helper's group: digits [dlo, dhi] at dshift (dmask 0: the whole node), g keys from position go.
+    uint dshift = 0u, dmask = 0u, dlo = 0u, dhi = 0u, go = 0u, g = 0u;
+    for (;;) {
+        if (h1 - h0 <= 1u || s <= TILE || top <= pc.lo) {
+            if (j != h0) return uvec4(0u);
+            dmask = 0u;   // the whole node
+            dlo = 0u;
+            dhi = 0u;
+            go = o;
+            g = s;
+            break;
+        }
+        uint bits = min(DIGIT_BITS, top - pc.lo);
+        dshift = top - bits;
+        dmask = (1u << bits) - 1u;
+        node_histogram(pmask, path, dshift, dmask, cnt, tiles, kind, desc);
+        // Child x (a digit) gets helpers [h0 + hs x P_x / s, h0 + hs x (P_x + s_x) / s) (P_x: its start in the
+        // node): the children's ranges tile [h0, h1). This helper's child ci is the one whose range holds j.
+        // Children with an empty range go, with the child after them, to the helper where their range starts
+        // (c0: the first of them); when that child has more helpers, it gives that first helper up to them.
+        uint hs = h1 - h0;
+        if (lid == 0u) {
+            s_node[0] = NONE;
+            s_node[1] = NONE;
+        }
+        barrier();
+        for (uint x = lid; x <= dmask; x += WG_SIZE) {
+            uint cx = s_tot[x];
+            if (cx != 0u && h0 + hs * s_lstart[x] / s <= j && j < h0 + hs * (s_lstart[x] + cx) / s) s_node[0] = x;
+        }
+        barrier();
+        uint ci = s_node[0];
+        if (ci == NONE) return uvec4(0u);   // rounding left this helper out
+        uint cs = s_tot[ci];
+        uint ps = s_lstart[ci];
+        uint a = h0 + hs * ps / s;
+        uint b = h0 + hs * (ps + cs) / s;
+        for (uint x = lid; x < ci; x += WG_SIZE) {
+            if (s_tot[x] != 0u && h0 + hs * s_lstart[x] / s == a) atomicMin(s_node[1], x);
+        }
+        barrier();
+        uint c0 = min(s_node[1], ci);
+        uint p0 = s_lstart[c0];
+        barrier();   // s_node, s_tot and s_lstart are written again
+        dlo = c0;
+        go = o + p0;
+        if (b - a == 1u) {   // j == a: children c0 ..= ci
+            dhi = ci;
+            g = ps + cs - p0;
+            break;
+        }
+        if (c0 < ci) {
+            if (j == a) {   // children c0 ..< ci
+                dhi = ci - 1u;
+                g = ps - p0;
+                break;
+            }
+            a++;
+        }
+        // Child ci is divided again by helpers [a, b).
+        pmask |= range_mask(dshift, top);
+        path |= shl64(uvec2(ci, 0u), dshift);
+        o += ps;
+        s = cs;
+        h0 = a;
+        h1 = b;
+        top = dshift;
+    }
+    bool copy_only = top <= pc.lo;
+    compact_group(pmask, path, dshift, dmask, dlo, dhi, start + go, copy_only, cnt, tiles, kind, desc);
+    if (copy_only) return uvec4(0u);
+    if (g > TILE) {
+        sort_range(start + go, g, pc.lo, top, kind, desc);
+        return uvec4(0u);
+    }
+    return uvec4(start + go, g, top, 1u);
+}
+
 void main() {
     uint msd = meta[CTRL_MSD];
     if (msd == 0u) return;   // nothing to sort
     uint shift = msd - 1u;
-    uint d = flat_group_id();
+    uint g = flat_group_id();
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, pc.split_tile);
-    uvec2 sc = find_runs(d, n, tiles);
-    uint start = sc.x;
-    uint cnt = sc.y;
-    if (cnt == 0u) return;
     bool desc = (pc.flags & 1u) != 0u;
-    if (cnt <= RANK_MAX) {
-        place_counted(start, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
-        return;
+    // The keys to sort in registers: from the split side through the run tables (a bucket), or a helper's
+    // group from the second scratch; to [dst, dst + cnt) of the caller's buffers, on bits [lo, top).
+    uint dst, cnt, top = shift;
+    bool helper = g >= RADIX;
+    if (helper) {
+        uvec4 job = help(g - RADIX, shift, n, tiles, pc.key_kind, desc);
+        if (job.w == 0u) return;
+        dst = job.x;
+        cnt = job.y;
+        top = job.z;
+    } else {
+        uvec2 sc = find_runs(g, n, tiles);
+        dst = sc.x;
+        cnt = sc.y;
+        if (cnt == 0u) return;
+        if (cnt <= RANK_MAX) {
+            place_counted(dst, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
+            return;
+        }
+        if (cnt > LARGE) return;   // the helpers' (the host dispatches some whenever a bucket can be this large)
     }
-    if (cnt > TILE) {
-        sort_large(start, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
-        return;
-    }
-    load_items(SPLIT, 0u, cnt, true, tiles);
+    load_items(helper ? BIG : SPLIT, helper ? dst : 0u, cnt, !helper, tiles);
     barrier();   // the run tables in smem are no longer read
-    if (cnt > 1u && shift > pc.lo) {
-        local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
+    if (cnt > 1u && top > pc.lo) {
+        local_sort(cnt, pc.lo, top, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
     }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        if (item_pos(j) < cnt) store_item(CALLER, j, start + item_pos(j));
+        if (item_pos(j) < cnt) store_item(CALLER, j, dst + item_pos(j));
     }
 }

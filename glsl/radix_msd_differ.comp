@@ -3,14 +3,17 @@
 // (TILE keys, the split pass's tile) writes the AND and the OR of its transformed keys to tables[4t .. 4t + 4)
 // (AND low and high word, OR low and high word); the split pass combines them. Workgroup 0 records n in the
 // control block (the host's count, or the GPU-side count clamped to the capacity, with the raw count and the
-// overflow flag), where the bucket pass reads it.
+// overflow flag), where the bucket pass reads it, and zeroes the counts row of the tables ((4 + RADIX) x stride
+// words in: the split pass adds each digit's count there).
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
 
 layout(constant_id = 2) const uint KPT = 4;
 layout(constant_id = 3) const uint KEY_WORDS = 1;
+layout(constant_id = 4) const uint DIGIT_BITS = 8;
 const uint TILE = WG_SIZE * KPT;
+const uint RADIX = 1u << DIGIT_BITS;
 
 layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
 layout(set = 0, binding = 1, std430) readonly buffer Count { uint count[]; };
@@ -26,6 +29,8 @@ layout(push_constant) uniform Push {
     uint hi;
     uint key_kind;
     uint flags;        // bit 0: descending
+    uint stride;       // tiles of the capacity: the run table's row length
+    uint one_tile;     // unused here (the split pass's push constants)
 } pc;
 
 #include "key_differ.glsl"
@@ -35,10 +40,13 @@ void main() {
     uint t = flat_group_id();
     uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
     uint n = min(raw, pc.capacity);
-    if (t == 0u && lid == 0u) {
-        meta[CTRL_N] = n;
-        meta[CTRL_RAW_COUNT] = raw;
-        meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+    if (t == 0u) {
+        if (lid == 0u) {
+            meta[CTRL_N] = n;
+            meta[CTRL_RAW_COUNT] = raw;
+            meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+        }
+        for (uint d = lid; d < RADIX; d += WG_SIZE) tables[(4u + RADIX) * pc.stride + d] = 0u;
     }
     if (t * TILE >= n) return;
     // Indices past n read key n - 1 again, which changes no AND or OR.

@@ -9,7 +9,9 @@
 //      [shift, h) with shift = max(lo, h - DIGIT_BITS).
 //   2. The workgroup ranks its tile on the split digit (radix_rank.glsl) and writes each key to its tile-local
 //      place, and writes where each digit's run starts in the tile: tables[4 x stride + d x stride + t] (digit
-//      d's row of the run table, one word per tile; stride: tiles of the capacity).
+//      d's row of the run table, one word per tile; stride: tiles of the capacity), and adds each digit's count
+//      to the counts row, tables[(4 + RADIX) x stride + d] (zeroed by the differ pass; a sort of one tile
+//      writes it), from which the bucket pass's helpers find the buckets too large for one workgroup.
 // Workgroup 0 also writes meta[CTRL_MSD] = shift + 1 (0: nothing to sort, n <= 1 or all keys equal on [lo, hi)).
 // The bucket pass gathers each bucket's runs from all tiles, in tile order.
 // @variant ballot
@@ -47,6 +49,8 @@ layout(push_constant) uniform Push {
     uint stride;       // tiles of the capacity: the run table's row length
     uint one_tile;     // 1: a single tile (no differ pass): the tile's own AND/OR, and this pass records n
 } pc;
+// The counts row of the tables: each digit's keys over all tiles (zeroed by the differ pass; one tile: written).
+#define COUNTS_ROW ((4u + RADIX) * pc.stride)
 
 shared uint smem[MAX_SUBGROUPS * RADIX];
 shared uint s_tot[RADIX];
@@ -119,7 +123,16 @@ void main() {
                                              : mask;
     }
     rank_digits(bits);
-    for (uint d = lid; d < RADIX; d += WG_SIZE) tables[4u * pc.stride + d * pc.stride + t] = s_lstart[d];
+    uint m = min(TILE, n - first);   // the tile's keys (the padding ranks last, in digit `mask`)
+    for (uint d = lid; d < RADIX; d += WG_SIZE) {
+        tables[4u * pc.stride + d * pc.stride + t] = s_lstart[d];
+        uint c = min(s_lstart[d] + s_tot[d], m) - min(s_lstart[d], m);
+        if (pc.one_tile != 0u) {
+            tables[COUNTS_ROW + d] = c;
+        } else if (c != 0u) {
+            atomicAdd(tables[COUNTS_ROW + d], c);
+        }
+    }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         if (first + item_pos(j) < n) {
             uint d = g_digit[j];

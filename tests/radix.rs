@@ -282,7 +282,7 @@ fn push_constant_structs_match_reflection() {
             "radix_small_partitioned",
             std::mem::size_of::<small::SmallPush>(),
         ),
-        ("radix_msd_differ", std::mem::size_of::<small::SmallPush>()),
+        ("radix_msd_differ", std::mem::size_of::<msd::SplitPush>()),
         (
             "radix_msd_split_ballot",
             std::mem::size_of::<msd::SplitPush>(),
@@ -1496,6 +1496,77 @@ fn skipped_places_and_the_final_side() {
                         .collect();
                     check(ctx, &c, &raw, None);
                     check(ctx, &c, &raw, Some(n - 7));
+                }
+            }
+        }
+    });
+}
+
+/// Skewed keys in the MSD sort: buckets larger than the bucket tile, shared by the bucket pass's helper
+/// workgroups, divided one or more digits down (entropy-reduced keys), with nodes of equal keys (a copy), shares
+/// larger than the bucket tile (sorted through global memory: few helpers) and narrow float ranges. Every key type
+/// with values (stability), both orders, a bit range and a GPU-side count.
+#[test]
+fn msd_skewed_buckets_on_helpers() {
+    with_gpu(|ctx| {
+        let mut tiny = lavapipe_policy(ctx);
+        tiny.msd_bucket_keys_per_thread = 1;
+        tiny.msd_split_keys_per_thread = 3;
+        tiny.msd_rank_max = 0;
+        let tile = tiny.msd_bucket_workgroup_size as usize;
+        let mut few = tiny;
+        few.msd_helper_ratio = 1;
+        let mut many = tiny;
+        many.msd_helper_ratio = 8;
+        many.msd_rank_max = tiny.msd_bucket_workgroup_size / 2;
+        for key in KeyType::ALL {
+            let top = key.bits() - 1;
+            let n = 40 * tile + 7;
+            let mut r = Rng(key as u64 + 77);
+            // 3/4 of the keys one value, the rest spread below the same top bits: a node of equal keys.
+            let x = r.next_u64() & 0xffff_ff00;
+            let crowded: Vec<u64> = (0..n)
+                .map(|_| {
+                    if r.next_u32() % 4 != 0 {
+                        x
+                    } else {
+                        x ^ (r.next_u64() & 0xff_ffff)
+                    }
+                })
+                .collect();
+            // Depth-like floats in [1, 100) (a third of them in [64, 100)); integers: 12 random low bits under one top bit.
+            let narrow: Vec<u64> = (0..n)
+                .map(|_| {
+                    let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                    match key {
+                        KeyType::F32 => (1.0 + 99.0 * u as f32).to_bits() as u64,
+                        KeyType::F64 => (1.0 + 99.0 * u).to_bits(),
+                        _ => (1u64 << (top - 1)) | (r.next_u64() & 0xfff),
+                    }
+                })
+                .collect();
+            let dists = [
+                gen(key, Dist::Entropy(3), n, key as u64 + 3),
+                crowded,
+                narrow,
+            ];
+            for raw in &dists {
+                for (p, order, bits, gpu_n) in [
+                    (tiny, Order::Ascending, None, None),
+                    (few, Order::Descending, None, Some(n - 2 * tile)),
+                    (many, Order::Ascending, Some((3, top)), None),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = if key.bytes() == 8 {
+                        ValueType::U64
+                    } else {
+                        ValueType::U32
+                    };
+                    c.order = order;
+                    c.bits = bits;
+                    c.algorithm = SortAlgorithm::Msd;
+                    c.policy = Some(p);
+                    check(ctx, &c, raw, gpu_n);
                 }
             }
         }

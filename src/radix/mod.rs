@@ -21,8 +21,9 @@
 //!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile AND/OR words; the split pass
 //!   reads keys and values and writes them, each tile sorted on the split digit, to the scratch (2(k + v) B/key)
 //!   with a run table (4 x 2^digit_bits B per split tile); the bucket pass reads them back and writes k + v once
-//!   (buckets larger than its tile: a copy and a round trip per digit place more). No setup pass, no zeroed
-//!   memory, no waiting between workgroups.
+//!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys once per digit it
+//!   divides, and its share is written to the second scratch and back). No setup pass, no zeroed memory beyond
+//!   the 2^digit_bits split-digit counts (the differ pass zeroes them), no waiting between workgroups.
 //! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
 //!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
 //!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
@@ -37,7 +38,7 @@
 //! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
 //! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger][MSD sort, when the sorter may use it
 //! (configured, or Auto up to `msd_max`): second scratch keys and values for min(max_n, msd capacity) keys |
-//! AND/OR words (4 u32 per split tile) | run table (RADIX x split tiles u32)]`.
+//! AND/OR words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]`.
 //!
 //! # Portions and wide writes
 //! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back
@@ -205,7 +206,8 @@ pub struct RadixPolicy {
     /// Keys per invocation of the MSD bucket pass (at least; sorts of more than 2^digit_bits x
     /// msd_bucket_workgroup_size x this / 2 keys get more, up to 16, where the shared memory allows: a bucket
     /// tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
-    /// invocation (and more than msd_rank_max) are sorted in registers, larger ones through global memory (slower).
+    /// invocation (and more than msd_rank_max) are sorted in registers; larger ones are shared by the pass's
+    /// helper workgroups (twice as many as bucket tiles in the sort), which divide them one digit lower.
     pub msd_bucket_keys_per_thread: u32,
     /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
     /// counting, in one round: each key's place is the number of the bucket's keys that precede it, found by
@@ -216,6 +218,10 @@ pub struct RadixPolicy {
     /// (keys per invocation raised to a power of two up to this) and no differ pass: two dispatches, but one
     /// workgroup splits all keys. Default 4.
     pub msd_single_kpt: u32,
+    /// Helper workgroups of the MSD bucket pass per bucket tile of the sort's keys (1..=8, default 2): buckets
+    /// larger than the bucket tile share max_n / bucket tile x this many helpers (at most 2048). More helpers
+    /// leave each a smaller share of a skewed bucket; each costs a short workgroup when no bucket is that large.
+    pub msd_helper_ratio: u32,
 }
 
 impl RadixPolicy {
@@ -223,7 +229,8 @@ impl RadixPolicy {
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, debug, rank2, keep (or
     /// keep_digit), uvec4, bw, ptiles, wide, mor (match_or), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
     /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
-    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max), msingle (msd_single_kpt); boolean
+    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp
+    /// (msd_helper_ratio); boolean
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
@@ -265,6 +272,7 @@ impl RadixPolicy {
                 "mbkpt" => self.msd_bucket_keys_per_thread = v,
                 "mrank" => self.msd_rank_max = v,
                 "msingle" => self.msd_single_kpt = v,
+                "mhelp" => self.msd_helper_ratio = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
         }
@@ -323,6 +331,7 @@ impl RadixPolicy {
             msd_bucket_keys_per_thread: 8,
             msd_rank_max: 256,
             msd_single_kpt: 4,
+            msd_helper_ratio: 2,
         };
         let mut p = if caps.vendor_id == 0x10de {
             Self {
@@ -479,6 +488,19 @@ impl RadixPolicy {
         }
     }
 
+    /// Helper workgroups of the MSD bucket pass for sorts of up to `max_n` keys with `bucket_kpt` keys per
+    /// invocation: `msd_helper_ratio` x the bucket tiles of `max_n` keys (at most 2048; 0 when no bucket can
+    /// outgrow the tile). Buckets larger than the bucket tile share them in proportion to their keys, at least
+    /// one each (there are fewer such buckets than bucket tiles in `max_n` keys, and than 2^digit_bits).
+    pub(crate) fn msd_helpers(&self, max_n: u64, bucket_kpt: u32) -> u32 {
+        let tile = (self.msd_bucket_workgroup_size * bucket_kpt).max(1) as u64;
+        if max_n <= tile {
+            0
+        } else {
+            (self.msd_helper_ratio.max(1) as u64 * max_n.div_ceil(tile)).min(2048) as u32
+        }
+    }
+
     /// The most split tiles an MSD sort may have (up to `MSD_MAX_KEYS` keys in the policy's split tiles): the
     /// bucket pass's run tables in shared memory hold one entry per tile.
     pub(crate) fn msd_max_tiles(&self) -> u64 {
@@ -604,6 +626,12 @@ impl RadixPolicy {
             || self.msd_single_kpt > 32
         {
             return bad("keys per thread must be in 1..=32".into());
+        }
+        if !(1..=8).contains(&self.msd_helper_ratio) {
+            return bad(format!(
+                "msd_helper_ratio {} not in 1..=8",
+                self.msd_helper_ratio
+            ));
         }
         if self.msd_rank_max > 32 * self.msd_bucket_workgroup_size {
             return bad(format!(
@@ -756,7 +784,7 @@ pub struct Layout {
     /// The MSD sort's regions (empty when the sorter never uses it): the second scratch arrays, where buckets
     /// larger than the bucket tile are sorted (keys, then values: up to `MSD_MAX_KEYS` keys), and its tables:
     /// the differ pass's AND/OR words (4 u32 per split tile), then the split pass's run table (2^digit_bits rows
-    /// of `msd_stride` u32).
+    /// of `msd_stride` u32), then the counts row (2^digit_bits u32: each split digit's keys).
     pub msd_keys_off: u64,
     pub msd_keys_bytes: u64,
     pub msd_vals_off: u64,
@@ -947,7 +975,7 @@ impl RadixSort {
         let msd_vals_bytes = msd_cap * self.val_words as u64 * 4;
         let msd_tables_off = (msd_vals_off + msd_vals_bytes).next_multiple_of(ALIGN);
         let msd_stride = msd_cap.div_ceil(self.policy.msd_split_tile() as u64);
-        let msd_tables_bytes = (4 + radix) * msd_stride * 4;
+        let msd_tables_bytes = ((4 + radix) * msd_stride + radix) * 4;
         Layout {
             alt_keys_off: 0,
             alt_keys_bytes,

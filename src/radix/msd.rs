@@ -5,23 +5,30 @@
 //! - `vksort::radix::msd::differ`: one workgroup per split tile of `msd_split_workgroup_size` x
 //!   `msd_split_keys_per_thread` keys writes the AND and OR of its transformed keys (4 words per tile) to the
 //!   MSD tables; workgroup 0 records n (and, with a GPU-side count, the raw count and the overflow flag) in the
-//!   control block.
+//!   control block and zeroes the split-digit counts.
 //! - `vksort::radix::msd::split`: one workgroup per split tile combines the tiles' AND/OR words (the highest bit
 //!   where two keys differ, within the bit range: the split digit is the `digit_bits` bits ending there), ranks
 //!   its own tile on the split digit and writes it, sorted on that digit, to the tile's own range of the scratch
-//!   arrays, and each digit's run start in the tile to the run table (one row per digit, one word per tile).
-//!   Workgroup 0 writes the split digit's low bit + 1 to control word `CTRL_MSD` (0: nothing to sort).
+//!   arrays, each digit's run start in the tile to the run table (one row per digit, one word per tile) and adds
+//!   each digit's count to the split-digit counts. Workgroup 0 writes the split digit's low bit + 1 to control
+//!   word `CTRL_MSD` (0: nothing to sort).
 //! - `vksort::radix::msd::buckets`: one workgroup per bucket (2^digit_bits of them) reads its two rows of the
 //!   run table: its start (the sum of its run starts) and its runs, which it reads in tile order (stable). It
 //!   sorts the bucket on the bits below the split digit into the caller's buffers: by counting when it holds at
 //!   most `msd_rank_max` keys (each key's place is the number of keys of the bucket that precede it: one round,
 //!   m^2 comparisons), else in registers when it holds at most `msd_bucket_workgroup_size` x
-//!   `msd_bucket_keys_per_thread` keys, else alone through global memory, one digit place at a time, between
-//!   the caller's range of the bucket and the same range of the MSD scratch arrays (correct for any input, slow
-//!   when most keys share one split digit).
+//!   `msd_bucket_keys_per_thread` keys. Larger buckets go to the pass's helper workgroups
+//!   ([`RadixPolicy::msd_helpers`](super::RadixPolicy) of them, after the bucket workgroups), shared in
+//!   proportion to the buckets' keys. A bucket's helpers divide it with no communication: each counts the
+//!   bucket's keys by the next digit, children that fall in one helper's share go to it, and larger children are
+//!   divided again one digit lower by their helpers. Each helper's share is compacted to its final range of the
+//!   second scratch and sorted from there into the caller's buffers (in registers, or past the bucket tile one
+//!   digit place at a time through global memory). Skewed keys (most of them in one split digit) thus still
+//!   spread over many workgroups.
 //!
 //! Reads the caller's keys twice (and values once) and writes the scratch once; reads the scratch once and
-//! writes the caller's buffers once (large buckets: a copy and a round trip per digit place more). The host
+//! writes the caller's buffers once (large buckets: each helper reads the bucket's keys once per digit it divides
+//! and once more for its share, which it writes to the second scratch and reads back). The host
 //! records the three dispatches with a barrier between them and no barrier after (the sort's barrier contract).
 
 use super::small::{count_push, SmallPush};
@@ -51,6 +58,9 @@ pub struct BucketsPush {
     pub stride: u32,
     /// Keys per split tile.
     pub split_tile: u32,
+    /// Helper workgroups dispatched after the 2^digit_bits bucket workgroups (buckets too large for one
+    /// workgroup share them; 0 when no bucket can outgrow the bucket tile).
+    pub helpers: u32,
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
@@ -100,13 +110,17 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         let differ = s.kernel(
             "radix_msd_differ",
             p.msd_split_workgroup_size,
-            &[split_kpt, s.key_words],
+            &[split_kpt, s.key_words, p.digit_bits],
         )?;
         rec.dispatch(
             "vksort::radix::msd::differ",
             &differ,
             &[b.keys, count, b.meta, b.msd_tables],
-            &push,
+            &SplitPush {
+                count: push,
+                stride,
+                one_tile: 0,
+            },
             tiles,
         )?;
         rec.barrier();
@@ -123,12 +137,14 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         tiles,
     )?;
     rec.barrier();
+    let helpers = p.msd_helpers(b.max_n, bucket_kpt);
     let push = BucketsPush {
         lo: s.lo,
         key_kind: s.key.kind(),
         flags: s.flags(),
         stride,
         split_tile,
+        helpers,
     };
     rec.dispatch(
         "vksort::radix::msd::buckets",
@@ -144,6 +160,6 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             b.msd_tables,
         ],
         &push,
-        p.radix(),
+        p.radix() + helpers,
     )
 }
