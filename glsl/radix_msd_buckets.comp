@@ -13,18 +13,17 @@
 //     workgroup; written straight from the registers to their places.
 //   - A bucket of at most TILE keys is read once into registers, sorted there (radix_local.glsl: only places
 //     where the bucket's keys differ) and written once.
-//   - A bucket of more than TILE keys is left to helper workgroups (the last `helpers` groups of the dispatch,
-//     after the RADIX bucket groups). The split pass added each digit's count over all tiles to the counts row
-//     of the tables; every helper reads those counts, and the buckets of more than TILE keys share the helpers
-//     in proportion to their keys (at least one each). The helpers of a bucket then agree, with no
-//     communication, on how to divide it: each of them counts the bucket's keys by the next digit (a sweep over
-//     the bucket), children of the node that fall in one helper's share (or in none: they are small) go to that
-//     helper, and a child large enough for two or more helpers is divided again one digit lower by them. A
-//     helper's keys (a run of consecutive children of one node) are compacted, in bucket order, to their final
-//     range of the second scratch (big_keys/big_vals: no other workgroup touches it) and sorted there in
-//     registers into the caller's buffers, or, past TILE keys, one digit place at a time through global
-//     memory, between that range and the caller's. Every helper's sweeps read the whole bucket from the split
-//     side (L2-resident): no waiting between workgroups, no zeroed memory beyond the counts row.
+//   - A bucket of more than LARGE keys (TILE, or RANK_MAX if larger) is left to helper workgroups (the first
+//     `helpers` groups of the dispatch, before the RADIX bucket groups). The split pass added each digit's count
+//     over all tiles to the counts row of the tables; every helper reads those counts, and the large buckets
+//     share the helpers in proportion to their keys (at least one each). A bucket's helpers divide it with no
+//     communication: each reads the same sample of the bucket and takes the keys between two of its quantiles
+//     (see help()); it counts the keys before its share and compacts the share, in bucket order, to its final
+//     range of the second scratch (big_keys/big_vals: no other workgroup touches it), from where it is sorted
+//     in registers into the caller's buffers, or, past TILE keys, one digit place at a time through global
+//     memory between that range and the caller's. Every helper's two sweeps read the whole bucket from the
+//     split side (L2-resident); the shares do not depend on how the keys' bits are spread (skewed digits, few
+//     distinct keys).
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -76,7 +75,8 @@ shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_run[RADIX];   // large ranges: each digit's next destination within the range
-shared uint s_node[3];      // helpers: the chosen bucket / child and the like
+shared uint s_node[3];      // helpers: the bucket, the helper's index among its helpers, their number
+shared uint s_split[6];     // helpers: the share's lower and upper bound (key words, bucket index)
 const uint MATCH_OR = 0u;
 const uint MATCH_BASE = 0u;
 
@@ -376,58 +376,6 @@ void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
     }
 }
 
-// The node's keys (transformed keys t with t & pmask == path) of the bucket's cnt keys, counted by their digit
-// at dshift (dmask) into s_tot; s_lstart gets the exclusive scan. Ends with a barrier.
-void node_histogram(uvec2 pmask, uvec2 path, uint dshift, uint dmask, uint cnt, uint tiles, uint kind, bool desc) {
-    uint lid = gl_LocalInvocationID.x;
-    for (uint x = lid; x < RADIX; x += WG_SIZE) s_tot[x] = 0u;
-    barrier();
-    for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
-        uint e[SW];
-        gather_run(base + lid * SW, cnt, tiles, e);
-        uvec2 k[SW];
-        [[unroll]] for (uint q = 0u; q < SW; q++) k[q] = e[q] != NONE ? get_key(SPLIT, e[q]) : uvec2(0u);
-        [[unroll]] for (uint q = 0u; q < SW; q++) {
-            uvec2 t = key_transform(k[q], kind, desc);
-            if (e[q] != NONE && (t & pmask) == path) atomicAdd(s_tot[key_digit(t, dshift, dmask)], 1u);
-        }
-    }
-    barrier();
-    scan_digit_totals();
-}
-
-// The node's keys whose digit at dshift (dmask) lies in [dlo, dhi], in bucket order, compacted to [dst, ...) of
-// the caller's buffers (copy_only: no bits left to sort) or of the second scratch.
-void compact_group(uvec2 pmask, uvec2 path, uint dshift, uint dmask, uint dlo, uint dhi, uint dst, bool copy_only,
-                   uint cnt, uint tiles, uint kind, bool desc) {
-    uint lid = gl_LocalInvocationID.x;
-    uint side = copy_only ? CALLER : BIG;
-    uint at = dst;
-    for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
-        uint e[SW];
-        gather_run(base + lid * SW, cnt, tiles, e);
-        uvec2 k[SW];
-        [[unroll]] for (uint q = 0u; q < SW; q++) k[q] = e[q] != NONE ? get_key(SPLIT, e[q]) : uvec2(0u);
-        uint mine = 0u;   // bit q: item q is the group's
-        [[unroll]] for (uint q = 0u; q < SW; q++) {
-            uvec2 t = key_transform(k[q], kind, desc);
-            uint dg = key_digit(t, dshift, dmask);
-            if (e[q] != NONE && (t & pmask) == path && dg >= dlo && dg <= dhi) mine |= 1u << q;
-        }
-        uint total;
-        uint off = at + runs_exclusive_add(bitCount(mine), total);
-        [[unroll]] for (uint q = 0u; q < SW; q++) {
-            if ((mine & (1u << q)) != 0u) {
-                put_key(side, off, k[q]);
-                put_vals(side, off, get_vals(SPLIT, e[q]));
-                off++;
-            }
-        }
-        at += total;
-    }
-    sync_buffers();
-}
-
 // Helper q's bucket, its index among the bucket's helpers and their number; bucket RADIX: nothing to do. The
 // buckets of more than TILE keys (from the counts row) take the helpers in order, each one plus a share of the
 // rest in proportion to its keys.
@@ -467,99 +415,109 @@ uvec3 helper_role(uint q) {
     return r;
 }
 
-// Helper workgroup q: its part of a bucket of more than LARGE keys (split digit below bit `shift`). Each helper
-// ends with one group of consecutive children of one node (or a whole node): compacted, and sorted here when it
-// is larger than TILE; returns (first key, keys, top, 1) when the caller is to sort that range of the second
-// scratch on bits [lo, top) in registers into the caller's buffers, else (0, 0, 0, 0).
+// Whether (key bits a, bucket index ia) comes before (b, ib): the order of a bucket's sorted keys (stable).
+bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
+    return a.y < b.y || (a.y == b.y && (a.x < b.x || (a.x == b.x && ia < ib)));
+}
+
+// Helper workgroup q: its share of a bucket of more than LARGE keys (split digit below bit `shift`).
+//   1. A sample of the bucket: ns evenly spaced keys (their bits [lo, shift) with their bucket index, a total
+//      order: equal keys by index), the same in every helper of the bucket, ranked by counting. Helper j of h
+//      takes the keys from the sample of rank j x ns / h (or the first key) up to the one of rank
+//      (j + 1) x ns / h (or past the last): the helpers' shares tile the bucket in sorted order.
+//   2. A sweep over the bucket counts the keys before the share (its place in the bucket) and in it.
+//   3. A second sweep compacts the share's keys, in bucket order, to its final range of the second scratch.
+// Returns (first key, keys, shift, 1) when the caller is to sort that range on bits [lo, shift) in registers into
+// the caller's buffers; a share of more than TILE keys is sorted here through global memory (0, 0, 0, 0).
 uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
     uint lid = gl_LocalInvocationID.x;
-    if (q >= pc.helpers) return uvec4(0u);
     uvec3 role = helper_role(q);
     if (role.x == RADIX) return uvec4(0u);
-    uint j = role.y;
     uvec2 sc = find_runs(role.x, n, tiles);
     uint start = sc.x;
     uint cnt = sc.y;
-    // The node: the bucket's keys that match `path` on the bits of `pmask` (the digits already divided), s of
-    // them from position o of the bucket, unsorted on bits [lo, top), shared by helpers [h0, h1).
-    uvec2 pmask = uvec2(0u), path = uvec2(0u);
-    uint o = 0u, s = cnt, top = shift, h0 = 0u, h1 = role.z;
-    // This helper's group: digits [dlo, dhi] at dshift (dmask 0: the whole node), g keys from position go.
-    uint dshift = 0u, dmask = 0u, dlo = 0u, dhi = 0u, go = 0u, g = 0u;
-    for (;;) {
-        if (h1 - h0 <= 1u || s <= TILE || top <= pc.lo) {
-            if (j != h0) return uvec4(0u);
-            dmask = 0u;   // the whole node
-            dlo = 0u;
-            dhi = 0u;
-            go = o;
-            g = s;
-            break;
-        }
-        uint bits = min(DIGIT_BITS, top - pc.lo);
-        dshift = top - bits;
-        dmask = (1u << bits) - 1u;
-        node_histogram(pmask, path, dshift, dmask, cnt, tiles, kind, desc);
-        // Child x (a digit) gets helpers [h0 + hs x P_x / s, h0 + hs x (P_x + s_x) / s) (P_x: its start in the
-        // node): the children's ranges tile [h0, h1). This helper's child ci is the one whose range holds j.
-        // Children with an empty range go, with the child after them, to the helper where their range starts
-        // (c0: the first of them); when that child has more helpers, it gives that first helper up to them.
-        uint hs = h1 - h0;
-        if (lid == 0u) {
-            s_node[0] = NONE;
-            s_node[1] = NONE;
-        }
-        barrier();
-        for (uint x = lid; x <= dmask; x += WG_SIZE) {
-            uint cx = s_tot[x];
-            if (cx != 0u && h0 + hs * s_lstart[x] / s <= j && j < h0 + hs * (s_lstart[x] + cx) / s) s_node[0] = x;
-        }
-        barrier();
-        uint ci = s_node[0];
-        if (ci == NONE) return uvec4(0u);   // rounding left this helper out
-        uint cs = s_tot[ci];
-        uint ps = s_lstart[ci];
-        uint a = h0 + hs * ps / s;
-        uint b = h0 + hs * (ps + cs) / s;
-        for (uint x = lid; x < ci; x += WG_SIZE) {
-            if (s_tot[x] != 0u && h0 + hs * s_lstart[x] / s == a) atomicMin(s_node[1], x);
-        }
-        barrier();
-        uint c0 = min(s_node[1], ci);
-        uint p0 = s_lstart[c0];
-        barrier();   // s_node, s_tot and s_lstart are written again
-        dlo = c0;
-        go = o + p0;
-        if (b - a == 1u) {   // j == a: children c0 ..= ci
-            dhi = ci;
-            g = ps + cs - p0;
-            break;
-        }
-        if (c0 < ci) {
-            if (j == a) {   // children c0 ..< ci
-                dhi = ci - 1u;
-                g = ps - p0;
-                break;
-            }
-            a++;
-        }
-        // Child ci is divided again by helpers [a, b).
-        pmask |= range_mask(dshift, top);
-        path |= shl64(uvec2(ci, 0u), dshift);
-        o += ps;
-        s = cs;
-        h0 = a;
-        h1 = b;
-        top = dshift;
+    uvec2 m = range_mask(pc.lo, shift);
+    // 1. The sample (in s_tot, s_lstart, s_run: key words and index) and this share's bounds (s_split).
+    uint ns = min(min(WG_SIZE, RADIX), cnt);
+    uvec2 sk = uvec2(0u);
+    uint si = 0u;
+    if (lid < ns) {
+        si = lid * cnt / ns;
+        sk = key_transform(get_key(SPLIT, gather_index(si, tiles)), kind, desc) & m;
+        s_tot[lid] = sk.x;
+        s_lstart[lid] = sk.y;
+        s_run[lid] = si;
     }
-    bool copy_only = top <= pc.lo;
-    compact_group(pmask, path, dshift, dmask, dlo, dhi, start + go, copy_only, cnt, tiles, kind, desc);
-    if (copy_only) return uvec4(0u);
+    uint rl = role.y * ns / role.z;          // the lower bound's rank (helper 0: none)
+    uint ru = (role.y + 1u) * ns / role.z;   // the upper bound's rank (the last helper: none)
+    barrier();
+    if (lid < ns) {
+        uint r = 0u;
+        for (uint x = 0u; x < ns; x++) r += before(uvec2(s_tot[x], s_lstart[x]), s_run[x], sk, si) ? 1u : 0u;
+        if (r == rl) {
+            s_split[0] = sk.x;
+            s_split[1] = sk.y;
+            s_split[2] = si;
+        }
+        if (r == ru) {
+            s_split[3] = sk.x;
+            s_split[4] = sk.y;
+            s_split[5] = si;
+        }
+    }
+    barrier();
+    bool has_lo = role.y != 0u;
+    bool has_hi = role.y + 1u < role.z;
+    uvec2 lk = uvec2(s_split[0], s_split[1]), hk = uvec2(s_split[3], s_split[4]);
+    uint li = s_split[2], hi = s_split[5];
+    if (has_lo && has_hi && rl == ru) return uvec4(0u);   // an empty share (more helpers than samples)
+    // 2. and 3.: pass 0 counts, pass 1 compacts.
+    uint off = 0u, g = 0u;
+    for (uint pass = 0u; pass < 2u; pass++) {
+        uint at = start + off;
+        uint nb = 0u, nm = 0u;
+        for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
+            uint e[SW];
+            gather_run(base + lid * SW, cnt, tiles, e);
+            uvec2 k[SW];
+            [[unroll]] for (uint x = 0u; x < SW; x++) k[x] = e[x] != NONE ? get_key(SPLIT, e[x]) : uvec2(0u);
+            uint sel = 0u;   // bit x: item x is in the share
+            [[unroll]] for (uint x = 0u; x < SW; x++) {
+                uint i = base + lid * SW + x;
+                uvec2 t = key_transform(k[x], kind, desc) & m;
+                bool after_lo = !has_lo || !before(t, i, lk, li);
+                if (e[x] != NONE) {
+                    if (!after_lo) nb++;
+                    else if (!has_hi || before(t, i, hk, hi)) sel |= 1u << x;
+                }
+            }
+            if (pass == 0u) {
+                nm += bitCount(sel);
+            } else {
+                uint total;
+                uint o = at + runs_exclusive_add(bitCount(sel), total);
+                [[unroll]] for (uint x = 0u; x < SW; x++) {
+                    if ((sel & (1u << x)) != 0u) {
+                        put_key(BIG, o, k[x]);
+                        put_vals(BIG, o, get_vals(SPLIT, e[x]));
+                        o++;
+                    }
+                }
+                at += total;
+            }
+        }
+        if (pass == 0u) {
+            runs_exclusive_add(nb, off);
+            runs_exclusive_add(nm, g);
+            if (g == 0u) return uvec4(0u);
+        }
+    }
+    sync_buffers();
     if (g > TILE) {
-        sort_range(start + go, g, pc.lo, top, kind, desc);
+        sort_range(start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
-    return uvec4(start + go, g, top, 1u);
+    return uvec4(start + off, g, shift, 1u);
 }
 
 void main() {
@@ -571,17 +529,19 @@ void main() {
     uint tiles = div_ceil(n, pc.split_tile);
     bool desc = (pc.flags & 1u) != 0u;
     // The keys to sort in registers: from the split side through the run tables (a bucket), or a helper's
-    // group from the second scratch; to [dst, dst + cnt) of the caller's buffers, on bits [lo, top).
-    uint dst, cnt, top = shift;
-    bool helper = g >= RADIX;
+    // share from the second scratch; to [dst, dst + cnt) of the caller's buffers, on bits [lo, shift).
+    // Helpers come first in the dispatch: their sweeps are the longest work.
+    uint dst, cnt;
+    bool helper = g < pc.helpers;
     if (helper) {
-        uvec4 job = help(g - RADIX, shift, n, tiles, pc.key_kind, desc);
+        uvec4 job = help(g, shift, n, tiles, pc.key_kind, desc);
         if (job.w == 0u) return;
         dst = job.x;
         cnt = job.y;
-        top = job.z;
     } else {
-        uvec2 sc = find_runs(g, n, tiles);
+        uint d = g - pc.helpers;
+        if (d >= RADIX) return;
+        uvec2 sc = find_runs(d, n, tiles);
         dst = sc.x;
         cnt = sc.y;
         if (cnt == 0u) return;
@@ -593,8 +553,8 @@ void main() {
     }
     load_items(helper ? BIG : SPLIT, helper ? dst : 0u, cnt, !helper, tiles);
     barrier();   // the run tables in smem are no longer read
-    if (cnt > 1u && top > pc.lo) {
-        local_sort(cnt, pc.lo, top, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
+    if (cnt > 1u && shift > pc.lo) {
+        local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
     }
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         if (item_pos(j) < cnt) store_item(CALLER, j, dst + item_pos(j));

@@ -21,8 +21,8 @@
 //!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile AND/OR words; the split pass
 //!   reads keys and values and writes them, each tile sorted on the split digit, to the scratch (2(k + v) B/key)
 //!   with a run table (4 x 2^digit_bits B per split tile); the bucket pass reads them back and writes k + v once
-//!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys once per digit it
-//!   divides, and its share is written to the second scratch and back). No setup pass, no zeroed memory beyond
+//!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys twice, and its
+//!   share is written to the second scratch and back). No setup pass, no zeroed memory beyond
 //!   the 2^digit_bits split-digit counts (the differ pass zeroes them), no waiting between workgroups.
 //! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
 //!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
@@ -207,7 +207,7 @@ pub struct RadixPolicy {
     /// msd_bucket_workgroup_size x this / 2 keys get more, up to 16, where the shared memory allows: a bucket
     /// tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
     /// invocation (and more than msd_rank_max) are sorted in registers; larger ones are shared by the pass's
-    /// helper workgroups (twice as many as bucket tiles in the sort), which divide them one digit lower.
+    /// helper workgroups (`msd_helper_ratio` per bucket tile of the sort), by quantiles of a sample.
     pub msd_bucket_keys_per_thread: u32,
     /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
     /// counting, in one round: each key's place is the number of the bucket's keys that precede it, found by

@@ -18,17 +18,17 @@
 //!   most `msd_rank_max` keys (each key's place is the number of keys of the bucket that precede it: one round,
 //!   m^2 comparisons), else in registers when it holds at most `msd_bucket_workgroup_size` x
 //!   `msd_bucket_keys_per_thread` keys. Larger buckets go to the pass's helper workgroups
-//!   ([`RadixPolicy::msd_helpers`](super::RadixPolicy) of them, after the bucket workgroups), shared in
-//!   proportion to the buckets' keys. A bucket's helpers divide it with no communication: each counts the
-//!   bucket's keys by the next digit, children that fall in one helper's share go to it, and larger children are
-//!   divided again one digit lower by their helpers. Each helper's share is compacted to its final range of the
-//!   second scratch and sorted from there into the caller's buffers (in registers, or past the bucket tile one
-//!   digit place at a time through global memory). Skewed keys (most of them in one split digit) thus still
-//!   spread over many workgroups.
+//!   ([`RadixPolicy::msd_helpers`](super::RadixPolicy) of them, before the bucket workgroups), shared in
+//!   proportion to the buckets' keys. A bucket's helpers divide it with no communication: each reads the same
+//!   sample of the bucket and takes the keys between two of its quantiles (a total order: equal keys by their
+//!   place in the bucket), counts the keys before its share and compacts the share to its final range of the
+//!   second scratch, from where it is sorted into the caller's buffers (in registers, or past the bucket tile
+//!   one digit place at a time through global memory). Skewed keys (most of them in one split digit, or few
+//!   distinct keys) thus still spread over many workgroups.
 //!
 //! Reads the caller's keys twice (and values once) and writes the scratch once; reads the scratch once and
-//! writes the caller's buffers once (large buckets: each helper reads the bucket's keys once per digit it divides
-//! and once more for its share, which it writes to the second scratch and reads back). The host
+//! writes the caller's buffers once (large buckets: each of their helpers reads the bucket's keys twice, and
+//! writes its share to the second scratch and reads it back). The host
 //! records the three dispatches with a barrier between them and no barrier after (the sort's barrier contract).
 
 use super::small::{count_push, SmallPush};
