@@ -2,7 +2,8 @@
 //!
 //! `cargo run --release --example timing -- [LOG2_N=24] [u32|f32|u64|...] [none|u32|u64] [auto|onesweep|reduce-then-scan|small]`
 //! The `vksort bench` command is the full tool; this is the smallest program that shows how to time a recorded
-//! sort on device-resident buffers.
+//! sort on device-resident buffers. VKSORT_POLICY overrides policy fields; VKSORT_ENTROPY=k makes each key word
+//! the AND of k random words.
 use std::sync::Arc;
 use vksort::gpu::{profiler::sum_by_label, Buffer, Profiler};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
@@ -36,14 +37,17 @@ fn main() -> anyhow::Result<()> {
             ..Default::default()
         },
     )?;
+    // VKSORT_ENTROPY=k: each key word the AND of k random words (skewed keys; default 1: uniform).
+    let and_of: u32 = std::env::var("VKSORT_ENTROPY").map_or(Ok(1), |s| s.parse())?;
     let mut x = 0x1234_5678_9abc_def0u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as u32
+    };
     let words: Vec<u32> = (0..n * key.bytes() as u64 / 4)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as u32
-        })
+        .map(|_| (0..and_of.max(1)).fold(!0u32, |a, _| a & next()))
         .collect();
     let keys = Buffer::from_slice(&ctx, "timing::keys", &words)?;
     let vals = if value.bytes() > 0 {

@@ -352,11 +352,12 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc,
 
 // ---- Helpers: buckets of more than TILE keys, shared by several workgroups (see the file comment) ----
 
-const uint SW = 8u;       // bucket keys per invocation per step of a helper's sweeps
+const uint SW = 16u;      // bucket keys per invocation per step of a helper's sweeps
 const uint NONE = ~0u;
+shared uint s_slice[SW * MAX_SUBGROUPS];   // a compaction step's counts per (item, subgroup), then their scan
 
-// Elements in the split side of bucket keys [i0, i0 + SW) (NONE past cnt): one binary search of the run tables
-// (find_runs), then a walk along the runs.
+// Elements in the split side of bucket keys i0 + x x WG_SIZE, x < SW (NONE past cnt; coalesced across the
+// workgroup): one binary search of the run tables (find_runs), then a walk along the runs.
 void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
     uint a = 0u;
     if (i0 < cnt) {
@@ -366,12 +367,12 @@ void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
             if (smem[m] <= i0) a = m; else b = m;
         }
     }
-    [[unroll]] for (uint q = 0u; q < SW; q++) {
-        uint i = i0 + q;
-        e[q] = NONE;
+    [[unroll]] for (uint x = 0u; x < SW; x++) {
+        uint i = i0 + x * WG_SIZE;
+        e[x] = NONE;
         if (i < cnt) {
             while (smem[a + 1u] <= i) a++;   // smem[tiles] = cnt ends the walk
-            e[q] = smem[MAX_TILES + 1u + a] + i - smem[a];
+            e[x] = smem[MAX_TILES + 1u + a] + i - smem[a];
         }
     }
 }
@@ -478,12 +479,12 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         uint nb = 0u, nm = 0u;
         for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
             uint e[SW];
-            gather_run(base + lid * SW, cnt, tiles, e);
+            gather_run(base + lid, cnt, tiles, e);
             uvec2 k[SW];
             [[unroll]] for (uint x = 0u; x < SW; x++) k[x] = e[x] != NONE ? get_key(SPLIT, e[x]) : uvec2(0u);
-            uint sel = 0u;   // bit x: item x is in the share
+            uint sel = 0u;   // bit x: item x (bucket key base + x x WG_SIZE + lid) is in the share
             [[unroll]] for (uint x = 0u; x < SW; x++) {
-                uint i = base + lid * SW + x;
+                uint i = base + x * WG_SIZE + lid;
                 uvec2 t = key_transform(k[x], kind, desc) & m;
                 bool after_lo = !has_lo || !before(t, i, lk, li);
                 if (e[x] != NONE) {
@@ -493,18 +494,39 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
             }
             if (pass == 0u) {
                 nm += bitCount(sel);
-            } else {
-                uint total;
-                uint o = at + runs_exclusive_add(bitCount(sel), total);
-                [[unroll]] for (uint x = 0u; x < SW; x++) {
-                    if ((sel & (1u << x)) != 0u) {
-                        put_key(BIG, o, k[x]);
-                        put_vals(BIG, o, get_vals(SPLIT, e[x]));
-                        o++;
-                    }
-                }
-                at += total;
+                continue;
             }
+            // Places in bucket order (item x, then invocation): each subgroup's count per item into s_slice,
+            // scanned in that order.
+            uint pre[SW];
+            uint ns_ = gl_NumSubgroups;
+            [[unroll]] for (uint x = 0u; x < SW; x++) {
+                uvec4 bl = subgroupBallot(((sel >> x) & 1u) != 0u);
+                pre[x] = subgroupBallotExclusiveBitCount(bl);
+                if (subgroupElect()) s_slice[x * ns_ + gl_SubgroupID] = subgroupBallotBitCount(bl);
+            }
+            barrier();
+            uint entries = SW * ns_;
+            uint per = div_ceil(entries, WG_SIZE);
+            uint sum = 0u;
+            for (uint y = lid * per; y < min(entries, lid * per + per); y++) sum += s_slice[y];
+            uint total;
+            uint ex = runs_exclusive_add(sum, total);
+            for (uint y = lid * per; y < min(entries, lid * per + per); y++) {
+                uint c = s_slice[y];
+                s_slice[y] = ex;
+                ex += c;
+            }
+            barrier();
+            [[unroll]] for (uint x = 0u; x < SW; x++) {
+                if (((sel >> x) & 1u) != 0u) {
+                    uint o = at + s_slice[x * ns_ + gl_SubgroupID] + pre[x];
+                    put_key(BIG, o, k[x]);
+                    put_vals(BIG, o, get_vals(SPLIT, e[x]));
+                }
+            }
+            at += total;
+            barrier();   // s_slice is written again
         }
         if (pass == 0u) {
             runs_exclusive_add(nb, off);
