@@ -1502,6 +1502,22 @@ fn skipped_places_and_the_final_side() {
     });
 }
 
+/// An explicit MSD sort of `key` with values of the key's width (the original index: stability), in `order` on
+/// `bits`, under policy `p`.
+fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy) -> Case {
+    let mut c = Case::new(key);
+    c.value = if key.bytes() == 8 {
+        ValueType::U64
+    } else {
+        ValueType::U32
+    };
+    c.order = order;
+    c.bits = bits;
+    c.algorithm = SortAlgorithm::Msd;
+    c.policy = Some(p);
+    c
+}
+
 /// Skewed keys in the MSD sort: buckets larger than the bucket tile, shared by the bucket pass's helper
 /// workgroups, divided one or more digits down (entropy-reduced keys), with nodes of equal keys (a copy), shares
 /// larger than the bucket tile (sorted through global memory: few helpers) and narrow float ranges. Every key type
@@ -1556,16 +1572,7 @@ fn msd_skewed_buckets_on_helpers() {
                     (few, Order::Descending, None, Some(n - 2 * tile)),
                     (many, Order::Ascending, Some((3, top)), None),
                 ] {
-                    let mut c = Case::new(key);
-                    c.value = if key.bytes() == 8 {
-                        ValueType::U64
-                    } else {
-                        ValueType::U32
-                    };
-                    c.order = order;
-                    c.bits = bits;
-                    c.algorithm = SortAlgorithm::Msd;
-                    c.policy = Some(p);
+                    let c = msd_case(key, order, bits, p);
                     check(ctx, &c, raw, gpu_n);
                 }
             }
@@ -1610,16 +1617,7 @@ fn msd_buckets_large_and_small() {
                     (mixed, Order::Descending, None),
                     (base, Order::Descending, None),
                 ] {
-                    let mut c = Case::new(key);
-                    c.value = if key.bytes() == 8 {
-                        ValueType::U64
-                    } else {
-                        ValueType::U32
-                    };
-                    c.order = order;
-                    c.bits = bits;
-                    c.algorithm = SortAlgorithm::Msd;
-                    c.policy = Some(p);
+                    let c = msd_case(key, order, bits, p);
                     let n = 20 * bucket_tile + 3 + i;
                     let raw = gen(key, dist, n, 31 * i as u64 + key as u64);
                     check(ctx, &c, &raw, None);

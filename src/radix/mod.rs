@@ -352,10 +352,10 @@ impl RadixPolicy {
                 short_keys_per_thread: 6,
                 // H100 (BENCHMARKS.md, eighth session): the three-dispatch MSD sort (no sweeps over all keys) is
                 // 1.4-2.2x CUB up to 2^18 uniform keys (u32: 0.035 against Onesweep's 0.064 ms at 2^17, 0.051
-                // against 0.071 at 2^18; 2^19: 0.092 at best against 0.084), but a bucket larger than its tile
-                // is sorted by one workgroup: entropy-reduced keys (AND of 3 words; a third of them in one
-                // bucket) took 0.34 ms at 2^16 and 1.19 ms at 2^18 where Onesweep took 0.06-0.07. Auto keeps it
-                // to 2^16 (where that risk already stood) until large buckets get more workgroups. Its split
+                // against 0.071 at 2^18; 2^19: 0.092 at best against 0.084), but skewed keys crowd into large
+                // buckets: entropy-reduced keys (AND of 3 words; a third of them in one bucket) took 0.34 ms at
+                // 2^16 and 1.19 ms at 2^18 with one workgroup per bucket, and still 0.13 and 0.37 ms with the
+                // helper workgroups (ninth session), where Onesweep took 0.06-0.07. Auto keeps it to 2^16. Its split
                 // tile of 1024 x 1 was the fastest at 2^16..2^18 (1024 x 2 and 512 x 4 slower). Bucket tiles:
                 // 256 x 4 at 2^16..2^17, 256 x 8 at 2^18 (buckets of ~1024 keys: 0.035 against 0.047 ms for the
                 // bucket pass), 256 x 16 at 2^19: msd_bucket_kpt() picks them by size.
