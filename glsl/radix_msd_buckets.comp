@@ -40,6 +40,8 @@ layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 layout(constant_id = 7) const uint RANK_MAX = 0;
 // The most split tiles a sort may have (the run-length table in shared memory holds one entry per tile).
 layout(constant_id = 8) const uint MAX_TILES = 1024;
+// Bucket keys per invocation per step of a helper's sweeps (MSD_SWEEP_KEYS; its shared memory is counted there).
+layout(constant_id = 9) const uint SW = 16;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -350,9 +352,8 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc,
     }
 }
 
-// ---- Helpers: buckets of more than TILE keys, shared by several workgroups (see the file comment) ----
+// ---- Helpers: buckets of more than LARGE keys, shared by several workgroups (see the file comment) ----
 
-const uint SW = 16u;      // bucket keys per invocation per step of a helper's sweeps
 const uint NONE = ~0u;
 shared uint s_slice[SW * MAX_SUBGROUPS];   // a compaction step's counts per (item, subgroup), then their scan
 
@@ -378,7 +379,7 @@ void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
 }
 
 // Helper q's bucket, its index among the bucket's helpers and their number; bucket RADIX: nothing to do. The
-// buckets of more than TILE keys (from the counts row) take the helpers in order, each one plus a share of the
+// buckets of more than LARGE keys (from the counts row) take the helpers in order, each one plus a share of the
 // rest in proportion to its keys.
 uvec3 helper_role(uint q) {
     uint lid = gl_LocalInvocationID.x;
@@ -499,14 +500,14 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
             // Places in bucket order (item x, then invocation): each subgroup's count per item into s_slice,
             // scanned in that order.
             uint pre[SW];
-            uint ns_ = gl_NumSubgroups;
+            uint nsg = gl_NumSubgroups;
             [[unroll]] for (uint x = 0u; x < SW; x++) {
                 uvec4 bl = subgroupBallot(((sel >> x) & 1u) != 0u);
                 pre[x] = subgroupBallotExclusiveBitCount(bl);
-                if (subgroupElect()) s_slice[x * ns_ + gl_SubgroupID] = subgroupBallotBitCount(bl);
+                if (subgroupElect()) s_slice[x * nsg + gl_SubgroupID] = subgroupBallotBitCount(bl);
             }
             barrier();
-            uint entries = SW * ns_;
+            uint entries = SW * nsg;
             uint per = div_ceil(entries, WG_SIZE);
             uint sum = 0u;
             for (uint y = lid * per; y < min(entries, lid * per + per); y++) sum += s_slice[y];
@@ -520,7 +521,7 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
             barrier();
             [[unroll]] for (uint x = 0u; x < SW; x++) {
                 if (((sel >> x) & 1u) != 0u) {
-                    uint o = at + s_slice[x * ns_ + gl_SubgroupID] + pre[x];
+                    uint o = at + s_slice[x * nsg + gl_SubgroupID] + pre[x];
                     put_key(BIG, o, k[x]);
                     put_vals(BIG, o, get_vals(SPLIT, e[x]));
                 }

@@ -14,7 +14,7 @@
 //! NVIDIA, and the storage query for a capacity covers them). A sorter that may use the MSD sort (configured, or
 //! Auto up to the policy's `msd_max`, 2^16 keys on NVIDIA) needs, for up to that many keys, a second copy of the
 //! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
-//! 1024-key tiles). Layout and passes: [`crate::radix`].
+//! 1024-key tiles), plus 4 x 2^digit_bits bytes of split-digit counts. Layout and passes: [`crate::radix`].
 //!
 //! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or

@@ -83,6 +83,9 @@ pub(crate) const CTRL_PASS: u64 = 32;
 pub(crate) const CTRL_WORDS: u64 = 256;
 /// The most keys [`SortAlgorithm::Msd`] takes: its bucket pass keeps one entry per split tile in shared memory.
 pub const MSD_MAX_KEYS: u64 = 1 << 20;
+
+/// Keys per invocation per step of the MSD bucket pass's helper sweeps (its spec constant `SW`).
+pub(crate) const MSD_SWEEP_KEYS: u32 = 16;
 /// Onesweep status slot: words before the first tile's status (the tile counter is word 0).
 pub(crate) const STATUS_HDR: u64 = 32;
 /// Most keys one sort takes: 2^32 - 2^16 (counts and indices are 32-bit words on the GPU, and rounding a count
@@ -523,14 +526,18 @@ impl RadixPolicy {
 
     /// Shared memory of the MSD bucket pass with `kpt` keys per invocation: the bucket tile or the rank
     /// counters, the counted bucket's numbers or the run tables (one entry per split tile), whichever is larger,
-    /// plus the per-digit arrays.
+    /// plus the per-digit arrays and the helpers' arrays (a sweep step's count per item and subgroup, the
+    /// share's bounds and role: 9 words).
     fn msd_bucket_shared_bytes(&self, plan: &SubgroupPlan, kpt: u32) -> u64 {
         let wg = self.msd_bucket_workgroup_size;
+        let max_sg = (wg / plan.min.max(1)) as u64;
         let runs = (2 * self.msd_max_tiles() + 1) * 4;
+        let helpers = (MSD_SWEEP_KEYS as u64 * max_sg + 9) * 4;
         self.rank_shared_bytes(plan, wg, wg * kpt)
             .max(self.msd_rank_max as u64 * 8)
             .max(runs)
             + self.radix() as u64 * 4
+            + helpers
     }
 
     /// Keys per invocation of the MSD bucket pass for sorts of up to `max_n` keys: the policy's, or more (a power

@@ -1,6 +1,7 @@
 //! `vksort::radix::msd` (glsl/radix_msd_differ.comp, glsl/radix_msd_split.comp and glsl/radix_msd_buckets.comp,
 //! the last two in variants `ballot` / `partitioned`): a three-dispatch sort for small inputs, most significant
-//! digit first, with no waiting between workgroups and no zeroed memory.
+//! digit first, with no waiting between workgroups and no zeroed memory beyond 2^digit_bits counts (zeroed by
+//! the differ pass).
 //!
 //! - `vksort::radix::msd::differ`: one workgroup per split tile of `msd_split_workgroup_size` x
 //!   `msd_split_keys_per_thread` keys writes the AND and OR of its transformed keys (4 words per tile) to the
@@ -58,7 +59,7 @@ pub struct BucketsPush {
     pub stride: u32,
     /// Keys per split tile.
     pub split_tile: u32,
-    /// Helper workgroups dispatched after the 2^digit_bits bucket workgroups (buckets too large for one
+    /// Helper workgroups dispatched before the 2^digit_bits bucket workgroups (buckets too large for one
     /// workgroup share them; 0 when no bucket can outgrow the bucket tile).
     pub helpers: u32,
 }
@@ -85,10 +86,11 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         p.msd_split_workgroup_size,
         &rank_spec(split_kpt),
     )?;
-    // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory).
+    // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory); 9: keys
+    // per invocation of a helper's sweeps.
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     let mut bucket_spec = rank_spec(bucket_kpt).to_vec();
-    bucket_spec.extend([p.msd_rank_max, max_tiles]);
+    bucket_spec.extend([p.msd_rank_max, max_tiles, super::MSD_SWEEP_KEYS]);
     let buckets = s.kernel(
         &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,
