@@ -22,7 +22,7 @@ fn main() -> anyhow::Result<()> {
         (KeyType::U32, ValueType::U32),
         (KeyType::U64, ValueType::None),
     ] {
-        let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+        let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
         if let Ok(spec) = std::env::var("VKSORT_POLICY") {
             policy = policy.with_overrides(&spec)?;
         }

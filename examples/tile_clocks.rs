@@ -1,4 +1,4 @@
-//! Where a Onesweep tile's time goes: runs one sort with the clocked kernels ([`vksort::radix::clocks`]) and
+//! Where a Onesweep tile's time goes: runs one sort with the clocked kernels ([`vksort::sort::radix::clocks`]) and
 //! prints, per digit place, SM cycles per phase, tile lifetimes and how many tiles each SM holds at once.
 //! Also times the same sort with and without the clocks (the instrumentation's cost).
 //!
@@ -6,7 +6,7 @@
 //! (sets VKSORT_SHADER_CLOCK=1 itself; VKSORT_POLICY overrides policy fields as in `examples/timing`).
 use std::sync::Arc;
 use vksort::gpu::{Buffer, Profiler};
-use vksort::radix::clocks;
+use vksort::sort::radix::clocks;
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
         "{}: no VK_KHR_shader_clock or no buffer device addresses",
         ctx.caps().name
     );
-    let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+    let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
     if let Ok(spec) = std::env::var("VKSORT_POLICY") {
         policy = policy.with_overrides(&spec)?;
     }
@@ -46,7 +46,7 @@ fn main() -> anyhow::Result<()> {
     let places = (key.bytes() * 8).div_ceil(policy.digit_bits) as u64;
     let records = Buffer::device_local(&ctx, "tile_clocks::records", places * tiles * 64)?;
     let addr = ctx.buffer_address("tile clock records", &records.as_ref())?;
-    let clocked = sorter_for(vksort::radix::RadixPolicy {
+    let clocked = sorter_for(vksort::sort::radix::RadixPolicy {
         tile_clocks: addr,
         ..policy
     })?;

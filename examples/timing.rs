@@ -21,7 +21,7 @@ fn main() -> anyhow::Result<()> {
     let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
     // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096,rank2=1,keep_digit=1,uvec4=1" overrides
     // fields of the default policy for this key/value type (for tuning sweeps).
-    let mut policy = vksort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
+    let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
     let mut tag = String::new();
     if let Ok(spec) = std::env::var("VKSORT_POLICY") {
         policy = policy.with_overrides(&spec)?;

@@ -20,5 +20,5 @@ pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
 pub mod bench;
 pub mod model;
-pub mod radix;
+
 pub mod sort;

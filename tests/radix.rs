@@ -5,7 +5,7 @@ mod common;
 use common::{with_gpu, Rng};
 use std::sync::Arc;
 use vksort::gpu::{kernel::reflect, Buffer};
-use vksort::radix::{self, RadixPolicy};
+use vksort::sort::radix::{self, RadixPolicy};
 use vksort::sort::{self, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
 
@@ -37,7 +37,7 @@ fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
         }
         Dist::Sorted | Dist::Reverse => {
             let mut v: Vec<u64> = (0..n).map(|_| r.next_u64() & mask).collect();
-            let perm = radix::keys::reference_permutation(key, &v, Order::Ascending, None);
+            let perm = sort::types::reference_permutation(key, &v, Order::Ascending, None);
             v = perm.iter().map(|&i| v[i]).collect();
             if let Dist::Reverse = dist {
                 v.reverse();
@@ -173,7 +173,7 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
     })
     .unwrap();
     let m = gpu_n.unwrap_or(n);
-    let perm = radix::keys::reference_permutation(c.key, &raw[..m], c.order, c.bits);
+    let perm = sort::types::reference_permutation(c.key, &raw[..m], c.order, c.bits);
     let mut want_k: Vec<u64> = perm.iter().map(|&i| raw[i]).collect();
     want_k.extend_from_slice(&raw[m..]);
     let got_k = kb.read_vec::<u32>(kw.len()).unwrap();
@@ -231,7 +231,7 @@ const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)),
 
 #[test]
 fn push_constant_structs_match_reflection() {
-    use vksort::radix::{msd, onesweep, rts, setup, small, upfront};
+    use vksort::sort::radix::{msd, onesweep, rts, setup, small, upfront};
     let cases: &[(&str, usize)] = &[
         (
             "radix_upfront_scalar",
@@ -804,7 +804,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 kb.as_ref(),
                 Some(vb.as_ref()),
                 scratch.as_ref(),
-                vksort::radix::MAX_KEYS + 1
+                vksort::sort::radix::MAX_KEYS + 1
             ),
             Err(Error::TooLarge { .. })
         ));
@@ -909,40 +909,43 @@ fn passes_are_labelled_and_profiled() {
             (
                 SortAlgorithm::Onesweep,
                 vec![
-                    "vksort::radix::setup",
-                    "vksort::radix::upfront",
-                    "vksort::radix::onesweep::place0",
-                    "vksort::radix::onesweep::place1",
-                    "vksort::radix::onesweep::place2",
-                    "vksort::radix::onesweep::place3",
+                    "vksort::sort::radix::setup",
+                    "vksort::sort::radix::upfront",
+                    "vksort::sort::radix::onesweep::place0",
+                    "vksort::sort::radix::onesweep::place1",
+                    "vksort::sort::radix::onesweep::place2",
+                    "vksort::sort::radix::onesweep::place3",
                 ],
             ),
             (
                 SortAlgorithm::ReduceThenScan,
                 vec![
-                    "vksort::radix::setup",
-                    "vksort::radix::upfront",
-                    "vksort::radix::upsweep::place0",
-                    "vksort::radix::spine::place0",
-                    "vksort::radix::downsweep::place0",
-                    "vksort::radix::upsweep::place1",
-                    "vksort::radix::spine::place1",
-                    "vksort::radix::downsweep::place1",
+                    "vksort::sort::radix::setup",
+                    "vksort::sort::radix::upfront",
+                    "vksort::sort::radix::upsweep::place0",
+                    "vksort::sort::radix::spine::place0",
+                    "vksort::sort::radix::downsweep::place0",
+                    "vksort::sort::radix::upsweep::place1",
+                    "vksort::sort::radix::spine::place1",
+                    "vksort::sort::radix::downsweep::place1",
                 ],
             ),
-            (SortAlgorithm::Small, vec!["vksort::radix::small"]),
+            (SortAlgorithm::Small, vec!["vksort::sort::radix::small"]),
             (
                 SortAlgorithm::Msd,
                 vec![
-                    "vksort::radix::msd::differ",
-                    "vksort::radix::msd::split",
-                    "vksort::radix::msd::buckets",
+                    "vksort::sort::radix::msd::differ",
+                    "vksort::sort::radix::msd::split",
+                    "vksort::sort::radix::msd::buckets",
                 ],
             ),
             // One split tile (at most msd_single_kpt x the split workgroup): no differ pass.
             (
                 SortAlgorithm::Msd,
-                vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
+                vec![
+                    "vksort::sort::radix::msd::split",
+                    "vksort::sort::radix::msd::buckets",
+                ],
             ),
         ];
         for (case, (alg, want)) in cases.into_iter().enumerate() {

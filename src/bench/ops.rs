@@ -11,8 +11,8 @@ use super::verify::{self, Mismatch, SortSpec};
 use crate::gpu::profiler::sum_by_label;
 use crate::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use crate::model::{self, Calibration, RadixShape, Shape};
-use crate::radix::RadixPolicy;
 use crate::scan::{ScanAlgorithm, ScanPolicy};
+use crate::sort::radix::RadixPolicy;
 use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use crate::{Error, Result};
 use serde::Serialize;
@@ -403,7 +403,7 @@ pub fn sort_supports(
 ) -> bool {
     match algo {
         "small" => n <= radix_policy(caps, key, value).small_capacity() as u64,
-        "msd" => n <= crate::radix::MSD_MAX_KEYS,
+        "msd" => n <= crate::sort::radix::MSD_MAX_KEYS,
         _ => true,
     }
 }
@@ -429,7 +429,7 @@ pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) ->
     }
 }
 
-/// The algorithm the library's `auto` runs for `n` keys ([`crate::radix::RadixPolicy::auto_algorithm`], as
+/// The algorithm the library's `auto` runs for `n` keys ([`crate::sort::radix::RadixPolicy::auto_algorithm`], as
 /// `Sorter::algorithm_for`); other names unchanged.
 pub fn resolve_sort_algo(
     algo: &str,
@@ -462,7 +462,7 @@ pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
 
 /// Most keys one sort takes (beyond the device's memory limits).
 pub fn sort_max_keys() -> u64 {
-    crate::radix::MAX_KEYS
+    crate::sort::radix::MAX_KEYS
 }
 
 /// GPU times of repeated runs.

@@ -114,7 +114,7 @@ pub struct DeviceCaps {
     pub pipeline_statistics: bool,
     /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled, and `VK_NV_shader_sm_builtins` in
     /// `sm_builtins`: only when `VKSORT_SHADER_CLOCK=1` was set at creation (diagnostics: the Onesweep kernel's
-    /// per-tile phase clocks, [`crate::radix::RadixPolicy::tile_clocks`]).
+    /// per-tile phase clocks, [`crate::sort::radix::RadixPolicy::tile_clocks`]).
     pub shader_clock: bool,
     pub sm_builtins: bool,
     /// Bytes of workgroup shared memory.

@@ -57,7 +57,6 @@
 //! being scheduled. `stall_every` (tests) makes chosen tiles never publish, forcing that path.
 
 pub mod clocks;
-pub mod keys;
 pub mod msd;
 pub mod onesweep;
 pub mod rts;
@@ -68,7 +67,8 @@ pub mod upfront;
 use crate::error::{Error, Result};
 use crate::gpu::{BufferRef, Context, DeviceCaps, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
-use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig};
+use crate::sort::types::{KeyType, Order};
+use crate::sort::{SortAlgorithm, SortConfig};
 use ash::vk;
 use std::sync::Arc;
 
@@ -437,7 +437,7 @@ impl RadixPolicy {
     /// values), so the per-invocation registers (keys, values, ranks, destinations) stay in the register file.
     /// CPU drivers keep the device policy. This is what [`crate::sort::Sorter`] uses when the config has no
     /// policy.
-    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: crate::sort::ValueType) -> Self {
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: crate::sort::types::ValueType) -> Self {
         let mut p = Self::for_device(caps);
         let words = (key.bytes() + value.bytes()) / 4;
         if caps.vendor_id == 0x10de && key.bytes() == 8 {

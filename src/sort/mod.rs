@@ -3,7 +3,7 @@
 //! What it sorts: keys of type u32, i32, f32, u64, i64 or f64 (floats in IEEE 754 totalOrder: -NaN < -inf < ...
 //! < -0.0 < +0.0 < ... < +inf < +NaN), optionally with a 4- or 8-byte value per key, ascending or descending,
 //! always stable (equal keys keep their input order, in both orders), on all key bits or on a bit range
-//! `[lo, hi)` of the transformed key (see [`crate::radix::keys`]; as CUB's begin_bit/end_bit). The sorted keys
+//! `[lo, hi)` of the transformed key (see [`types`]; as CUB's begin_bit/end_bit). The sorted keys
 //! and values land back in the caller's buffers.
 //!
 //! Memory: besides the caller's key and value buffers, a scratch buffer of
@@ -14,7 +14,7 @@
 //! NVIDIA, and the storage query for a capacity covers them). A sorter that may use the MSD sort (configured, or
 //! Auto up to the policy's `msd_max`, 2^16 keys on NVIDIA) needs, for up to that many keys, a second copy of the
 //! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
-//! 1024-key tiles), plus 4 x 2^digit_bits bytes of split-digit counts. Layout and passes: [`crate::radix`].
+//! 1024-key tiles), plus 4 x 2^digit_bits bytes of split-digit counts. Layout and passes: [`radix`].
 //!
 //! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
@@ -28,119 +28,14 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::{Buffer, BufferRef, Context, Recorder};
-use crate::radix::{self, RadixPolicy};
+pub mod radix;
+pub mod types;
+
+pub use types::{cpu_sort_reference, KeyType, Order, SortKey, SortValue, ValueType};
+
 use ash::vk;
+use radix::RadixPolicy;
 use std::sync::Arc;
-
-/// The type of the sort keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KeyType {
-    U32,
-    I32,
-    F32,
-    U64,
-    I64,
-    F64,
-}
-
-impl KeyType {
-    pub const ALL: [KeyType; 6] = [
-        KeyType::U32,
-        KeyType::I32,
-        KeyType::F32,
-        KeyType::U64,
-        KeyType::I64,
-        KeyType::F64,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            KeyType::U32 => "u32",
-            KeyType::I32 => "i32",
-            KeyType::F32 => "f32",
-            KeyType::U64 => "u64",
-            KeyType::I64 => "i64",
-            KeyType::F64 => "f64",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == s)
-    }
-    /// Bytes per key.
-    pub fn bytes(self) -> u32 {
-        match self {
-            KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
-            _ => 8,
-        }
-    }
-    /// Bits per key.
-    pub fn bits(self) -> u32 {
-        self.bytes() * 8
-    }
-    /// The shaders' key kind (keys.glsl KEY_KIND_*).
-    pub(crate) fn kind(self) -> u32 {
-        self as u32
-    }
-}
-
-/// The type of the values carried with the keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ValueType {
-    /// Keys only.
-    None,
-    /// 4 bytes per key (any 4-byte type).
-    U32,
-    /// 8 bytes per key (any 8-byte type).
-    U64,
-}
-
-impl ValueType {
-    pub const ALL: [ValueType; 3] = [ValueType::None, ValueType::U32, ValueType::U64];
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueType::None => "none",
-            ValueType::U32 => "u32",
-            ValueType::U64 => "u64",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == s)
-    }
-    /// Bytes per value (0 for none).
-    pub fn bytes(self) -> u32 {
-        match self {
-            ValueType::None => 0,
-            ValueType::U32 => 4,
-            ValueType::U64 => 8,
-        }
-    }
-}
-
-/// Sort order. Both are stable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Order {
-    #[default]
-    Ascending,
-    Descending,
-}
-
-impl Order {
-    pub const ALL: [Order; 2] = [Order::Ascending, Order::Descending];
-    /// "asc" or "desc".
-    pub fn name(self) -> &'static str {
-        match self {
-            Order::Ascending => "asc",
-            Order::Descending => "desc",
-        }
-    }
-    /// Accepts "asc"/"ascending" and "desc"/"descending".
-    pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "asc" | "ascending" => Some(Order::Ascending),
-            "desc" | "descending" => Some(Order::Descending),
-            _ => None,
-        }
-    }
-}
 
 /// Which radix-sort algorithm runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -157,8 +52,8 @@ pub enum SortAlgorithm {
     Small,
     /// Three dispatches, most significant digit first: a pass finds where the keys differ (per-tile AND/OR), a
     /// split pass sorts each tile on the highest differing digit, then one workgroup per bucket gathers the
-    /// bucket's runs from all tiles and sorts them (n <= [`crate::radix::MSD_MAX_KEYS`]; Auto uses it up to
-    /// `policy.msd_max`). See [`crate::radix::msd`].
+    /// bucket's runs from all tiles and sorts them (n <= [`crate::sort::radix::MSD_MAX_KEYS`]; Auto uses it up to
+    /// `policy.msd_max`). See [`crate::sort::radix::msd`].
     Msd,
 }
 
@@ -285,7 +180,7 @@ impl Sorter {
     /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
     /// this command. The count is clamped to `capacity` (the size the buffers and scratch are made for); the
     /// clamped count and an overflow flag are left in the scratch's control block
-    /// ([`crate::radix::CTRL_N`], [`crate::radix::CTRL_OVERFLOW`], [`crate::radix::CTRL_RAW_COUNT`] at
+    /// ([`crate::sort::radix::CTRL_N`], [`crate::sort::radix::CTRL_OVERFLOW`], [`crate::sort::radix::CTRL_RAW_COUNT`] at
     /// [`Sorter::control_offset`]).
     pub fn cmd_sort_indirect(
         &self,
@@ -306,8 +201,8 @@ impl Sorter {
     }
 
     /// Byte offset, within the scratch, of the control block for a sort planned for `max_n` keys (host n or
-    /// the capacity): u32 words [`crate::radix::CTRL_N`] (sorted count), [`crate::radix::CTRL_OVERFLOW`]
-    /// (1 when the GPU-side count exceeded the capacity), [`crate::radix::CTRL_RAW_COUNT`].
+    /// the capacity): u32 words [`crate::sort::radix::CTRL_N`] (sorted count), [`crate::sort::radix::CTRL_OVERFLOW`]
+    /// (1 when the GPU-side count exceeded the capacity), [`crate::sort::radix::CTRL_RAW_COUNT`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
         self.radix.pick(max_n).layout(max_n).meta_off
     }
@@ -318,49 +213,6 @@ impl Sorter {
         self.radix.pick(max_n).layout(max_n)
     }
 }
-
-/// A key type the sort handles.
-pub trait SortKey: bytemuck::Pod {
-    const TYPE: KeyType;
-    /// The key's raw bits (32-bit keys in the low word).
-    fn raw_bits(&self) -> u64;
-}
-
-/// A value type the sort carries.
-pub trait SortValue: bytemuck::Pod {
-    const TYPE: ValueType;
-}
-
-macro_rules! sort_key {
-    ($t:ty, $k:ident, $conv:expr) => {
-        impl SortKey for $t {
-            const TYPE: KeyType = KeyType::$k;
-            fn raw_bits(&self) -> u64 {
-                $conv(*self)
-            }
-        }
-    };
-}
-sort_key!(u32, U32, |x: u32| x as u64);
-sort_key!(i32, I32, |x: i32| x as u32 as u64);
-sort_key!(f32, F32, |x: f32| x.to_bits() as u64);
-sort_key!(u64, U64, |x: u64| x);
-sort_key!(i64, I64, |x: i64| x as u64);
-sort_key!(f64, F64, |x: f64| x.to_bits());
-
-macro_rules! sort_value {
-    ($t:ty, $v:ident) => {
-        impl SortValue for $t {
-            const TYPE: ValueType = ValueType::$v;
-        }
-    };
-}
-sort_value!(u32, U32);
-sort_value!(i32, U32);
-sort_value!(f32, U32);
-sort_value!(u64, U64);
-sort_value!(i64, U64);
-sort_value!(f64, U64);
 
 /// Sorts `keys` ascending on the GPU.
 pub fn sort<K: SortKey>(ctx: &Arc<Context>, keys: &mut [K]) -> Result<()> {
@@ -443,26 +295,4 @@ fn host_sort<K: SortKey, V: SortValue>(
         v.copy_from_slice(&b.read_vec::<V>(v.len())?);
     }
     Ok(())
-}
-
-/// The CPU reference: a stable sort of `keys` (and `values`, when given) by the transformed key bits, as the GPU
-/// sort does for `order` and `bits`.
-pub fn cpu_sort_reference<K: SortKey, V: Copy>(
-    keys: &mut [K],
-    values: Option<&mut [V]>,
-    order: Order,
-    bits: Option<(u32, u32)>,
-) {
-    let raw: Vec<u64> = keys.iter().map(|k| k.raw_bits()).collect();
-    let perm = radix::keys::reference_permutation(K::TYPE, &raw, order, bits);
-    let old: Vec<K> = keys.to_vec();
-    for (i, &p) in perm.iter().enumerate() {
-        keys[i] = old[p];
-    }
-    if let Some(v) = values {
-        let old: Vec<V> = v.to_vec();
-        for (i, &p) in perm.iter().enumerate() {
-            v[i] = old[p];
-        }
-    }
 }
