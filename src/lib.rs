@@ -15,10 +15,9 @@ pub mod policy;
 pub mod reduce;
 pub mod scan;
 pub mod shaders;
+pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
-pub mod bench;
-pub mod model;
 
 pub mod sort;

@@ -50,6 +50,23 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// A recorder that writes no command: every pass is planned (its kernel built, its bindings and push
+    /// constants checked against the shader) but nothing is recorded. Sorters record through it once when they
+    /// are created, so that a later recording finds every pipeline built.
+    pub(crate) fn planning(ctx: &'a Context) -> Self {
+        Self {
+            ctx,
+            cmd: vk::CommandBuffer::null(),
+            profiler: None,
+            crumbs: None,
+        }
+    }
+
+    /// Whether this is a [`Recorder::planning`] recorder (it records nothing).
+    pub fn is_planning(&self) -> bool {
+        self.cmd == vk::CommandBuffer::null()
+    }
+
     /// Attaches a profiler: every pass then writes a timestamp. Call [`Profiler::begin`] on the same command
     /// buffer first.
     pub fn with_profiler(mut self, profiler: &'a mut Profiler) -> Self {
@@ -67,6 +84,9 @@ impl<'a> Recorder<'a> {
 
     /// Runs `f` inside a debug label region `label`.
     pub fn scope<T>(&mut self, label: &str, f: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.is_planning() {
+            return f(self);
+        }
         if let Some(d) = &self.ctx.debug {
             d.begin_label(self.cmd, label);
         }
@@ -145,6 +165,9 @@ impl<'a> Recorder<'a> {
                     .buffer_info(info)
             })
             .collect();
+        if self.is_planning() {
+            return Ok(());
+        }
         let dev = &self.ctx.device;
         // SAFETY: `cmd` is recording (caller's contract); the kernel lives in the context's cache.
         unsafe {
@@ -199,6 +222,9 @@ impl<'a> Recorder<'a> {
             )));
         }
         self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        if self.is_planning() {
+            return Ok(());
+        }
         self.before_pass(label);
         // SAFETY: pipeline and descriptors bound above.
         unsafe { self.ctx.device.cmd_dispatch(self.cmd, x, y, 1) };
@@ -223,6 +249,9 @@ impl<'a> Recorder<'a> {
             vk::BufferUsageFlags::INDIRECT_BUFFER,
         )?;
         self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        if self.is_planning() {
+            return Ok(());
+        }
         self.before_pass(label);
         // SAFETY: bound above; `args` checked.
         unsafe {
@@ -236,6 +265,9 @@ impl<'a> Recorder<'a> {
 
     /// The barrier vksort records between its own passes (see the module docs).
     pub fn barrier(&mut self) {
+        if self.is_planning() {
+            return;
+        }
         let mb = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(
@@ -273,6 +305,9 @@ impl<'a> Recorder<'a> {
             region.size,
             vk::BufferUsageFlags::TRANSFER_DST,
         )?;
+        if self.is_planning() {
+            return Ok(());
+        }
         self.before_pass(label);
         // SAFETY: checked region; recording state.
         unsafe {
@@ -305,6 +340,9 @@ impl<'a> Recorder<'a> {
             size,
             vk::BufferUsageFlags::TRANSFER_DST,
         )?;
+        if self.is_planning() {
+            return Ok(());
+        }
         self.before_pass(label);
         let region = vk::BufferCopy {
             src_offset: src.offset,

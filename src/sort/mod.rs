@@ -1,4 +1,11 @@
-//! The public sort API: key/value types, the configuration, the [`Sorter`] (recorded form) and the host forms.
+//! The public sort API: the configuration, the [`Sorter`] (recorded form) and the host forms; the key/value
+//! types live in [`types`], the GPU-side count block in [`count`].
+//!
+//! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
+//! the algorithm ([`Selector`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
+//! ([`backend::SortBackend`], one folder per family: [`radix`]), which plans its passes and scratch from its
+//! policy and records one module per GPU pass. Pipelines are built when a [`Sorter`] is created, for sorts of
+//! up to its [`SortConfig::max_n`] keys: recording never compiles a pipeline.
 //!
 //! What it sorts: keys of type u32, i32, f32, u64, i64 or f64 (floats in IEEE 754 totalOrder: -NaN < -inf < ...
 //! < -0.0 < +0.0 < ... < +inf < +NaN), optionally with a 4- or 8-byte value per key, ascending or descending,
@@ -26,58 +33,27 @@
 //! the feature, such inputs are rejected with [`Error::TooLarge`]. Measured: 2^31 u32 keys (8 GiB) in 3
 //! portions on an H100, BENCHMARKS.md.
 
-use crate::error::{Error, Result};
-use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+pub mod algorithm;
+pub mod backend;
+pub mod count;
 pub mod radix;
+pub mod registry;
 pub mod types;
 
+pub use algorithm::SortAlgorithm;
+pub use backend::{Capabilities, SortBuffers, StorageRequirements};
+pub use count::Count;
 pub use types::{cpu_sort_reference, KeyType, Order, SortKey, SortValue, ValueType};
 
-use ash::vk;
-use radix::RadixPolicy;
+use crate::error::{Error, Result};
+use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::workload::{CostModel, PassModel};
+use backend::{Overrides, SortBackend};
+use registry::{family_of, Family, FAMILIES};
 use std::sync::Arc;
 
-/// Which radix-sort algorithm runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum SortAlgorithm {
-    /// Small for n <= `policy.small_sort_max`, Msd for n <= `policy.msd_max`, else Onesweep where the device policy allows it
-    /// (`policy.onesweep_safe`), else ReduceThenScan.
-    #[default]
-    Auto,
-    /// One pass per digit place with decoupled look-back (bounded spin and a self-made fallback).
-    Onesweep,
-    /// Upsweep, spine and downsweep per digit place; no inter-workgroup waiting.
-    ReduceThenScan,
-    /// One workgroup sorts everything in shared memory (n <= `policy.small_capacity()`).
-    Small,
-    /// Three dispatches, most significant digit first: a pass finds where the keys differ (per-tile AND/OR), a
-    /// split pass sorts each tile on the highest differing digit, then one workgroup per bucket gathers the
-    /// bucket's runs from all tiles and sorts them (n <= [`crate::sort::radix::MSD_MAX_KEYS`]; Auto uses it up to
-    /// `policy.msd_max`). See [`crate::sort::radix::msd`].
-    Msd,
-}
-
-impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 5] = [
-        SortAlgorithm::Auto,
-        SortAlgorithm::Onesweep,
-        SortAlgorithm::ReduceThenScan,
-        SortAlgorithm::Small,
-        SortAlgorithm::Msd,
-    ];
-    pub fn name(self) -> &'static str {
-        match self {
-            SortAlgorithm::Auto => "auto",
-            SortAlgorithm::Onesweep => "onesweep",
-            SortAlgorithm::ReduceThenScan => "reduce-then-scan",
-            SortAlgorithm::Small => "small",
-            SortAlgorithm::Msd => "msd",
-        }
-    }
-    pub fn from_name(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.name() == s)
-    }
-}
+/// The capacity a [`SortConfig`] prepares for by default: 2^20 keys.
+pub const DEFAULT_MAX_N: u64 = 1 << 20;
 
 /// What a [`Sorter`] sorts and how.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -88,8 +64,10 @@ pub struct SortConfig {
     /// Sort on bits `[lo, hi)` of the transformed key only (None: all bits). Needs lo < hi <= key bits.
     pub bits: Option<(u32, u32)>,
     pub algorithm: SortAlgorithm,
-    /// Tuning; None: [`RadixPolicy::for_device`].
-    pub policy: Option<RadixPolicy>,
+    /// The most keys one sort of this sorter takes (host n, or the capacity of a GPU-side count): pipelines are
+    /// built for every size up to it when the sorter is created, and larger sorts are rejected with
+    /// [`Error::CountOverCapacity`]. Default [`DEFAULT_MAX_N`]; the host forms use the slice's length.
+    pub max_n: u64,
 }
 
 impl Default for SortConfig {
@@ -100,34 +78,106 @@ impl Default for SortConfig {
             order: Order::Ascending,
             bits: None,
             algorithm: SortAlgorithm::Auto,
-            policy: None,
+            max_n: DEFAULT_MAX_N,
         }
     }
 }
 
-/// The scratch buffer a sort needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StorageRequirements {
-    pub scratch_bytes: u64,
-    pub scratch_usage: vk::BufferUsageFlags,
+/// How [`SortAlgorithm::Auto`] chooses.
+#[derive(Clone, Debug, Default)]
+pub enum Selector {
+    /// The device policy of the first registered family (the radix sort's size thresholds).
+    #[default]
+    Policy,
+    /// The algorithm with the smallest time predicted by a calibrated cost model (`vksort calibrate`), among
+    /// every registered algorithm that can sort the size.
+    Model(Arc<CostModel>),
 }
 
-/// A planned sort for one [`SortConfig`] on one context: records sorts into command buffers.
+/// Builds a [`Sorter`] with tuning overrides or a selector: `Sorter::builder(&ctx, config).tuning(policy).build()`.
+pub struct SorterBuilder {
+    ctx: Arc<Context>,
+    config: SortConfig,
+    overrides: Overrides,
+    selector: Selector,
+}
+
+impl SorterBuilder {
+    /// A tuning override for the family that knows its type (e.g. a [`radix::RadixPolicy`]; with the
+    /// `diagnostics` feature also `radix::RadixDebug`); other families ignore it.
+    pub fn tuning<T: Copy + Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.overrides.set(value);
+        self
+    }
+
+    /// How Auto chooses (default [`Selector::Policy`]).
+    pub fn selector(mut self, selector: Selector) -> Self {
+        self.selector = selector;
+        self
+    }
+
+    /// Validates the configuration (bit range, policy against the device, needed subgroup operations) and
+    /// builds every pipeline the sorter may use.
+    pub fn build(self) -> Result<Sorter> {
+        let SorterBuilder {
+            ctx,
+            config,
+            overrides,
+            selector,
+        } = self;
+        let mut backends: Vec<(&'static Family, Box<dyn SortBackend>)> = Vec::new();
+        match (config.algorithm, &selector) {
+            (SortAlgorithm::Auto, Selector::Policy) => {
+                let f = &FAMILIES[0];
+                backends.push((
+                    f,
+                    (f.new)(&ctx, &config, &overrides, &[SortAlgorithm::Auto])?,
+                ));
+            }
+            (SortAlgorithm::Auto, Selector::Model(_)) => {
+                for f in FAMILIES {
+                    backends.push((f, (f.new)(&ctx, &config, &overrides, f.algorithms)?));
+                }
+            }
+            (a, _) => {
+                let f = family_of(a).expect("every algorithm but Auto has a family");
+                backends.push((f, (f.new)(&ctx, &config, &overrides, &[a])?));
+            }
+        }
+        let sorter = Sorter {
+            ctx,
+            config,
+            backends,
+            selector,
+        };
+        sorter.prepare()?;
+        Ok(sorter)
+    }
+}
+
+/// A planned sort for one [`SortConfig`] on one context: records sorts of up to `config.max_n` keys into
+/// command buffers. Pipelines are built when it is created.
 pub struct Sorter {
-    pub(crate) ctx: Arc<Context>,
-    pub(crate) config: SortConfig,
-    pub(crate) radix: radix::RadixSort,
+    ctx: Arc<Context>,
+    config: SortConfig,
+    backends: Vec<(&'static Family, Box<dyn SortBackend>)>,
+    selector: Selector,
 }
 
 impl Sorter {
-    /// Validates `config` (bit range, policy against the device limits, needed subgroup operations).
+    /// A sorter with the device's policies and [`Selector::Policy`] (see [`Sorter::builder`] for more).
     pub fn new(ctx: &Arc<Context>, config: SortConfig) -> Result<Self> {
-        let radix = radix::RadixSort::new(ctx, &config)?;
-        Ok(Self {
+        Self::builder(ctx, config).build()
+    }
+
+    /// A builder, for tuning overrides or a cost-model selector.
+    pub fn builder(ctx: &Arc<Context>, config: SortConfig) -> SorterBuilder {
+        SorterBuilder {
             ctx: ctx.clone(),
             config,
-            radix,
-        })
+            overrides: Overrides::default(),
+            selector: Selector::Policy,
+        }
     }
 
     pub fn context(&self) -> &Arc<Context> {
@@ -138,28 +188,102 @@ impl Sorter {
         &self.config
     }
 
-    /// The policy in use (sorts of up to its `short_max` keys run with `short_keys_per_thread` instead: see
-    /// [`Sorter::policy_for`]).
-    pub fn policy(&self) -> &RadixPolicy {
-        &self.radix.policy
+    /// The backend of family `T` (e.g. [`radix::RadixSort`]), for diagnostics and tests.
+    pub fn backend<T: 'static>(&self) -> Option<&T> {
+        self.backends
+            .iter()
+            .find_map(|(_, b)| b.as_any().downcast_ref::<T>())
     }
 
-    /// The policy a sort of `max_n` keys (host n or capacity) runs with.
-    pub fn policy_for(&self, max_n: u64) -> &RadixPolicy {
-        &self.radix.pick(max_n).policy
+    /// The algorithm that sorts `n` keys, and its backend.
+    fn choose(&self, n: u64) -> Result<(SortAlgorithm, &dyn SortBackend)> {
+        let backend_of = |a: SortAlgorithm| {
+            self.backends
+                .iter()
+                .find(|(f, _)| f.algorithms.contains(&a))
+                .map(|(_, b)| b.as_ref())
+        };
+        let (algorithm, backend) = match (self.config.algorithm, &self.selector) {
+            (SortAlgorithm::Auto, Selector::Model(model)) => {
+                let mut best: Option<(f64, SortAlgorithm, &dyn SortBackend)> = None;
+                for (f, b) in &self.backends {
+                    for &a in f.algorithms {
+                        if b.capabilities(a).max_keys < n {
+                            continue;
+                        }
+                        let t = model.predict_ns(&a.model_key(), &b.workload(a, n));
+                        if best.is_none_or(|(bt, _, _)| t < bt) {
+                            best = Some((t, a, b.as_ref()));
+                        }
+                    }
+                }
+                let (_, a, b) = best.ok_or(Error::TooLarge {
+                    n,
+                    elem_bytes: self.config.key.bytes() as u64,
+                    limit: 0,
+                })?;
+                (a, b)
+            }
+            (SortAlgorithm::Auto, Selector::Policy) => {
+                let b = self.backends[0].1.as_ref();
+                (b.policy_choice(n), b)
+            }
+            (a, _) => (a, backend_of(a).expect("the configured family was created")),
+        };
+        Ok((algorithm, backend))
     }
 
-    /// Scratch needed to sort up to `max_n` keys (any algorithm).
+    /// Builds the pipelines of every sort this sorter may record (called by the builder).
+    fn prepare(&self) -> Result<()> {
+        for (f, b) in &self.backends {
+            let algorithms: Vec<SortAlgorithm> = match (self.config.algorithm, &self.selector) {
+                (SortAlgorithm::Auto, Selector::Policy) => vec![SortAlgorithm::Auto],
+                (SortAlgorithm::Auto, Selector::Model(_)) => f.algorithms.to_vec(),
+                (a, _) => vec![a],
+            };
+            b.prepare(&algorithms, self.config.max_n)?;
+        }
+        Ok(())
+    }
+
+    /// Scratch needed to sort up to `max_n` keys (at most `config.max_n`) with any algorithm this sorter may
+    /// choose.
     pub fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
-        StorageRequirements {
-            scratch_bytes: self.radix.scratch_bytes(max_n),
-            scratch_usage: self.radix.scratch_usage(max_n),
+        let mut r = StorageRequirements {
+            scratch_bytes: 0,
+            scratch_usage: ash::vk::BufferUsageFlags::empty(),
+        };
+        for (_, b) in &self.backends {
+            let s = b.storage_requirements(max_n);
+            r.scratch_bytes = r.scratch_bytes.max(s.scratch_bytes);
+            r.scratch_usage |= s.scratch_usage;
+        }
+        r
+    }
+
+    /// What the configured algorithm (or Auto) resolves to for `n` keys.
+    pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
+        self.choose(n)
+            .map(|(a, _)| a)
+            .unwrap_or(self.config.algorithm)
+    }
+
+    /// The modelled passes of a sort of `n` keys (the algorithm [`Sorter::algorithm_for`] picks).
+    pub fn workload(&self, n: u64) -> Vec<PassModel> {
+        match self.choose(n) {
+            Ok((a, b)) => b.workload(a, n),
+            Err(_) => Vec::new(),
         }
     }
 
-    /// What [`SortAlgorithm::Auto`] (or the configured algorithm) resolves to for `n` keys.
-    pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
-        self.radix.pick(n).algorithm_for(n)
+    /// Byte offset, within the scratch, of the control block ([`count`]) of a sort recorded for `max_n` keys
+    /// (host n or the capacity): u32 words [`count::CTRL_N`] (sorted count), [`count::CTRL_OVERFLOW`] (1 when
+    /// the GPU-side count exceeded the capacity), [`count::CTRL_RAW_COUNT`].
+    pub fn control_offset(&self, max_n: u64) -> u64 {
+        match self.choose(max_n) {
+            Ok((_, b)) => b.control_offset(max_n),
+            Err(_) => 0,
+        }
     }
 
     /// Records the sort of the first `n` keys of `keys` (and values) in place. `scratch` holds
@@ -172,16 +296,13 @@ impl Sorter {
         scratch: BufferRef,
         n: u64,
     ) -> Result<()> {
-        self.radix
-            .pick(n)
-            .cmd_sort(rec, keys, values, scratch, radix::Count::Host(n))
+        self.record(rec, keys, values, scratch, Count::Host(n))
     }
 
     /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
-    /// this command. The count is clamped to `capacity` (the size the buffers and scratch are made for); the
-    /// clamped count and an overflow flag are left in the scratch's control block
-    /// ([`crate::sort::radix::CTRL_N`], [`crate::sort::radix::CTRL_OVERFLOW`], [`crate::sort::radix::CTRL_RAW_COUNT`] at
-    /// [`Sorter::control_offset`]).
+    /// this command. The count is clamped to `capacity` (at most `config.max_n`: the size the buffers and
+    /// scratch are made for); the clamped count and an overflow flag are left in the scratch's control block
+    /// ([`count`], at [`Sorter::control_offset`]).
     pub fn cmd_sort_indirect(
         &self,
         rec: &mut Recorder,
@@ -191,26 +312,31 @@ impl Sorter {
         count: BufferRef,
         capacity: u64,
     ) -> Result<()> {
-        self.radix.pick(capacity).cmd_sort(
-            rec,
+        self.record(rec, keys, values, scratch, Count::Gpu { count, capacity })
+    }
+
+    fn record(
+        &self,
+        rec: &mut Recorder,
+        keys: BufferRef,
+        values: Option<BufferRef>,
+        scratch: BufferRef,
+        count: Count,
+    ) -> Result<()> {
+        let max_n = count.max_n();
+        if max_n > self.config.max_n {
+            return Err(Error::CountOverCapacity {
+                n: max_n,
+                capacity: self.config.max_n,
+            });
+        }
+        let (algorithm, backend) = self.choose(max_n)?;
+        let buffers = SortBuffers {
             keys,
             values,
             scratch,
-            radix::Count::Gpu { count, capacity },
-        )
-    }
-
-    /// Byte offset, within the scratch, of the control block for a sort planned for `max_n` keys (host n or
-    /// the capacity): u32 words [`crate::sort::radix::CTRL_N`] (sorted count), [`crate::sort::radix::CTRL_OVERFLOW`]
-    /// (1 when the GPU-side count exceeded the capacity), [`crate::sort::radix::CTRL_RAW_COUNT`].
-    pub fn control_offset(&self, max_n: u64) -> u64 {
-        self.radix.pick(max_n).layout(max_n).meta_off
-    }
-
-    /// The radix sort's scratch layout for `max_n` keys, with how the sort is cut into portions (diagnostics
-    /// and tests).
-    pub fn radix_layout(&self, max_n: u64) -> radix::Layout {
-        self.radix.pick(max_n).layout(max_n)
+        };
+        backend.record(rec, algorithm, buffers, count)
     }
 }
 
@@ -269,8 +395,14 @@ fn host_sort<K: SortKey, V: SortValue>(
         },
         ..*config
     };
-    let sorter = Sorter::new(ctx, config)?;
     let n = keys.len() as u64;
+    let sorter = Sorter::new(
+        ctx,
+        SortConfig {
+            max_n: n.max(1),
+            ..config
+        },
+    )?;
     if n <= 1 {
         return Ok(());
     }

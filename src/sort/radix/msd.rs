@@ -90,7 +90,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     // per invocation of a helper's sweeps.
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     let mut bucket_spec = rank_spec(bucket_kpt).to_vec();
-    bucket_spec.extend([p.msd_rank_max, max_tiles, super::MSD_SWEEP_KEYS]);
+    bucket_spec.extend([p.msd_rank_max, max_tiles, super::policy::MSD_SWEEP_KEYS]);
     let buckets = s.kernel(
         &format!("radix_msd_buckets_{}", s.rank_variant()),
         p.msd_bucket_workgroup_size,

@@ -53,7 +53,7 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
         pad: {
             // Diagnostics: this place's clock records (see super::clocks).
             let tiles = b.layout.portions.count * b.layout.portions.tiles;
-            let at = match s.policy.tile_clocks {
+            let at = match s.debug.tile_clocks {
                 0 => 0,
                 base => base + p as u64 * tiles * super::clocks::RECORD_BYTES,
             };
@@ -82,7 +82,7 @@ pub(crate) fn kernel(
     // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays);
     // the wide variants exist only with the keys per invocation as a specialization constant.
     let kpt = s.policy.keys_per_thread;
-    let name = if s.policy.tile_clocks != 0 && !downsweep && !wide {
+    let name = if s.debug.tile_clocks != 0 && !downsweep && !wide {
         format!("{base}_clock")
     } else if wide {
         format!("{base}_wide")
@@ -101,13 +101,13 @@ pub(crate) fn kernel(
             s.key_words,
             s.val_words,
             s.policy.spin_limit,
-            s.policy.stall_every,
+            s.debug.stall_every,
             s.policy.early_counts as u32,
-            s.policy.debug_mode,
-            s.policy.rank2,
+            s.debug.debug_mode,
+            s.policy.rank_counters.spec(),
             s.policy.keep_digit as u32,
             s.ballot_words(),
-            s.policy.match_or,
+            s.policy.peer_match.spec(),
             s.policy.lookback_batch,
             s.policy.sub_tiles,
         ],

@@ -4,7 +4,8 @@
 //! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
 //! executed passes was even.
 
-use super::{Bindings, RadixSort, CTRL_COPY_ARGS};
+use super::layout::{COPY_KPT, COPY_WG, CTRL_COPY_ARGS};
+use super::{Bindings, RadixSort};
 use crate::error::Result;
 use crate::gpu::{BufferRef, Recorder};
 
@@ -23,13 +24,6 @@ pub struct SetupPush {
     pub vecs: u32,
     /// 1 for the chunk that starts with the control block.
     pub control: u32,
-}
-
-const COPY_WG: u32 = 256;
-const COPY_KPT: u32 = 4;
-
-pub(crate) fn copy_chunk(s: &RadixSort) -> u32 {
-    s.plan.workgroup_size(s.ctx.caps(), COPY_WG) * COPY_KPT
 }
 
 const SETUP_WG: u32 = 256;
@@ -62,7 +56,7 @@ pub(crate) fn record(
         let push = SetupPush {
             count_word: word,
             capacity: b.max_n as u32,
-            chunk: super::upfront::upfront_wg(s) * s.policy.upfront_keys_per_thread,
+            chunk: s.upfront_wg() * s.policy.upfront_keys_per_thread,
             max_x: caps.max_workgroup_count[0],
             max_groups: s.policy.upfront_max_groups,
             host_n: b.max_n as u32,

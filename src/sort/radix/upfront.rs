@@ -6,7 +6,8 @@
 //! again, viewed as uvec4[] with the range rounded down to 16 bytes; used only when upfront_keys_per_thread x
 //! key words is a multiple of 4 and the keys' offset is 16-byte aligned).
 
-use super::{Bindings, RadixSort, CTRL_UPFRONT_ARGS};
+use super::layout::CTRL_UPFRONT_ARGS;
+use super::{Bindings, RadixSort};
 use crate::error::Result;
 use crate::gpu::Recorder;
 
@@ -47,12 +48,6 @@ pub struct PlanPush {
     pub copy_len: u32,
 }
 
-pub(crate) const UPFRONT_WG: u32 = 256;
-
-pub(crate) fn upfront_wg(s: &RadixSort) -> u32 {
-    s.plan.workgroup_size(s.ctx.caps(), UPFRONT_WG)
-}
-
 /// Shared histogram copies of the upfront pass: the policy's, at most one per (smallest) subgroup and within
 /// the shared memory.
 pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
@@ -66,7 +61,7 @@ pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-    let wg = upfront_wg(s);
+    let wg = s.upfront_wg();
     let kpt = s.policy.upfront_keys_per_thread;
     // The 16-byte-vector variant: whole vectors per invocation, a 16-byte aligned keys offset, >= 1 vector.
     let key_bytes = b.max_n * s.key_words as u64 * 4;
@@ -104,12 +99,12 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             hi: s.hi,
             key_kind: s.key.kind(),
             // Timing experiments (debug_mode bit 6): the pass stops after its shared-memory counting.
-            flags: s.flags() | if s.policy.debug_mode & 64 != 0 { 2 } else { 0 },
+            flags: s.flags() | if s.debug.debug_mode & 64 != 0 { 2 } else { 0 },
             hist_off: b.layout.hist_word as u32,
             max_groups: s.policy.upfront_max_groups,
             first: src.first as u32,
             portion_len: len as u32,
-            plan_fused: (plan_fused(b) && s.policy.debug_mode & 32 == 0) as u32,
+            plan_fused: (plan_fused(b) && s.debug.debug_mode & 32 == 0) as u32,
             tile: plan.tile,
             max_x: plan.max_x,
             copy_chunk: plan.copy_chunk,
@@ -151,7 +146,7 @@ fn plan_push(s: &RadixSort, b: &Bindings) -> PlanPush {
         tile: s.policy.tile(),
         max_x: s.ctx.caps().max_workgroup_count[0],
         hist_off: b.layout.hist_word as u32,
-        copy_chunk: super::setup::copy_chunk(s),
+        copy_chunk: s.copy_chunk(),
         portion_tiles: b.layout.portions.tiles as u32,
         copy_len: b.source_portions().1 as u32,
     }

@@ -1,0 +1,53 @@
+//! The public names of the sort algorithms. A leaf module: the families' backends and the registry
+//! ([`super::registry`], which says which family runs which algorithm) both use it.
+
+/// Which sort algorithm runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum SortAlgorithm {
+    /// Chosen per sort size by the sorter's [`super::Selector`]: by default the device policy of the first
+    /// family (radix: Small up to `small_sort_max`, Msd up to `msd_max`, else Onesweep where the policy allows
+    /// it, else ReduceThenScan); with a calibrated cost model, the fastest predicted algorithm.
+    #[default]
+    Auto,
+    /// Radix sort, one pass per digit place with decoupled look-back (bounded spin and a self-made fallback).
+    Onesweep,
+    /// Radix sort: upsweep, spine and downsweep per digit place; no inter-workgroup waiting.
+    ReduceThenScan,
+    /// Radix sort in one workgroup, in shared memory (up to the policy's `small_capacity()` keys).
+    Small,
+    /// Radix sort, most significant digit first, in three dispatches: a pass finds where the keys differ
+    /// (per-tile AND/OR), a split pass sorts each tile on the highest differing digit, then one workgroup per
+    /// bucket gathers the bucket's runs from all tiles and sorts them (up to
+    /// [`crate::sort::radix::MSD_MAX_KEYS`] keys). See [`crate::sort::radix::msd`].
+    Msd,
+}
+
+impl SortAlgorithm {
+    pub const ALL: [SortAlgorithm; 5] = [
+        SortAlgorithm::Auto,
+        SortAlgorithm::Onesweep,
+        SortAlgorithm::ReduceThenScan,
+        SortAlgorithm::Small,
+        SortAlgorithm::Msd,
+    ];
+
+    /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SortAlgorithm::Auto => "auto",
+            SortAlgorithm::Onesweep => "onesweep",
+            SortAlgorithm::ReduceThenScan => "reduce-then-scan",
+            SortAlgorithm::Small => "small",
+            SortAlgorithm::Msd => "msd",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The cost model's efficiency key (`sort/onesweep`).
+    pub fn model_key(self) -> String {
+        format!("sort/{}", self.name())
+    }
+}

@@ -1,0 +1,96 @@
+//! The contract between the sort front end ([`crate::sort::Sorter`]) and a sort algorithm family.
+//!
+//! A family (the radix sorts; later the comparison sorts) lives in its own folder under `src/sort/` with its
+//! shaders under the matching `glsl/sort/` folder, and implements [`SortBackend`]. The registry
+//! ([`crate::sort::registry`]) maps each public [`SortAlgorithm`] to the family that runs it; nothing else in
+//! the front end names a family. A backend is created for one [`SortConfig`] and capacity, builds every
+//! pipeline it may need in [`SortBackend::prepare`] (so recording never compiles), and records into the
+//! caller's command buffer on the caller's buffers after checking them (an `Err` means nothing was recorded).
+
+use super::algorithm::SortAlgorithm;
+use super::count::Count;
+use crate::error::Result;
+use crate::gpu::{BufferRef, Recorder};
+use crate::workload::PassModel;
+use ash::vk;
+
+/// The scratch buffer a sort needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StorageRequirements {
+    /// Bytes of scratch (offset aligned to the device's storage-buffer offset alignment).
+    pub scratch_bytes: u64,
+    /// Usage flags the scratch buffer needs.
+    pub scratch_usage: vk::BufferUsageFlags,
+}
+
+/// The caller's buffers of one recorded sort.
+#[derive(Clone, Copy, Debug)]
+pub struct SortBuffers {
+    pub keys: BufferRef,
+    pub values: Option<BufferRef>,
+    pub scratch: BufferRef,
+}
+
+/// What a backend can sort, for the front end's checks and Auto's choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The most keys one sort takes.
+    pub max_keys: u64,
+    /// Equal keys keep their input order.
+    pub stable: bool,
+}
+
+/// Tuning overrides handed to a backend's factory: each backend takes the types it knows (its policy struct,
+/// its diagnostics knobs) and ignores the rest.
+#[derive(Default)]
+pub struct Overrides {
+    items: Vec<Box<dyn std::any::Any + Send + Sync>>,
+}
+
+impl Overrides {
+    /// Adds (or replaces) an override of type `T`.
+    pub fn set<T: Copy + Send + Sync + 'static>(&mut self, value: T) {
+        self.items.retain(|b| !b.is::<T>());
+        self.items.push(Box::new(value));
+    }
+
+    /// The override of type `T`, if any.
+    pub fn get<T: Copy + 'static>(&self) -> Option<T> {
+        self.items
+            .iter()
+            .find_map(|b| b.downcast_ref::<T>().copied())
+    }
+}
+
+/// A sort algorithm family behind the front end.
+pub trait SortBackend: Send + Sync {
+    /// What `algorithm` (one of this family's) can do for this sorter's configuration.
+    fn capabilities(&self, algorithm: SortAlgorithm) -> Capabilities;
+
+    /// The algorithm this family picks by its own policy for `n` keys (the policy form of Auto).
+    fn policy_choice(&self, n: u64) -> SortAlgorithm;
+
+    /// Scratch needed by any sort of up to `max_n` keys this backend may record.
+    fn storage_requirements(&self, max_n: u64) -> StorageRequirements;
+
+    /// Byte offset in the scratch of the control block ([`crate::sort::count`]) of a sort of `max_n` keys.
+    fn control_offset(&self, max_n: u64) -> u64;
+
+    /// Builds every pipeline that sorts of up to `max_n` keys with `algorithms` may use.
+    fn prepare(&self, algorithms: &[SortAlgorithm], max_n: u64) -> Result<()>;
+
+    /// Checks the buffers and records the sort of `count` keys with `algorithm` (one of this family's).
+    fn record(
+        &self,
+        rec: &mut Recorder,
+        algorithm: SortAlgorithm,
+        buffers: SortBuffers,
+        count: Count,
+    ) -> Result<()>;
+
+    /// The passes of a sort of `n` keys with `algorithm` and their modelled traffic (see [`crate::workload`]).
+    fn workload(&self, algorithm: SortAlgorithm, n: u64) -> Vec<PassModel>;
+
+    /// The backend itself, for [`crate::sort::Sorter::backend`].
+    fn as_any(&self) -> &dyn std::any::Any;
+}

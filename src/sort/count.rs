@@ -1,0 +1,89 @@
+//! Where a sort's count comes from, and the control block in which every sort backend leaves it.
+//!
+//! A host count is known when the sort is recorded. A GPU-side count is a u32 in a caller's buffer, written
+//! before the sort's commands run (the barrier contract of [`crate::gpu::recorder`] covers it); the sort clamps
+//! it to the capacity it was recorded for and leaves, in the control block at
+//! [`crate::sort::Sorter::control_offset`] in the scratch buffer, the u32 words [`CTRL_N`] (the count sorted),
+//! [`CTRL_OVERFLOW`] (1 when the GPU-side count exceeded the capacity) and [`CTRL_RAW_COUNT`] (the count as
+//! read). A renderer may read them after the sort, on the GPU or the host.
+
+use crate::error::{Error, Result};
+use crate::gpu::{BufferRef, Context};
+use ash::vk;
+
+/// Control block word: the number of keys sorted (the GPU-side count clamped to the capacity, or the host n).
+pub const CTRL_N: u64 = 0;
+/// Control block word: 1 when the GPU-side count exceeded the capacity (the first `capacity` keys were sorted).
+pub const CTRL_OVERFLOW: u64 = 1;
+/// Control block word: the GPU-side count as read.
+pub const CTRL_RAW_COUNT: u64 = 2;
+/// Words of the control block (the backends keep their own words after the three above).
+pub const CTRL_WORDS: u64 = 256;
+
+/// Where a sort's count comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Count {
+    /// Known when recording.
+    Host(u64),
+    /// A u32 at `count` (4-byte aligned offset), written on the GPU before the sort runs; at most `capacity` keys
+    /// are sorted.
+    Gpu { count: BufferRef, capacity: u64 },
+}
+
+impl Count {
+    /// The most keys the sort may see: n, or the capacity.
+    pub fn max_n(&self) -> u64 {
+        match *self {
+            Count::Host(n) => n,
+            Count::Gpu { capacity, .. } => capacity,
+        }
+    }
+}
+
+/// A GPU-side count checked and bound: the binding (from an aligned offset down) and the u32 index of the
+/// count in it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CountBinding {
+    pub buffer: BufferRef,
+    pub word: u32,
+}
+
+/// Checks a GPU-side count's buffer (4-byte aligned offset, 4 bytes, storage usage) and binds it from the
+/// device's storage-offset alignment down. Host counts bind nothing.
+pub(crate) fn bind(ctx: &Context, count: &Count) -> Result<Option<CountBinding>> {
+    let Count::Gpu { count: c, .. } = *count else {
+        return Ok(None);
+    };
+    if c.offset % 4 != 0 {
+        return Err(Error::Misaligned {
+            what: "count",
+            offset: c.offset,
+            alignment: 4,
+        });
+    }
+    if c.size < 4 {
+        return Err(Error::BufferTooSmall {
+            what: "count",
+            needed: 4,
+            available: c.size,
+        });
+    }
+    let align = ctx.caps().min_storage_buffer_offset_alignment.max(4);
+    let base = c.offset / align * align;
+    let bound = BufferRef {
+        buffer: c.buffer,
+        offset: base,
+        size: c.offset - base + 4,
+        usage: c.usage,
+    };
+    bound.check(
+        ctx,
+        "count",
+        bound.size,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    )?;
+    Ok(Some(CountBinding {
+        buffer: bound,
+        word: ((c.offset - base) / 4) as u32,
+    }))
+}

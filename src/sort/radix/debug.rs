@@ -1,0 +1,84 @@
+//! Timing and test knobs of the radix sort, apart from its policy. Public only with the `diagnostics` cargo
+//! feature ([`crate::sort::SorterBuilder::debug`]); a product build always runs with [`RadixDebug::default`]
+//! (every knob off). Some knobs make the result WRONG on purpose (see [`RadixDebug::debug_mode`]); none of them
+//! is ever chosen by a device table.
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+
+/// The radix sort's diagnostics knobs (all off by default).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct RadixDebug {
+    /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
+    /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range);
+    /// bit 5 leaves out the plan (the passes then run no workgroups), bit 6 stops the upfront pass after its
+    /// shared-memory counting.
+    pub debug_mode: u32,
+    /// Stall emulation (tests of Onesweep's forward progress): tiles with id % stall_every == 1 never publish
+    /// their look-back status, so their successors must count their digits themselves (0: off).
+    pub stall_every: u32,
+    /// Tiles per portion: 0 cuts a sort into as few portions as the look-back status (2^30 - 1 keys) and the
+    /// binding range allow; a smaller value forces more portions (tests of the portion path).
+    pub portion_tiles: u32,
+    /// Write through 64-bit device addresses (the passes' `wide` variants) even when every array fits one
+    /// binding (tests of that path; needs `bufferDeviceAddress`).
+    pub force_wide: bool,
+    /// 32-bit words of a subgroup ballot the ranking handles (1..=4; 0: ceil(largest subgroup size / 32) of the
+    /// device). 4 is always correct; fewer fold the mask arithmetic (timing comparisons).
+    pub ballot_words: u32,
+    /// The device address of a buffer that receives one 64-byte clock record per Onesweep tile (phase
+    /// boundaries in SM clocks, entry/exit in device time, SM id: see [`super::clocks`]); 0: off. Needs
+    /// [`DeviceCaps::shader_clock`] (`ContextOptions::shader_clock`) and buffer device addresses. Each place
+    /// overwrites the records of the previous one.
+    pub tile_clocks: u64,
+}
+
+impl RadixDebug {
+    /// Overrides knobs from a string `key=value,...`: debug (debug_mode), stall (stall_every), ptiles
+    /// (portion_tiles), wide (force_wide, 0 or 1), bw (ballot_words).
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        let bad = |what: String| Error::InvalidArgument(format!("debug overrides: {what}"));
+        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
+            let v: u32 = v
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
+            match k.trim() {
+                "debug" => self.debug_mode = v,
+                "stall" => self.stall_every = v,
+                "ptiles" => self.portion_tiles = v,
+                "wide" => self.force_wide = v != 0,
+                "bw" => self.ballot_words = v,
+                other => return Err(bad(format!("unknown key `{other}`"))),
+            }
+        }
+        Ok(self)
+    }
+
+    /// Checks the knobs against the device (`use_partitioned`: whether the policy ranks with match-any).
+    pub(crate) fn check(&self, caps: &DeviceCaps, use_partitioned: bool) -> Result<()> {
+        if self.tile_clocks != 0 && !(caps.shader_clock && caps.buffer_device_address) {
+            return Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: "tile_clocks needs VK_KHR_shader_clock (ContextOptions::shader_clock) and buffer device addresses"
+                    .into(),
+            });
+        }
+        if self.tile_clocks != 0 && use_partitioned && !caps.sm_builtins {
+            return Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: "tile_clocks with use_partitioned needs VK_NV_shader_sm_builtins".into(),
+            });
+        }
+        if !(1..=60000).contains(&self.stall_every.max(1)) {
+            return Err(Error::InvalidArgument(format!(
+                "stall_every {} above 60000",
+                self.stall_every
+            )));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,42 @@
+//! The registry of sort algorithm families: for each family, the public [`SortAlgorithm`]s it runs and the
+//! factory of its backend. Adding a family = its folder under `src/sort/` (and `glsl/sort/`), its variants in
+//! [`SortAlgorithm`], and one line in [`FAMILIES`].
+
+use super::algorithm::SortAlgorithm;
+use super::backend::{Overrides, SortBackend};
+use super::SortConfig;
+use crate::error::Result;
+use crate::gpu::Context;
+use std::sync::Arc;
+
+/// Creates a family's backend for a configuration: `overrides` carries tuning the caller gave (the family
+/// takes its own types), `reachable` the algorithms the sorter may record with it ([`SortAlgorithm::Auto`]
+/// standing for the family's own policy choice).
+pub(crate) type Factory = fn(
+    ctx: &Arc<Context>,
+    config: &SortConfig,
+    overrides: &Overrides,
+    reachable: &[SortAlgorithm],
+) -> Result<Box<dyn SortBackend>>;
+
+/// An algorithm family.
+pub(crate) struct Family {
+    /// Its name (the folder: `radix`).
+    pub name: &'static str,
+    /// The public algorithms it runs.
+    pub algorithms: &'static [SortAlgorithm],
+    pub new: Factory,
+}
+
+/// Every family; the first one's policy decides [`SortAlgorithm::Auto`] when no cost model is given.
+pub(crate) const FAMILIES: &[Family] = &[super::radix::FAMILY];
+
+/// The family that runs `algorithm` (None for Auto).
+pub(crate) fn family_of(algorithm: SortAlgorithm) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.algorithms.contains(&algorithm))
+}
+
+/// The registered families: (name, the algorithms it runs), in registry order.
+pub fn families() -> impl Iterator<Item = (&'static str, &'static [SortAlgorithm])> {
+    FAMILIES.iter().map(|f| (f.name, f.algorithms))
+}
