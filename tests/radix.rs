@@ -5,7 +5,8 @@ mod common;
 use common::{with_gpu, Rng};
 use std::sync::Arc;
 use vksort::gpu::{kernel::reflect, Buffer};
-use vksort::sort::radix::{self, RadixPolicy};
+use vksort::sort::count;
+use vksort::sort::radix::{self, PeerMatch, RadixDebug, RadixPolicy, RadixSort, RankCounters};
 use vksort::sort::{self, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
 
@@ -121,6 +122,7 @@ struct Case {
     bits: Option<(u32, u32)>,
     algorithm: SortAlgorithm,
     policy: Option<RadixPolicy>,
+    debug: RadixDebug,
 }
 
 impl Case {
@@ -132,24 +134,58 @@ impl Case {
             bits: None,
             algorithm: SortAlgorithm::Auto,
             policy: None,
+            debug: RadixDebug::default(),
         }
     }
-    fn config(&self) -> SortConfig {
+    fn config(&self, max_n: usize) -> SortConfig {
         SortConfig {
             key: self.key,
             value: self.value,
             order: self.order,
             bits: self.bits,
             algorithm: self.algorithm,
-            policy: self.policy,
+            max_n: max_n.max(1) as u64,
         }
     }
+    /// The sorter of this case for up to `max_n` keys, with its policy and debug knobs.
+    fn sorter(&self, ctx: &Arc<Context>, max_n: usize) -> vksort::Result<Sorter> {
+        sorter_with(ctx, self.config(max_n), self.policy, self.debug)
+    }
+}
+
+/// A sorter for `cfg` with the policy `p` (None: the device's) and the diagnostics knobs `d`.
+fn sorter_with(
+    ctx: &Arc<Context>,
+    cfg: SortConfig,
+    p: Option<RadixPolicy>,
+    d: RadixDebug,
+) -> vksort::Result<Sorter> {
+    let mut b = Sorter::builder(ctx, cfg).tuning(d);
+    if let Some(p) = p {
+        b = b.tuning(p);
+    }
+    b.build()
+}
+
+/// The radix backend of a sorter.
+fn radix_of(s: &Sorter) -> &RadixSort {
+    s.backend::<RadixSort>().expect("a radix sorter")
+}
+
+/// The policy's `rank2` spelling (0, 1, 2) as the enum.
+fn rank(v: u32) -> RankCounters {
+    [RankCounters::PerSubgroup, RankCounters::Scanned, RankCounters::Packed16][v as usize]
+}
+
+/// The policy's `match_or` spelling (0, 1, 2) as the enum.
+fn peer(v: u32) -> PeerMatch {
+    [PeerMatch::Vote, PeerMatch::LaneMasks, PeerMatch::LaneMasksEager][v as usize]
 }
 
 /// Sorts `raw` on the GPU (host count, or a GPU-side count `gpu_n` <= raw.len() with capacity raw.len()) and
 /// compares with the CPU reference bit for bit.
 fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
-    let sorter = Sorter::new(ctx, c.config()).unwrap();
+    let sorter = c.sorter(ctx, raw.len()).unwrap();
     let n = raw.len();
     let kw = to_words(raw, c.key.bytes());
     let vals = values_for(n, c.value);
@@ -206,8 +242,8 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
             .read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize)
             .unwrap();
         let base = (sorter.control_offset(n as u64) / 4) as usize;
-        assert_eq!(meta[base + radix::CTRL_N as usize], m as u32, "{label}");
-        assert_eq!(meta[base + radix::CTRL_OVERFLOW as usize], 0, "{label}");
+        assert_eq!(meta[base + count::CTRL_N as usize], m as u32, "{label}");
+        assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 0, "{label}");
     }
 }
 
@@ -515,7 +551,7 @@ fn digit_widths() {
 
 /// Onesweep with the stall-emulating policy `p`: u32+u32 and f64+u64 over 20 tiles + 17 keys, few-unique and
 /// uniform keys, each checked against the CPU reference.
-fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy) {
+fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy, d: RadixDebug) {
     for (key, value) in [
         (KeyType::U32, ValueType::U32),
         (KeyType::F64, ValueType::U64),
@@ -524,6 +560,7 @@ fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy) {
         c.value = value;
         c.algorithm = SortAlgorithm::Onesweep;
         c.policy = Some(p);
+        c.debug = d;
         let n = 20 * p.tile() as usize + 17;
         check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
         check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
@@ -536,9 +573,12 @@ fn onesweep_forward_progress_emulation() {
     with_gpu(|ctx| {
         for (stall_every, spin) in [(2, 1), (3, 4), (7, 64)] {
             let mut p = lavapipe_policy(ctx);
-            p.stall_every = stall_every;
+            let d = RadixDebug {
+                stall_every,
+                ..Default::default()
+            };
             p.spin_limit = spin;
-            check_stalled(ctx, p);
+            check_stalled(ctx, p, d);
         }
     });
 }
@@ -589,6 +629,7 @@ fn gpu_side_count_overflow_is_clamped_and_flagged() {
                 ctx,
                 SortConfig {
                     algorithm: alg,
+                    max_n: cap as u64,
                     ..Default::default()
                 },
             )
@@ -614,9 +655,9 @@ fn gpu_side_count_overflow_is_clamped_and_flagged() {
             assert_eq!(kb.read_vec::<u32>(cap).unwrap(), want);
             let base = (sorter.control_offset(cap as u64) / 4) as usize;
             let meta = scratch.read_vec::<u32>(base + 4).unwrap();
-            assert_eq!(meta[base + radix::CTRL_N as usize], cap as u32);
-            assert_eq!(meta[base + radix::CTRL_OVERFLOW as usize], 1);
-            assert_eq!(meta[base + radix::CTRL_RAW_COUNT as usize], 5000);
+            assert_eq!(meta[base + count::CTRL_N as usize], cap as u32);
+            assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 1);
+            assert_eq!(meta[base + count::CTRL_RAW_COUNT as usize], 5000);
         }
     });
 }
@@ -723,11 +764,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         // Policy.
         let mut p = lavapipe_policy(ctx);
         p.digit_bits = 9;
-        let cfg = SortConfig {
-            policy: Some(p),
-            ..Default::default()
-        };
-        assert!(Sorter::new(ctx, cfg).is_err());
+        assert!(sorter_with(ctx, SortConfig::default(), Some(p), RadixDebug::default()).is_err());
 
         let n = 5000usize;
         let raw = Rng(3).vec_u32(n);
@@ -798,13 +835,23 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 Err(Error::Misaligned { .. })
             ));
         }
-        // too many keys
+        // more keys than the sorter was made for, and a sorter for more keys than a sort takes
         assert!(matches!(
             run(
                 kb.as_ref(),
                 Some(vb.as_ref()),
                 scratch.as_ref(),
-                vksort::sort::radix::MAX_KEYS + 1
+                cfg.max_n + 1
+            ),
+            Err(Error::CountOverCapacity { .. })
+        ));
+        assert!(matches!(
+            Sorter::new(
+                ctx,
+                SortConfig {
+                    max_n: vksort::sort::radix::MAX_KEYS + 1,
+                    ..cfg
+                }
             ),
             Err(Error::TooLarge { .. })
         ));
@@ -841,7 +888,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         )
         .unwrap();
         // (one key above the policy's limit: the count is checked before the buffers' sizes)
-        let too_many = small.policy().small_capacity() as u64 + 1;
+        let too_many = radix_of(&small).policy.small_capacity() as u64 + 1;
         let r = ctx.submit("test::bad", |rec| {
             small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
         });
@@ -857,12 +904,13 @@ fn auto_resolves_by_size() {
         let mut p = lavapipe_policy(ctx);
         p.small_sort_max = 1000;
         p.msd_max = 4000;
-        let s = Sorter::new(
+        let s = sorter_with(
             ctx,
             SortConfig {
-                policy: Some(p),
                 ..Default::default()
             },
+            Some(p),
+            RadixDebug::default(),
         )
         .unwrap();
         assert_eq!(
@@ -909,42 +957,42 @@ fn passes_are_labelled_and_profiled() {
             (
                 SortAlgorithm::Onesweep,
                 vec![
-                    "vksort::sort::radix::setup",
-                    "vksort::sort::radix::upfront",
-                    "vksort::sort::radix::onesweep::place0",
-                    "vksort::sort::radix::onesweep::place1",
-                    "vksort::sort::radix::onesweep::place2",
-                    "vksort::sort::radix::onesweep::place3",
+                    "vksort::radix::setup",
+                    "vksort::radix::upfront",
+                    "vksort::radix::onesweep::place0",
+                    "vksort::radix::onesweep::place1",
+                    "vksort::radix::onesweep::place2",
+                    "vksort::radix::onesweep::place3",
                 ],
             ),
             (
                 SortAlgorithm::ReduceThenScan,
                 vec![
-                    "vksort::sort::radix::setup",
-                    "vksort::sort::radix::upfront",
-                    "vksort::sort::radix::upsweep::place0",
-                    "vksort::sort::radix::spine::place0",
-                    "vksort::sort::radix::downsweep::place0",
-                    "vksort::sort::radix::upsweep::place1",
-                    "vksort::sort::radix::spine::place1",
-                    "vksort::sort::radix::downsweep::place1",
+                    "vksort::radix::setup",
+                    "vksort::radix::upfront",
+                    "vksort::radix::upsweep::place0",
+                    "vksort::radix::spine::place0",
+                    "vksort::radix::downsweep::place0",
+                    "vksort::radix::upsweep::place1",
+                    "vksort::radix::spine::place1",
+                    "vksort::radix::downsweep::place1",
                 ],
             ),
-            (SortAlgorithm::Small, vec!["vksort::sort::radix::small"]),
+            (SortAlgorithm::Small, vec!["vksort::radix::small"]),
             (
                 SortAlgorithm::Msd,
                 vec![
-                    "vksort::sort::radix::msd::differ",
-                    "vksort::sort::radix::msd::split",
-                    "vksort::sort::radix::msd::buckets",
+                    "vksort::radix::msd::differ",
+                    "vksort::radix::msd::split",
+                    "vksort::radix::msd::buckets",
                 ],
             ),
             // One split tile (at most msd_single_kpt x the split workgroup): no differ pass.
             (
                 SortAlgorithm::Msd,
                 vec![
-                    "vksort::sort::radix::msd::split",
-                    "vksort::sort::radix::msd::buckets",
+                    "vksort::radix::msd::split",
+                    "vksort::radix::msd::buckets",
                 ],
             ),
         ];
@@ -959,11 +1007,12 @@ fn passes_are_labelled_and_profiled() {
                 SortConfig {
                     algorithm: alg,
                     bits,
+                    max_n: 1 << 13,
                     ..Default::default()
                 },
             )
             .unwrap();
-            let p = sorter.policy();
+            let p = radix_of(&sorter).policy;
             let split_wg = p.msd_split_workgroup_size as usize;
             let n = match (alg, case) {
                 // Several split tiles of the policy's size.
@@ -1007,13 +1056,14 @@ fn passes_are_labelled_and_profiled() {
         if !ctx.caps().subgroup_partitioned {
             let mut p = lavapipe_policy(ctx);
             p.use_partitioned = true;
-            let r = Sorter::new(
-                ctx,
-                SortConfig {
-                    policy: Some(p),
-                    ..Default::default()
-                },
-            );
+            let r = sorter_with(
+            ctx,
+            SortConfig {
+                ..Default::default()
+            },
+            Some(p),
+            RadixDebug::default(),
+        );
             assert!(matches!(r, Err(Error::Unsupported { .. })));
         }
     });
@@ -1039,7 +1089,10 @@ fn policy_variations() {
             p.early_counts = wg != 256;
             p.upfront_hist_copies = if wg == 64 { 1 } else { 16 };
             // The generic 4-word ballot arithmetic (the device default folds it to fewer words).
-            p.ballot_words = if wg == 64 { 4 } else { 0 };
+            let d = RadixDebug {
+                ballot_words: if wg == 64 { 4 } else { 0 },
+                ..Default::default()
+            };
             for alg in [
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,
@@ -1053,6 +1106,7 @@ fn policy_variations() {
                     c.value = value;
                     c.algorithm = alg;
                     c.policy = Some(p);
+                    c.debug = d;
                     c.order = Order::Descending;
                     let n = if alg == SortAlgorithm::Small {
                         p.small_sort_max as usize - 1
@@ -1085,9 +1139,9 @@ fn rank2_keep_digit_and_match_or_variants() {
             (1, false, 0, 3),
         ] {
             let mut p = lavapipe_policy(ctx);
-            p.rank2 = rank2;
+            p.rank_counters = rank(rank2);
             p.keep_digit = keep_digit;
-            p.match_or = match_or;
+            p.peer_match = peer(match_or);
             p.sub_tiles = sub_tiles;
             if match_or != 0 {
                 // The lane masks take MAX_SUBGROUPS x 256 words more: half the workgroup fits 32 KiB.
@@ -1142,7 +1196,7 @@ fn rank2_keep_digit_and_match_or_variants() {
             }
         }
         let mut p = lavapipe_policy(ctx);
-        p.rank2 = 2;
+        p.rank_counters = RankCounters::Packed16;
         p.keep_digit = true;
         p.upfront_vec4 = true;
         let n = (1 << 20) + 3;
@@ -1166,9 +1220,15 @@ fn rank2_keep_digit_and_match_or_variants() {
             ..p
         });
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 12), None);
-        c.policy = Some(RadixPolicy { rank2: 0, ..p });
+        c.policy = Some(RadixPolicy {
+            rank_counters: RankCounters::PerSubgroup,
+            ..p
+        });
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
-        c.policy = Some(RadixPolicy { rank2: 1, ..p });
+        c.policy = Some(RadixPolicy {
+            rank_counters: RankCounters::Scanned,
+            ..p
+        });
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
         // Other shapes: workgroups smaller/larger than the radix, odd keys per thread, narrow digits.
         for (wg, kpt, digit_bits) in [(256, 5, 7), (64, 3, 8), (192, 1, 6), (128, 8, 4)] {
@@ -1177,7 +1237,7 @@ fn rank2_keep_digit_and_match_or_variants() {
                 p.workgroup_size = wg;
                 p.keys_per_thread = kpt;
                 p.digit_bits = digit_bits;
-                p.rank2 = rank2;
+                p.rank_counters = rank(rank2);
                 p.keep_digit = keep_digit;
                 for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
                     for (key, value) in [
@@ -1203,16 +1263,19 @@ fn rank2_keep_digit_and_match_or_variants() {
         // Forward progress: stalled tiles with both variants on.
         for (stall_every, spin) in [(2, 1), (3, 4)] {
             let mut p = lavapipe_policy(ctx);
-            p.stall_every = stall_every;
+            let d = RadixDebug {
+                stall_every,
+                ..Default::default()
+            };
             p.spin_limit = spin;
-            p.rank2 = 1 + stall_every % 2;
+            p.rank_counters = rank(1 + stall_every % 2);
             p.keep_digit = true;
-            check_stalled(ctx, p);
+            check_stalled(ctx, p, d);
             // Sub-tiles: the recount of a stalled predecessor covers all of its sub-tiles.
             p.keep_digit = false;
             p.sub_tiles = 2;
             p.keys_per_thread = 4;
-            check_stalled(ctx, p);
+            check_stalled(ctx, p, d);
         }
     });
 }
@@ -1269,13 +1332,16 @@ fn portions_and_wide_writes() {
         for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
             for (portion_tiles, force_wide) in [(3, false), (3, true), (0, true), (1, true)] {
                 for (i, &(key, value)) in cases.iter().enumerate() {
-                    let mut p = sort_policy(ctx, key, value);
-                    p.portion_tiles = portion_tiles;
-                    p.force_wide = force_wide;
+                    let p = sort_policy(ctx, key, value);
                     let mut c = Case::new(key);
                     c.value = value;
                     c.algorithm = alg;
                     c.policy = Some(p);
+                    c.debug = RadixDebug {
+                        portion_tiles,
+                        force_wide,
+                        ..Default::default()
+                    };
                     c.order = if i % 2 == 0 {
                         Order::Ascending
                     } else {
@@ -1299,11 +1365,14 @@ fn portions_and_wide_writes() {
         }
         // Stalled tiles inside portions: the fallback counts from the portion's keys.
         let mut p = lavapipe_policy(ctx);
-        p.portion_tiles = 4;
-        p.force_wide = true;
-        p.stall_every = 3;
+        let d = RadixDebug {
+            portion_tiles: 4,
+            force_wide: true,
+            stall_every: 3,
+            ..Default::default()
+        };
         p.spin_limit = 4;
-        check_stalled(ctx, p);
+        check_stalled(ctx, p, d);
     });
 }
 
@@ -1320,8 +1389,8 @@ fn beyond_one_binding() {
         let n = (range / 4) as usize + 1029;
         let mut c = Case::new(KeyType::U32);
         c.algorithm = SortAlgorithm::Onesweep;
-        let sorter = Sorter::new(ctx, c.config()).unwrap();
-        let layout = sorter.radix_layout(n as u64);
+        let sorter = c.sorter(ctx, n).unwrap();
+        let layout = radix_of(&sorter).pick(n as u64).layout(n as u64);
         assert!(
             layout.portions.wide && layout.portions.count >= 2,
             "{layout:?}"
@@ -1343,26 +1412,28 @@ fn tile_clocks_record_every_tile() {
     let policy = RadixPolicy::for_sort(ctx.caps(), KeyType::U32, ValueType::U32);
     let tile = policy.tile() as u64;
     let n = 5 * tile + 7;
-    let config = |policy| SortConfig {
+    let config = SortConfig {
         key: KeyType::U32,
         value: ValueType::U32,
         algorithm: SortAlgorithm::Onesweep,
-        policy: Some(policy),
+        max_n: n,
         ..Default::default()
     };
-    let plain = Sorter::new(&ctx, config(policy)).unwrap();
-    let layout = plain.radix_layout(n);
+    let plain = sorter_with(&ctx, config, Some(policy), RadixDebug::default()).unwrap();
+    let layout = radix_of(&plain).pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
     let records = Buffer::device_local(&ctx, "test::clocks", 4 * tiles * 64).unwrap();
     let addr = ctx
         .buffer_address("test clocks", &records.as_ref())
         .unwrap();
-    let sorter = Sorter::new(
+    let sorter = sorter_with(
         &ctx,
-        config(RadixPolicy {
+        config,
+        Some(policy),
+        RadixDebug {
             tile_clocks: addr,
-            ..policy
-        }),
+            ..Default::default()
+        },
     )
     .unwrap();
     let mut rng = Rng(77);
@@ -1439,21 +1510,22 @@ fn short_tiles_for_small_sorts() {
         let tile = p.tile() as usize;
         p.short_max = (5 * short_tile + 3) as u32;
         let smax = p.short_max as usize;
-        let sorter = Sorter::new(
+        let sorter = sorter_with(
             ctx,
             SortConfig {
-                policy: Some(p),
                 ..Default::default()
             },
+            Some(p),
+            RadixDebug::default(),
         )
         .unwrap();
-        assert_eq!(sorter.policy_for(smax as u64).tile() as usize, short_tile);
-        assert_eq!(sorter.policy_for(smax as u64 + 1).tile() as usize, tile);
+        assert_eq!(radix_of(&sorter).pick(smax as u64).policy.tile() as usize, short_tile);
+        assert_eq!(radix_of(&sorter).pick(smax as u64 + 1).policy.tile() as usize, tile);
         let mut prev = 0;
         for n in (0..4 * smax as u64).step_by(97) {
             let b = sorter.storage_requirements(n).scratch_bytes;
             assert!(b >= prev, "scratch for {n} keys shrank: {b} < {prev}");
-            assert!(b >= sorter.radix_layout(n).total);
+            assert!(b >= radix_of(&sorter).pick(n).layout(n).total);
             prev = b;
         }
         let mut sizes = vec![
@@ -1661,15 +1733,16 @@ fn msd_buckets_large_and_small() {
             c.policy = Some(tiny);
             check(ctx, &c, &raw, None);
         }
+        let n = radix::MSD_MAX_KEYS + 1;
         let s = Sorter::new(
             ctx,
             SortConfig {
                 algorithm: SortAlgorithm::Msd,
+                max_n: n,
                 ..Default::default()
             },
         )
         .unwrap();
-        let n = radix::MSD_MAX_KEYS + 1;
         let kb = Buffer::device_local(ctx, "test::keys", n * 4).unwrap();
         let scratch = Buffer::device_local(
             ctx,
