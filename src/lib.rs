@@ -18,7 +18,4 @@ pub mod shaders;
 
 pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
-pub mod bench;
-pub mod model;
-
 pub mod sort;
