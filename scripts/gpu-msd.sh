@@ -13,7 +13,8 @@ root=$(pwd)
 export VK_LAYER_PATH=$root/.gpu/vvl/usr/share/vulkan/explicit_layer.d
 export LD_LIBRARY_PATH=$root/.gpu/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 export VKSORT_CACHE_DIR=/tmp/vkcache
-mkdir -p /work/main/target/release && cp .gpu/bin/vksort /work/main/target/release/vksort
+# tools/tests/cli.rs runs the binary that VKSORT_BIN names.
+export VKSORT_BIN=$root/.gpu/bin/vksort
 (nvcc -O3 -std=c++17 -arch=sm_90 .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3) &
 nvcc_pid=$!
 if [[ " $* " == *" tests "* ]]; then

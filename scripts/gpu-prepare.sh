@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Run HERE before a run on the GPU machine: builds the release binary and every test executable, strips them
+# Run HERE before a run on the GPU machine: builds the release binary and every test executable of the workspace
+# (the library's and tools/'s), strips them
 # into .gpu/bin (ignored by git, carried to the device), and unpacks the validation layers into .gpu/vvl; both
 # go into .gpu/pack.tar.xz, the one file to carry (scripts/gpu-run.sh unpacks it).
 # The GPU machine has no Rust toolchain and no network; see ../shared/device/README.md.
@@ -16,12 +17,13 @@ if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
 fi
 [ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' .git/info/exclude || echo /.device/ >> .git/info/exclude; }
 rm -f .gpu/bin/*
-cargo build --release --bin vksort --examples
+cargo build --release -p vksort-tools --bin vksort
+cargo build --release -p vksort --examples
 cp target/release/vksort .gpu/bin/
 for e in target/release/examples/*; do
   [ -x "$e" ] && [ -f "$e" ] && case "$e" in *-*) ;; *) cp "$e" ".gpu/bin/example-$(basename "$e")" ;; esac
 done
-cargo test --release --no-run --message-format=json 2>/dev/null \
+cargo test --release --workspace --no-run --message-format=json 2>/dev/null \
   | python3 -c 'import sys, json
 for line in sys.stdin:
     m = json.loads(line)

@@ -10,9 +10,8 @@ OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 root=$(pwd)
 export VK_LAYER_PATH=$root/.gpu/vvl/usr/share/vulkan/explicit_layer.d
 export LD_LIBRARY_PATH=$root/.gpu/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-# tests/cli.rs runs the binary at the path it was built to.
-mkdir -p /work/main/target/release && cp .gpu/bin/vksort /work/main/target/release/vksort
-mkdir -p /work/wt-cli/target/release && cp .gpu/bin/vksort /work/wt-cli/target/release/vksort
+# tools/tests/cli.rs runs the binary that VKSORT_BIN names (else the path it was built to, absent here).
+export VKSORT_BIN=$root/.gpu/bin/vksort
 want() { [ $# -eq 0 ] || [[ " $* " == *" $1 "* ]]; }
 what=" $* "
 if [ -z "$*" ] || [[ $what == *" cub "* ]] || [[ $what == *" bench "* ]]; then

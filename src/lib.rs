@@ -19,5 +19,4 @@ pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
-
 pub mod sort;

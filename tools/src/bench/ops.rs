@@ -8,15 +8,15 @@
 use super::data::{Column, ElemType};
 use super::dist::Dist;
 use super::verify::{self, Mismatch, SortSpec};
-use crate::gpu::profiler::sum_by_label;
-use crate::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use crate::model::{self, Calibration, RadixShape, Shape};
-use crate::scan::{ScanAlgorithm, ScanPolicy};
-use crate::sort::radix::RadixPolicy;
-use crate::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
-use crate::{Error, Result};
 use serde::Serialize;
 use std::sync::Arc;
+use vksort::gpu::profiler::sum_by_label;
+use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
+use vksort::scan::{ScanAlgorithm, ScanPolicy};
+use vksort::sort::radix::RadixPolicy;
+use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::{Error, Result};
 
 /// The label of the copies that restore an in-place input before each run; left out of every timing.
 pub const RESTORE: &str = "vksort::bench::restore";
@@ -334,7 +334,7 @@ impl Runner for CopyRunner<'_> {
         if self.padded == 0 {
             return Ok(());
         }
-        crate::copy::cmd_copy(rec, self.src.keys.as_ref(), self.dst.as_ref(), self.padded)
+        vksort::copy::cmd_copy(rec, self.src.keys.as_ref(), self.dst.as_ref(), self.padded)
     }
     fn output(&self) -> Result<Output> {
         Ok(Output {
@@ -403,7 +403,7 @@ pub fn sort_supports(
 ) -> bool {
     match algo {
         "small" => n <= radix_policy(caps, key, value).small_capacity() as u64,
-        "msd" => n <= crate::sort::radix::MSD_MAX_KEYS,
+        "msd" => n <= vksort::sort::radix::MSD_MAX_KEYS,
         _ => true,
     }
 }
@@ -429,7 +429,7 @@ pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) ->
     }
 }
 
-/// The algorithm the library's `auto` runs for `n` keys ([`crate::sort::radix::RadixPolicy::auto_algorithm`], as
+/// The algorithm the library's `auto` runs for `n` keys ([`vksort::sort::radix::RadixPolicy::auto_algorithm`], as
 /// `Sorter::algorithm_for`); other names unchanged.
 pub fn resolve_sort_algo(
     algo: &str,
@@ -462,7 +462,7 @@ pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
 
 /// Most keys one sort takes (beyond the device's memory limits).
 pub fn sort_max_keys() -> u64 {
-    crate::sort::radix::MAX_KEYS
+    vksort::sort::radix::MAX_KEYS
 }
 
 /// GPU times of repeated runs.
@@ -899,10 +899,10 @@ impl Runner for SortRunner<'_> {
 mod scans {
     //! The scan and compaction adapters (against `vksort::scan`, `vksort::compact`).
     use super::*;
-    use crate::compact;
-    use crate::gpu::DEFAULT_USAGE;
-    use crate::reduce::{self, ReduceOp};
-    use crate::scan::{ScanConfig, ScanElem, ScanKind, Scanner};
+    use vksort::compact;
+    use vksort::gpu::DEFAULT_USAGE;
+    use vksort::reduce::{self, ReduceOp};
+    use vksort::scan::{ScanConfig, ScanElem, ScanKind, Scanner};
 
     fn invalid(what: String) -> Error {
         Error::InvalidArgument(what)

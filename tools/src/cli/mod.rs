@@ -10,6 +10,11 @@ pub mod check;
 pub mod info;
 pub mod io;
 
+use crate::bench::data::{Column, ElemType};
+use crate::bench::dist::Dist;
+use crate::bench::ops::{self, FlagMode, Input, OpSpec, Output, Timing};
+use crate::bench::{self, BenchOptions};
+use crate::model::Calibration;
 use anyhow::{bail, Context as _, Result};
 use args::{
     BenchArgs, CalibrateArgs, Cli, Cmd, CompactArgs, DemoArgs, InputArgs, OutputArgs, ScanArgs,
@@ -19,11 +24,6 @@ use clap::Parser;
 use std::io::{IsTerminal, Write as _};
 use std::sync::Arc;
 use std::time::Instant;
-use vksort::bench::data::{Column, ElemType};
-use vksort::bench::dist::Dist;
-use vksort::bench::ops::{self, FlagMode, Input, OpSpec, Output, Timing};
-use vksort::bench::{self, BenchOptions};
-use vksort::model::Calibration;
 use vksort::{Context, ContextOptions};
 
 /// Sort algorithm names (the library's `SortAlgorithm::ALL`: the list grows with it).
@@ -555,7 +555,7 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         "measuring the compute-copy roofline on {} ...",
         ctx.caps().name
     );
-    let roofline = vksort::model::measure_roofline(&ctx)?;
+    let roofline = crate::model::measure_roofline(&ctx)?;
     let cal = match (Calibration::load(&ctx), a.recalibrate) {
         (Some(c), false) => c,
         _ => {
@@ -694,7 +694,7 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
         ctx.caps().name,
         ctx.caps().driver_info
     );
-    let roof = vksort::model::measure_roofline(&ctx)?;
+    let roof = crate::model::measure_roofline(&ctx)?;
     println!("compute-copy roofline: {:.1} GB/s", roof / 1e9);
     let mut specs = vec![
         OpSpec::Scan {

@@ -2,10 +2,10 @@
 //! input/output (`-`). Output files are written to a temporary file beside the target and renamed into place
 //! only once everything succeeded, so a failed run leaves no output file behind.
 
+use crate::bench::data::{Column, ElemType};
 use anyhow::{bail, Context as _, Result};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use vksort::bench::data::{Column, ElemType};
 
 /// Parses an element count: `1000`, `2^20`, `4K`, `16M`, `1G` (binary multiples).
 pub fn parse_count(s: &str) -> Result<u64> {

@@ -31,12 +31,12 @@
 
 use crate::bench::data::ElemType;
 use crate::bench::ops;
-use crate::gpu::{Buffer, Context, Profiler};
-use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use vksort::gpu::{Buffer, Context, Profiler};
+use vksort::{Error, Result};
 
 /// One pass (or group of identical dispatches) of an algorithm.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -607,7 +607,7 @@ impl Calibration {
         value: Option<ElemType>,
         key_bits: u32,
         n: u64,
-        caps: &crate::gpu::DeviceCaps,
+        caps: &vksort::gpu::DeviceCaps,
     ) -> Option<(String, f64)> {
         candidates
             .iter()
@@ -628,7 +628,7 @@ impl Calibration {
 }
 
 /// The efficiency keys a calibration measures in this build.
-pub fn calibrated_algorithms(caps: &crate::gpu::DeviceCaps) -> Vec<String> {
+pub fn calibrated_algorithms(caps: &vksort::gpu::DeviceCaps) -> Vec<String> {
     ops::calibration_ops()
         .iter()
         .map(|o| o.shape(1 << 12, caps).algo_key())
@@ -646,7 +646,7 @@ pub fn measure_roofline(ctx: &Arc<Context>) -> Result<f64> {
         .max(1 << 16)
         / 16
         * 16;
-    crate::copy::measure_roofline(ctx, bytes, if caps.is_cpu() { 3 } else { 10 })
+    vksort::copy::measure_roofline(ctx, bytes, if caps.is_cpu() { 3 } else { 10 })
 }
 
 /// The GPU time of a trivial dispatch (a 16-byte copy) with its barrier: the fixed cost per pass, nanoseconds.
@@ -659,7 +659,7 @@ pub fn measure_fixed_cost(ctx: &Arc<Context>) -> Result<f64> {
     for _ in 0..5 {
         ctx.submit_profiled("vksort::calibrate::fixed", Some(&mut prof), |rec| {
             for _ in 0..K {
-                crate::copy::cmd_copy(rec, a.as_ref(), b.as_ref(), 16)?;
+                vksort::copy::cmd_copy(rec, a.as_ref(), b.as_ref(), 16)?;
                 rec.barrier();
             }
             Ok(())

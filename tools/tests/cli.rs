@@ -2,15 +2,18 @@
 //! cases (exit status 2, a message, no output file left); `bench --quick` output files; and the library's
 //! verification functions catching a corrupted output.
 //!
+//! The binary is `VKSORT_BIN` when set (scripts/gpu-run.sh points it at the unpacked one on the GPU machine),
+//! else the one cargo built for this test.
+//!
 //! Children run with `VKSORT_VALIDATION=1` and fail the test on any validation message. Operations this build
 //! of vksort lacks are skipped with a note (the CLI then refuses them with exit status 2, tested too).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use vksort::bench::data::{Column, ElemType};
-use vksort::bench::dist::Dist;
-use vksort::bench::ops::{self, FlagMode, OpSpec};
-use vksort::bench::verify::{self, SortSpec};
+use vksort_tools::bench::data::{Column, ElemType};
+use vksort_tools::bench::dist::Dist;
+use vksort_tools::bench::ops::{self, FlagMode, OpSpec};
+use vksort_tools::bench::verify::{self, SortSpec};
 
 struct Run {
     code: i32,
@@ -38,8 +41,16 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
+/// The `vksort` binary under test: `VKSORT_BIN`, else the one cargo built.
+fn bin() -> PathBuf {
+    std::env::var_os("VKSORT_BIN")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vksort")))
+}
+
 fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vksort"));
+    let mut cmd = Command::new(bin());
     cmd.args(args)
         .env("VKSORT_VALIDATION", "1")
         .env("VKSORT_CACHE_DIR", cache_dir())
@@ -655,7 +666,7 @@ fn demo_and_calibrate_run() {
     }
     let d = tmp("calibrate");
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_vksort"))
+        let out = Command::new(bin())
             .args(args)
             .env("VKSORT_VALIDATION", "1")
             .env("VKSORT_CACHE_DIR", &d)

@@ -85,7 +85,7 @@ pub fn run(selected: Option<&str>) -> Result<i32> {
             "    timestamps: {} valid bits, {} ns per tick; device UUID {}",
             caps.timestamp_valid_bits,
             caps.timestamp_period,
-            vksort::model::uuid_hex(&caps.device_uuid)
+            crate::model::uuid_hex(&caps.device_uuid)
         );
         let plan = SubgroupPlan::for_device(caps);
         println!(
@@ -93,13 +93,13 @@ pub fn run(selected: Option<&str>) -> Result<i32> {
             plan,
             plan.workgroup_size(caps, 256)
         );
-        for line in vksort::bench::ops::policy_summary(caps) {
+        for line in crate::bench::ops::policy_summary(caps) {
             println!("    policy: {line}");
         }
-        let cache = vksort::model::Calibration::cache_dir().map(|d| {
+        let cache = crate::model::Calibration::cache_dir().map(|d| {
             d.join(format!(
                 "calibration-{}.json",
-                vksort::model::uuid_hex(&caps.device_uuid)
+                crate::model::uuid_hex(&caps.device_uuid)
             ))
         });
         match cache {

@@ -17,14 +17,14 @@ pub mod plot;
 pub mod report;
 pub mod verify;
 
-use crate::gpu::Context;
 use crate::model::{self, Calibration};
-use crate::Result;
 use data::ElemType;
 use dist::Dist;
 use ops::{DeviceInput, FlagMode, Input, OpSpec};
 use serde::Serialize;
 use std::sync::Arc;
+use vksort::gpu::Context;
+use vksort::Result;
 
 /// What to sweep.
 #[derive(Clone, Debug)]
@@ -93,7 +93,7 @@ impl BenchOptions {
     }
 
     /// Every configuration to run, in an order that keeps configurations sharing an input together.
-    pub fn plan(&self, caps: &crate::gpu::DeviceCaps) -> Vec<(OpSpec, Dist, u64)> {
+    pub fn plan(&self, caps: &vksort::gpu::DeviceCaps) -> Vec<(OpSpec, Dist, u64)> {
         let mut out = Vec::new();
         let has = |f: &str| self.ops.iter().any(|o| o == f);
         let sort_algos: Vec<String> = match &self.sort_algos {
@@ -454,7 +454,7 @@ fn make_row(
     cal: &Calibration,
     roofline: f64,
     failure: Option<verify::Mismatch>,
-    caps: &crate::gpu::DeviceCaps,
+    caps: &vksort::gpu::DeviceCaps,
 ) -> Row {
     let shape = spec.shape(n, caps);
     let model_passes = model::passes(&shape);
@@ -540,7 +540,7 @@ fn make_row(
     }
 }
 
-fn auto_rows(rows: &[Row], cal: &Calibration, caps: &crate::gpu::DeviceCaps) -> Vec<AutoRow> {
+fn auto_rows(rows: &[Row], cal: &Calibration, caps: &vksort::gpu::DeviceCaps) -> Vec<AutoRow> {
     let mut out: Vec<AutoRow> = Vec::new();
     for r in rows.iter().filter(|r| r.family == "sort" && r.verified) {
         if out

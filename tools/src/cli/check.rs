@@ -1,7 +1,7 @@
-//! `--check`: the library's CPU verification ([`vksort::bench::ops::verify`], exact mode) turned into the CLI's
+//! `--check`: the library's CPU verification ([`crate::bench::ops::verify`], exact mode) turned into the CLI's
 //! message and exit status.
 
-use vksort::bench::ops::{self, Input, OpSpec, Output};
+use crate::bench::ops::{self, Input, OpSpec, Output};
 
 /// Verifies `out`; prints `check passed` or the first bad index to standard error. Returns the exit status
 /// (0 or 1).
