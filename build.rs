@@ -1,9 +1,14 @@
 //! Compiles every compute shader under `glsl/` to SPIR-V with shaderc and embeds it in the library.
 //!
+//! Layout: `glsl/` holds one folder per algorithm family, matching the Rust modules (`glsl/scan/` for
+//! `src/scan/`, `glsl/sort/radix/` for `src/sort/radix/`); single-file families (`compact.comp`, ...) sit at the
+//! top; shared building blocks in `glsl/include/`. Every `*.comp` below `glsl/` (walked recursively) is a
+//! shader. Embedded names must be unique (the build fails otherwise).
+//!
 //! A shader that is generic declares its variants in lines of the form
 //! `// @variant NAME DEFINE=VALUE DEFINE2=VALUE ...` ; each variant is compiled with those macro definitions
 //! and embedded as `<stem>_<NAME>`. A shader without such lines is embedded once, as `<stem>`.
-//! Includes (`#include "x.glsl"`) resolve against `glsl/include/`. A GLSL error fails the build with its
+//! Includes (`#include "x.glsl"`) resolve against the including file's folder first, then `glsl/include/`. A GLSL error fails the build with its
 //! file and line, as shaderc reports them.
 
 use std::fmt::Write as _;
@@ -18,12 +23,11 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SHADERC_LIB_DIR");
 
     let compiler = shaderc::Compiler::new().expect("shaderc compiler");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&glsl)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
-        .collect();
+    let mut sources = Vec::new();
+    walk(&glsl, &mut sources);
+    sources.retain(|p| p.extension().is_some_and(|e| e == "comp"));
     sources.sort();
+    let mut embedded = std::collections::HashMap::new();
 
     let mut table = String::new();
     let mut errors = Vec::new();
@@ -52,6 +56,13 @@ fn main() {
             variants.push((stem.clone(), Vec::new()));
         }
         for (name, defs) in variants {
+            if let Some(other) = embedded.insert(name.clone(), src.clone()) {
+                panic!(
+                    "embedded name {name} comes from both {} and {}",
+                    other.display(),
+                    src.display()
+                );
+            }
             match compile(&compiler, src, &text, &include_dir, &defs) {
                 Ok(words) => {
                     let spv = out.join(format!("{name}.spv"));
@@ -81,6 +92,18 @@ fn main() {
     std::fs::write(out.join("shaders.rs"), table).unwrap();
 }
 
+/// All files below `dir`, recursively.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
 fn compile(
     compiler: &shaderc::Compiler,
     path: &Path,
@@ -100,9 +123,10 @@ fn compile(
         opts.add_macro_definition(k, Some(v));
     }
     let inc = include_dir.to_path_buf();
-    let local = path.parent().unwrap().to_path_buf();
-    opts.set_include_callback(move |name, _kind, _from, _depth| {
-        for dir in [&inc, &local] {
+    opts.set_include_callback(move |name, _kind, from, _depth| {
+        // `from` is the including file: the shader's path, or an include's resolved name (its path).
+        let local = Path::new(from).parent().unwrap_or(Path::new("."));
+        for dir in [local, &inc] {
             let p = dir.join(name);
             if let Ok(content) = std::fs::read_to_string(&p) {
                 println!("cargo:rerun-if-changed={}", p.display());
@@ -114,8 +138,8 @@ fn compile(
         }
         Err(format!(
             "include {name} not found in {} or {}",
-            inc.display(),
-            local.display()
+            local.display(),
+            inc.display()
         ))
     });
     let art = compiler

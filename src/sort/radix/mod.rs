@@ -72,7 +72,7 @@ use crate::sort::{SortAlgorithm, SortConfig};
 use ash::vk;
 use std::sync::Arc;
 
-/// Control block words (u32 index into the meta region; see `glsl/include/radix_common.glsl`).
+/// Control block words (u32 index into the meta region; see `glsl/sort/radix/radix_common.glsl`).
 pub const CTRL_N: u64 = 0;
 pub const CTRL_OVERFLOW: u64 = 1;
 pub const CTRL_RAW_COUNT: u64 = 2;
@@ -574,7 +574,7 @@ impl RadixPolicy {
         }
     }
 
-    /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/radix_onesweep.comp: smem holds the tile,
+    /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/sort/radix/radix_onesweep.comp: smem holds the tile,
     /// or the rank counters followed by the match_or lane masks, whichever is larger; then the per-digit arrays).
     /// `item_words`: 32-bit words per key and value (the parked sub-tiles hold them all).
     fn onesweep_shared_bytes(&self, plan: &SubgroupPlan, item_words: u32) -> u64 {
@@ -754,7 +754,7 @@ pub enum Count {
     Gpu { count: BufferRef, capacity: u64 },
 }
 
-/// How a sort of up to `max_n` keys is cut into portions (see `glsl/include/radix_common.glsl`).
+/// How a sort of up to `max_n` keys is cut into portions (see `glsl/sort/radix/radix_common.glsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Portions {
     /// The passes write through 64-bit device addresses (an array exceeds one binding, or the policy's

@@ -1,4 +1,4 @@
-//! `vksort::radix::msd` (glsl/radix_msd_differ.comp, glsl/radix_msd_split.comp and glsl/radix_msd_buckets.comp,
+//! `vksort::radix::msd` (glsl/sort/radix/: radix_msd_differ.comp, radix_msd_split.comp and radix_msd_buckets.comp,
 //! the last two in variants `ballot` / `partitioned`): a three-dispatch sort for small inputs, most significant
 //! digit first, with no waiting between workgroups and no zeroed memory beyond 2^digit_bits counts (zeroed by
 //! the differ pass).

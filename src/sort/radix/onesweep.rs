@@ -1,4 +1,4 @@
-//! `vksort::radix::onesweep::place<p>` (glsl/radix_onesweep.comp, variants `ballot` / `partitioned`): one digit
+//! `vksort::radix::onesweep::place<p>` (glsl/sort/radix/radix_onesweep.comp, variants `ballot` / `partitioned`): one digit
 //! place in one pass. Tiles are claimed through the place's counter in the control block; each tile ranks its
 //! keys locally (subgroup multisplit + workgroup multi-scan), finds the count of each digit in earlier tiles by
 //! decoupled look-back over the place's status region (bounded spin, then self-counting), and scatters keys and

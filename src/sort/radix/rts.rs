@@ -1,7 +1,7 @@
 //! Reduce-then-scan, per digit place (no inter-workgroup waiting):
-//! `vksort::radix::upsweep::place<p>` (glsl/radix_upsweep.comp) counts each tile's digits (digit-major into the
-//! status region), `vksort::radix::spine::place<p>` (glsl/radix_spine.comp, one workgroup per digit) scans them
-//! into global offsets, `vksort::radix::downsweep::place<p>` (radix_onesweep.comp, `downsweep` variants)
+//! `vksort::radix::upsweep::place<p>` (glsl/sort/radix/radix_upsweep.comp) counts each tile's digits (digit-major into the
+//! status region), `vksort::radix::spine::place<p>` (glsl/sort/radix/radix_spine.comp, one workgroup per digit) scans them
+//! into global offsets, `vksort::radix::downsweep::place<p>` (glsl/sort/radix/radix_onesweep.comp, `downsweep` variants)
 //! re-ranks each tile and scatters. All three are dispatched indirectly from the plan.
 
 use super::{Bindings, RadixSort, CTRL_PASS};

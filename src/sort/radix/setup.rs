@@ -1,6 +1,6 @@
-//! `vksort::radix::setup` (glsl/radix_setup.comp): zeroes what the sort accumulates into (control block,
+//! `vksort::radix::setup` (glsl/sort/radix/radix_setup.comp): zeroes what the sort accumulates into (control block,
 //! histograms, look-back status) and writes n, the host's count or the GPU-side one (clamped to the capacity,
-//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/radix_copy.comp): the final
+//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/sort/radix/radix_copy.comp): the final
 //! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
 //! executed passes was even.
 

@@ -1,4 +1,4 @@
-//! `vksort::radix::small` (glsl/radix_small.comp, variants `ballot` / `partitioned`): the whole sort in one
+//! `vksort::radix::small` (glsl/sort/radix/radix_small.comp, variants `ballot` / `partitioned`): the whole sort in one
 //! workgroup, one dispatch, for n <= `policy.small_capacity()`. Reads and writes the caller's keys and values
 //! once; with a GPU-side count it records n and the overflow flag in the control block.
 

@@ -1,5 +1,5 @@
-//! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
-//! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
+//! `vksort::radix::upfront` (glsl/sort/radix/radix_upfront.comp): all digit histograms in one read of the keys; and
+//! `vksort::radix::plan` (glsl/sort/radix/radix_plan.comp): global digit offsets, skipped places, and the later passes'
 //! indirect arguments; with one portion, the upfront pass's last workgroup plans and no plan pass is recorded. Reads the keys (caller's buffer) and the control block; writes the histogram and
 //! control regions of the meta scratch (cleared before). Kernel variants: `radix_upfront_scalar` (default) and
 //! `radix_upfront_vec4` (policy `upfront_vec4`: keys read as 16-byte vectors through a third binding, the keys

@@ -36,7 +36,7 @@
 // CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
 // tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
 // device's real-time clock at entry and exit, and writes one 16-word record per tile (layout: TILE_CLOCK_* in
-// src/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
+// src/sort/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
 // (GL_NV_shader_sm_builtins).
 //
 // WIDE=1 variants (arrays larger than one binding): the pass reads its portion through bindings 0..3 (bound
