@@ -63,9 +63,6 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
     }
 }
 
-/// Keys per invocation with a compile-time variant of the Onesweep kernel (`radix_onesweep_<v>_k<kpt>`).
-pub const FIXED_KPT: [u32; 3] = [8, 12, 16];
-
 /// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
 /// `wide`: the variant that writes through device addresses.
 pub(crate) fn kernel(
@@ -79,15 +76,10 @@ pub(crate) fn kernel(
         (true, false) => "radix_onesweep_downsweep",
         (true, true) => "radix_onesweep_downsweep_partitioned",
     };
-    // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays);
-    // the wide variants exist only with the keys per invocation as a specialization constant.
-    let kpt = s.policy.keys_per_thread;
     let name = if s.policy.tile_clocks != 0 && !downsweep && !wide {
         format!("{base}_clock")
     } else if wide {
         format!("{base}_wide")
-    } else if !downsweep && FIXED_KPT.contains(&kpt) {
-        format!("{base}_k{kpt}")
     } else {
         base.to_string()
     };
