@@ -47,7 +47,11 @@ pub(crate) fn record(
 ) -> Result<()> {
     let caps = s.ctx.caps();
     let wg = s.plan.workgroup_size(caps, SETUP_WG);
-    let k = s.kernel("radix_setup", wg, &[])?;
+    let k = s.kernel(
+        crate::shaders::radix_setup::SHADER,
+        wg,
+        crate::shaders::Spec::new(),
+    )?;
     let align = caps.min_storage_buffer_offset_alignment.max(16);
     let chunk_bytes = (s.binding_range() / align * align).min(u32::MAX as u64 / 4 * 16);
     let mut off = 0;
@@ -93,7 +97,15 @@ pub struct CopyPush {
 
 pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.plan.workgroup_size(s.ctx.caps(), COPY_WG);
-    let k = s.kernel("radix_copy", wg, &[COPY_KPT, s.key_words, s.val_words])?;
+    use crate::shaders::{radix_copy as sh, Spec};
+    let k = s.kernel(
+        sh::SHADER,
+        wg,
+        Spec::new()
+            .with(sh::KPT, COPY_KPT)
+            .with(sh::KEY_WORDS, s.key_words)
+            .with(sh::VAL_WORDS, s.val_words),
+    )?;
     let (count, len) = b.source_portions();
     for q in 0..count {
         // Portions touch disjoint keys, but share the bindings the validation layers track (histogram
