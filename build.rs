@@ -1,13 +1,63 @@
-//! Compiles every compute shader under `glsl/` to SPIR-V with shaderc and embeds it in the library.
+//! Compiles every compute shader under `glsl/` to SPIR-V with shaderc, embeds it in the library, and generates
+//! the Rust names of the shaders and of their specialization constants (included by `src/shaders.rs`).
 //!
-//! A shader that is generic declares its variants in lines of the form
-//! `// @variant NAME DEFINE=VALUE DEFINE2=VALUE ...` ; each variant is compiled with those macro definitions
-//! and embedded as `<stem>_<NAME>`. A shader without such lines is embedded once, as `<stem>`.
-//! Includes (`#include "x.glsl"`) resolve against `glsl/include/`. A GLSL error fails the build with its
-//! file and line, as shaderc reports them.
+//! Layout: `glsl/` holds one folder per algorithm family, matching the Rust modules (`glsl/scan/` for
+//! `src/scan/`, `glsl/sort/radix/` for `src/sort/radix/`); single-file families (`compact.comp`, ...) sit at the
+//! top; shared building blocks in `glsl/include/`. Every `*.comp` below `glsl/` (walked recursively) is a
+//! shader; `#include "x.glsl"` resolves against the including file's folder first, then `glsl/include/`.
+//!
+//! Variants: a shader that is generic declares them in lines of the form
+//! `// @variant NAME DEFINE=VALUE DEFINE2 ...` (a bare DEFINE is `DEFINE=1`); each variant is compiled with
+//! those macro definitions and embedded as `<stem>_<NAME>`. A shader without such lines is embedded once, as
+//! `<stem>`. Embedded names must be unique (the build fails otherwise), so file stems are unique across folders.
+//!
+//! Specialization constants: every `layout(constant_id = N) const TYPE NAME = DEFAULT;` of a shader, its
+//! includes resolved textually (preprocessor conditionals are not evaluated: a declaration anywhere counts).
+//! The build fails when one shader declares two constants with one id, or when one constant name has
+//! different ids in different files: a name means one id everywhere.
+//!
+//! Generated (see `src/shaders.rs` for the types):
+//! - `SHADERS`: every embedded shader as (name, SPIR-V bytes);
+//! - per shader stem a module, e.g. `shaders::radix_onesweep`, with one `ShaderId` const per variant named in
+//!   UPPER_SNAKE (`BALLOT`, `PARTITIONED_WIDE`; `SHADER` for a shader without variants), one `SpecId` const per
+//!   specialization constant named as in GLSL (`WG_SIZE`, `KPT`, ...), and `SPEC_CONSTANTS` (all of them);
+//! - per include that declares constants, a module under `shaders::include` (e.g. `shaders::include::common`)
+//!   with its `SpecId` consts, for code that sets the constants of an include shared by several shaders;
+//! - `ALL`: every `ShaderId`.
+//!
+//! A GLSL error fails the build with its file and line, as shaderc reports them.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+
+/// One `layout(constant_id = N) const TYPE NAME = DEFAULT;` declaration.
+#[derive(Clone, Debug)]
+struct SpecConst {
+    id: u32,
+    ty: String,
+    name: String,
+    default: String,
+    /// Where it is declared, relative to `glsl/`, with the line.
+    at: String,
+}
+
+/// One embedded shader variant.
+struct Variant {
+    /// The `@variant` name (`None`: the shader has no variants).
+    name: Option<String>,
+    defs: Vec<(String, String)>,
+}
+
+struct Shader {
+    path: PathBuf,
+    rel: String,
+    stem: String,
+    text: String,
+    summary: String,
+    variants: Vec<Variant>,
+    consts: Vec<SpecConst>,
+}
 
 fn main() {
     let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -17,23 +67,58 @@ fn main() {
     println!("cargo:rerun-if-changed=glsl");
     println!("cargo:rerun-if-env-changed=SHADERC_LIB_DIR");
 
-    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&glsl)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "comp"))
-        .collect();
-    sources.sort();
-
-    let mut table = String::new();
+    let mut files = Vec::new();
+    walk(&glsl, &mut files);
+    files.sort();
+    let rel = |p: &Path| p.strip_prefix(&glsl).unwrap().display().to_string();
     let mut errors = Vec::new();
-    writeln!(table, "/// Every embedded shader: (name, SPIR-V bytes).").unwrap();
-    writeln!(table, "pub static SHADERS: &[(&str, &[u8])] = &[").unwrap();
-    for src in &sources {
-        println!("cargo:rerun-if-changed={}", src.display());
-        let text = std::fs::read_to_string(src).unwrap();
-        let stem = src.file_stem().unwrap().to_str().unwrap().to_string();
-        let mut variants: Vec<(String, Vec<(String, String)>)> = text
+
+    // Shaders, their variants and their specialization constants.
+    let mut shaders = Vec::new();
+    let mut includes = Vec::new();
+    for path in &files {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if ext != "comp" && ext != "glsl" {
+            continue;
+        }
+        let stem = path.file_stem().unwrap().to_str().unwrap().to_string();
+        if !is_ident(&stem) {
+            errors.push(format!(
+                "{}: the file stem `{stem}` is no Rust identifier (lower snake case, not a keyword)",
+                rel(path)
+            ));
+            continue;
+        }
+        let mut consts = Vec::new();
+        scan_consts(
+            path,
+            &glsl,
+            &include_dir,
+            &mut BTreeSet::new(),
+            &mut consts,
+            &mut errors,
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let summary = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("//"))
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("");
+        // Header comments start with the file's name: `x.comp: what it does`.
+        let file_name = path.file_name().unwrap().to_str().unwrap();
+        let summary = summary
+            .strip_prefix(file_name)
+            .and_then(|s| s.strip_prefix(':'))
+            .unwrap_or(summary)
+            .trim()
+            .to_string();
+        if ext == "glsl" {
+            includes.push((rel(path), stem, summary, consts));
+            continue;
+        }
+        let mut variants: Vec<Variant> = text
             .lines()
             .filter_map(|l| l.trim().strip_prefix("// @variant "))
             .map(|rest| {
@@ -45,14 +130,135 @@ fn main() {
                         None => (w.to_string(), "1".to_string()),
                     })
                     .collect();
-                (format!("{stem}_{name}"), defs)
+                Variant {
+                    name: Some(name),
+                    defs,
+                }
             })
             .collect();
         if variants.is_empty() {
-            variants.push((stem.clone(), Vec::new()));
+            variants.push(Variant {
+                name: None,
+                defs: Vec::new(),
+            });
         }
-        for (name, defs) in variants {
-            match compile(&compiler, src, &text, &include_dir, &defs) {
+        shaders.push(Shader {
+            path: path.clone(),
+            rel: rel(path),
+            stem,
+            text,
+            summary,
+            variants,
+            consts,
+        });
+    }
+
+    // One id per constant within a shader, one id per name across all files.
+    let mut by_name: BTreeMap<String, SpecConst> = BTreeMap::new();
+    let all_consts = shaders
+        .iter()
+        .map(|s| (&s.rel, &s.consts))
+        .chain(includes.iter().map(|(r, _, _, c)| (r, c)));
+    for (file, consts) in all_consts {
+        let mut ids: BTreeMap<u32, &SpecConst> = BTreeMap::new();
+        let mut names: BTreeMap<&str, &SpecConst> = BTreeMap::new();
+        for c in consts {
+            if let Some(other) = ids.insert(c.id, c) {
+                errors.push(format!(
+                    "{file}: specialization constants {} ({}) and {} ({}) share constant_id {}",
+                    other.name, other.at, c.name, c.at, c.id
+                ));
+            }
+            if let Some(other) = names.insert(&c.name, c) {
+                errors.push(format!(
+                    "{file}: specialization constant {} declared twice ({} and {})",
+                    c.name, other.at, c.at
+                ));
+            }
+            match by_name.get(&c.name) {
+                Some(first) if first.id != c.id => errors.push(format!(
+                    "specialization constant {} has constant_id {} in {} but {} in {}: one name, one id in \
+                     every shader",
+                    c.name, first.id, first.at, c.id, c.at
+                )),
+                Some(_) => {}
+                None => {
+                    by_name.insert(c.name.clone(), c.clone());
+                }
+            }
+        }
+    }
+
+    // Unique stems (modules) and embedded names.
+    let mut stems: HashMap<&str, &str> = HashMap::new();
+    let mut embedded: HashMap<String, String> = HashMap::new();
+    for s in &shaders {
+        if s.stem == "include" {
+            errors.push(format!(
+                "{}: the stem `include` is taken by the includes' module",
+                s.rel
+            ));
+        }
+        if let Some(other) = stems.insert(&s.stem, &s.rel) {
+            errors.push(format!(
+                "shaders {other} and {} have the same stem `{}`",
+                s.rel, s.stem
+            ));
+        }
+        let mut items: BTreeMap<String, String> = s
+            .consts
+            .iter()
+            .map(|c| (c.name.clone(), format!("constant {}", c.name)))
+            .collect();
+        items.insert("SPEC_CONSTANTS".into(), "the constants' list".into());
+        for v in &s.variants {
+            let name = embedded_name(&s.stem, v);
+            if let Some(other) = embedded.insert(name.clone(), s.rel.clone()) {
+                errors.push(format!(
+                    "embedded name {name} comes from both {other} and {}",
+                    s.rel
+                ));
+            }
+            let item = variant_const(v);
+            if !is_const_ident(&item) {
+                errors.push(format!(
+                    "{}: variant `{}` gives no Rust const name (`{item}`)",
+                    s.rel,
+                    v.name.as_deref().unwrap_or("")
+                ));
+            }
+            if let Some(what) = items.insert(item.clone(), format!("variant {name}")) {
+                errors.push(format!(
+                    "{}: the const {item} would name both {what} and variant {name}",
+                    s.rel
+                ));
+            }
+        }
+    }
+    let mut include_stems: HashMap<&str, &str> = HashMap::new();
+    for (r, stem, _, _) in &includes {
+        if let Some(other) = include_stems.insert(stem, r) {
+            errors.push(format!(
+                "includes {other} and {r} have the same stem `{stem}`"
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        panic!(
+            "shader declarations are inconsistent:\n  {}",
+            errors.join("\n  ")
+        );
+    }
+
+    // Compile every variant.
+    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
+    let mut table = String::new();
+    writeln!(table, "/// Every embedded shader: (name, SPIR-V bytes).").unwrap();
+    writeln!(table, "pub static SHADERS: &[(&str, &[u8])] = &[").unwrap();
+    for s in &shaders {
+        for v in &s.variants {
+            let name = embedded_name(&s.stem, v);
+            match compile(&compiler, &s.path, &s.text, &include_dir, &v.defs) {
                 Ok(words) => {
                     let spv = out.join(format!("{name}.spv"));
                     std::fs::write(&spv, words).unwrap();
@@ -63,7 +269,7 @@ fn main() {
                     )
                     .unwrap();
                 }
-                Err(e) => errors.push(format!("{name} ({}):\n{e}", src.display())),
+                Err(e) => errors.push(format!("{name} ({}):\n{e}", s.path.display())),
             }
         }
     }
@@ -78,7 +284,234 @@ fn main() {
             errors.join("\n")
         );
     }
+
+    // The names.
+    writeln!(table, "\n/// Every embedded shader's identifier.").unwrap();
+    writeln!(table, "pub static ALL: &[ShaderId] = &[").unwrap();
+    for s in &shaders {
+        for v in &s.variants {
+            writeln!(table, "    {}::{},", s.stem, variant_const(v)).unwrap();
+        }
+    }
+    writeln!(table, "];").unwrap();
+    for s in &shaders {
+        writeln!(table, "\n/// `glsl/{}`: {}", s.rel, escape_doc(&s.summary)).unwrap();
+        writeln!(table, "pub mod {} {{", s.stem).unwrap();
+        writeln!(table, "    #[allow(unused_imports)]").unwrap();
+        writeln!(table, "    use super::{{ShaderId, SpecId}};").unwrap();
+        write_consts(&mut table, &s.consts);
+        writeln!(
+            table,
+            "    /// Every specialization constant of `{}`, by id.",
+            s.stem
+        )
+        .unwrap();
+        let list: Vec<&str> = s.consts.iter().map(|c| c.name.as_str()).collect();
+        writeln!(
+            table,
+            "    pub const SPEC_CONSTANTS: &[SpecId] = &[{}];",
+            list.join(", ")
+        )
+        .unwrap();
+        for v in &s.variants {
+            let name = embedded_name(&s.stem, v);
+            let doc = match &v.name {
+                Some(n) if v.defs.is_empty() => format!("Variant `{n}`"),
+                Some(n) => {
+                    let defs: Vec<String> =
+                        v.defs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    format!("Variant `{n}` (`{}`)", defs.join(" "))
+                }
+                None => "The shader".to_string(),
+            };
+            writeln!(table, "    /// {doc}, embedded as `{name}`.").unwrap();
+            writeln!(
+                table,
+                "    pub const {}: ShaderId = ShaderId::new({name:?}, SPEC_CONSTANTS);",
+                variant_const(v)
+            )
+            .unwrap();
+        }
+        writeln!(table, "}}").unwrap();
+    }
+    writeln!(
+        table,
+        "\n/// The specialization constants of included files (`*.glsl`), for code that sets the constants of an \
+         include\n/// several shaders share (ids are the same in every shader: the build checks)."
+    )
+    .unwrap();
+    writeln!(table, "pub mod include {{").unwrap();
+    for (r, stem, summary, consts) in &includes {
+        if consts.is_empty() {
+            continue;
+        }
+        writeln!(table, "    /// `glsl/{r}`: {}", escape_doc(summary)).unwrap();
+        writeln!(table, "    pub mod {stem} {{").unwrap();
+        writeln!(table, "        use crate::shaders::SpecId;").unwrap();
+        let mut body = String::new();
+        write_consts(&mut body, consts);
+        for l in body.lines() {
+            writeln!(table, "    {l}").unwrap();
+        }
+        writeln!(table, "    }}").unwrap();
+    }
+    writeln!(table, "}}").unwrap();
     std::fs::write(out.join("shaders.rs"), table).unwrap();
+}
+
+/// All files below `dir`, recursively.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            walk(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// `#include "name"` from a file in `from_dir`: that folder first, then `glsl/include/`.
+fn resolve_include(name: &str, from_dir: &Path, include_dir: &Path) -> Option<PathBuf> {
+    [from_dir, include_dir]
+        .iter()
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// Collects the specialization constants declared in `path` and (textually, each file once) its includes.
+fn scan_consts(
+    path: &Path,
+    glsl: &Path,
+    include_dir: &Path,
+    seen: &mut BTreeSet<PathBuf>,
+    out: &mut Vec<SpecConst>,
+    errors: &mut Vec<String>,
+) {
+    if !seen.insert(path.to_path_buf()) {
+        return;
+    }
+    let rel = path
+        .strip_prefix(glsl)
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    let text = std::fs::read_to_string(path).unwrap();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.split("//").next().unwrap().trim();
+        if let Some(rest) = code.strip_prefix("#include") {
+            let name = rest
+                .trim()
+                .trim_matches(|c| c == '"' || c == '<' || c == '>');
+            match resolve_include(name, path.parent().unwrap(), include_dir) {
+                Some(p) => scan_consts(&p, glsl, include_dir, seen, out, errors),
+                None => errors.push(format!(
+                    "{rel}:{}: include {name} not found beside it or in glsl/include",
+                    i + 1
+                )),
+            }
+        } else if code.contains("constant_id") {
+            match parse_const(code) {
+                Some((id, ty, name, default)) => out.push(SpecConst {
+                    id,
+                    ty,
+                    name,
+                    default,
+                    at: format!("{rel}:{}", i + 1),
+                }),
+                None => errors.push(format!(
+                    "{rel}:{}: cannot read `{code}` (expected `layout(constant_id = N) const TYPE NAME = \
+                     DEFAULT;` on one line)",
+                    i + 1
+                )),
+            }
+        }
+    }
+    out.sort_by_key(|c| c.id);
+}
+
+/// `layout(constant_id = N) const TYPE NAME = DEFAULT;` -> (N, TYPE, NAME, DEFAULT).
+fn parse_const(code: &str) -> Option<(u32, String, String, String)> {
+    let rest = code
+        .strip_prefix("layout")?
+        .trim_start()
+        .strip_prefix('(')?;
+    let (inside, rest) = rest.split_once(')')?;
+    let (key, id) = inside.split_once('=')?;
+    if key.trim() != "constant_id" {
+        return None;
+    }
+    let id = id.trim().parse().ok()?;
+    let rest = rest.trim().strip_prefix("const")?;
+    let (decl, default) = rest.split_once('=')?;
+    let mut words = decl.split_whitespace();
+    let (ty, name) = (words.next()?, words.next()?);
+    if words.next().is_some() || !is_const_ident(name) {
+        return None;
+    }
+    let default = default.trim().strip_suffix(';')?.trim();
+    Some((id, ty.into(), name.into(), default.into()))
+}
+
+fn write_consts(out: &mut String, consts: &[SpecConst]) {
+    for c in consts {
+        writeln!(
+            out,
+            "    /// `{} {}` = {} (constant_id {}, {}).",
+            c.ty, c.name, c.default, c.id, c.at
+        )
+        .unwrap();
+        writeln!(
+            out,
+            "    pub const {}: SpecId = SpecId::new({}, {:?});",
+            c.name, c.id, c.name
+        )
+        .unwrap();
+    }
+}
+
+fn embedded_name(stem: &str, v: &Variant) -> String {
+    match &v.name {
+        Some(n) => format!("{stem}_{n}"),
+        None => stem.to_string(),
+    }
+}
+
+fn variant_const(v: &Variant) -> String {
+    match &v.name {
+        Some(n) => n.to_uppercase(),
+        None => "SHADER".into(),
+    }
+}
+
+const KEYWORDS: &[&str] = &[
+    "as", "async", "await", "box", "break", "const", "continue", "crate", "dyn", "else", "enum",
+    "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod",
+    "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true",
+    "try", "type", "unsafe", "use", "where", "while", "yield",
+];
+
+/// A lower-snake-case Rust identifier (module names).
+fn is_ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !KEYWORDS.contains(&s)
+}
+
+/// An UPPER_SNAKE Rust identifier (consts).
+fn is_const_ident(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+fn escape_doc(s: &str) -> String {
+    s.replace('\n', " ")
 }
 
 fn compile(
@@ -100,23 +533,24 @@ fn compile(
         opts.add_macro_definition(k, Some(v));
     }
     let inc = include_dir.to_path_buf();
-    let local = path.parent().unwrap().to_path_buf();
-    opts.set_include_callback(move |name, _kind, _from, _depth| {
-        for dir in [&inc, &local] {
-            let p = dir.join(name);
-            if let Ok(content) = std::fs::read_to_string(&p) {
+    opts.set_include_callback(move |name, _kind, from, _depth| {
+        // `from` is the including file: the shader's path, or an include's resolved name (its path).
+        let from_dir = Path::new(from).parent().unwrap_or(Path::new("."));
+        match resolve_include(name, from_dir, &inc) {
+            Some(p) => {
+                let content = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
                 println!("cargo:rerun-if-changed={}", p.display());
-                return Ok(shaderc::ResolvedInclude {
+                Ok(shaderc::ResolvedInclude {
                     resolved_name: p.display().to_string(),
                     content,
-                });
+                })
             }
+            None => Err(format!(
+                "include {name} not found in {} or {}",
+                from_dir.display(),
+                inc.display()
+            )),
         }
-        Err(format!(
-            "include {name} not found in {} or {}",
-            inc.display(),
-            local.display()
-        ))
     });
     let art = compiler
         .compile_into_spirv(

@@ -58,12 +58,9 @@ impl Compactor {
     }
 
     fn kernel(&self, ctx: &Context, flags: bool) -> Result<Arc<crate::gpu::Kernel>> {
-        let name = if flags {
-            "compact_flags"
-        } else {
-            "compact_values"
-        };
-        // Spec 3: shared staging of the kept elements when the tile (4 bytes each) fits beside the
+        use crate::shaders::compact as sh;
+        let shader = if flags { sh::FLAGS } else { sh::VALUES };
+        // STAGE_ELEMS: shared staging of the kept elements when the tile (4 bytes each) fits beside the
         // look-back's and the local scan's few words (2 KiB margin).
         let tile = self.policy.tile();
         let stage = if tile as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64 {
@@ -71,10 +68,12 @@ impl Compactor {
         } else {
             1
         };
-        let mut spec = vec![self.policy.items_per_thread / 4, stage];
-        spec.extend_from_slice(&self.policy.lookback_spec());
+        let spec = crate::shaders::Spec::new()
+            .with(sh::VECS, self.policy.items_per_thread / 4)
+            .with(sh::STAGE_ELEMS, stage)
+            .merge(self.policy.lookback_spec());
         self.plan
-            .kernel(ctx, name, self.policy.workgroup_size, &spec)
+            .kernel(ctx, shader, self.policy.workgroup_size, spec)
     }
 
     /// Elements per tile.

@@ -39,7 +39,12 @@ pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) 
     }
     let plan = SubgroupPlan::for_device(ctx.caps());
     let wg = plan.workgroup_size(ctx.caps(), 256);
-    let kernel = plan.kernel(ctx, "copy", wg, &[ITEMS])?;
+    let kernel = plan.kernel(
+        ctx,
+        crate::shaders::copy::SHADER,
+        wg,
+        crate::shaders::Spec::new().with(crate::shaders::copy::ITEMS, ITEMS),
+    )?;
     let n_vec4 = (bytes / 16) as u32;
     let groups = n_vec4.div_ceil(wg * ITEMS);
     rec.dispatch(

@@ -6,7 +6,7 @@ use crate::gpu::{BufferRef, Recorder};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 
-/// Push constants of `glsl/debug_spin.comp`.
+/// Push constants of `glsl/debug_spin.comp` ([`crate::shaders::debug_spin`]).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SpinPush {
@@ -24,7 +24,12 @@ pub fn cmd_spin(
     let ctx = rec.ctx();
     counter.check(ctx, "counter", 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     let plan = SubgroupPlan::for_device(ctx.caps());
-    let kernel = plan.kernel(ctx, "debug_spin", plan.max, &[])?;
+    let kernel = plan.kernel(
+        ctx,
+        crate::shaders::debug_spin::SHADER,
+        plan.max,
+        crate::shaders::Spec::new(),
+    )?;
     rec.dispatch(
         "vksort::diagnostics::spin",
         &kernel,

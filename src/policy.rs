@@ -4,6 +4,7 @@
 //! constants. Nothing assumes a subgroup size.
 
 use crate::gpu::{Context, DeviceCaps, Kernel};
+use crate::shaders::{include::common, ShaderId, Spec};
 use crate::Result;
 use std::sync::Arc;
 
@@ -13,7 +14,8 @@ pub struct SubgroupPlan {
     /// The subgroup size pipelines require (with full subgroups), where the device supports subgroup size
     /// control; `None` where the driver chooses.
     pub required: Option<u32>,
-    /// The smallest subgroup size a pipeline may run with: sizes per-subgroup shared arrays (spec constant 1).
+    /// The smallest subgroup size a pipeline may run with: sizes per-subgroup shared arrays (specialization
+    /// constant `MIN_SUBGROUP`).
     pub min: u32,
     /// The largest: workgroup sizes are multiples of it, so subgroups are full.
     pub max: u32,
@@ -49,17 +51,18 @@ impl SubgroupPlan {
         wg / self.max * self.max
     }
 
-    /// The kernel `shader` with workgroup size `wg` (spec 0), this plan's minimum subgroup (spec 1) and `extra`
-    /// constants (spec 2..).
+    /// The kernel `shader` with workgroup size `wg` (`WG_SIZE`), this plan's minimum subgroup (`MIN_SUBGROUP`)
+    /// and the shader's other constants from `spec`, requiring this plan's subgroup size.
     pub fn kernel(
         &self,
         ctx: &Context,
-        shader: &str,
+        shader: ShaderId,
         wg: u32,
-        extra: &[u32],
+        spec: Spec,
     ) -> Result<Arc<Kernel>> {
-        let mut spec = vec![wg, self.min];
-        spec.extend_from_slice(extra);
+        let spec = spec
+            .with(common::WG_SIZE, wg)
+            .with(common::MIN_SUBGROUP, self.min);
         ctx.kernel(shader, &spec, self.required)
     }
 }

@@ -28,16 +28,6 @@ pub enum ReduceOp {
     Max,
 }
 
-impl ReduceOp {
-    fn suffix(self) -> &'static str {
-        match self {
-            ReduceOp::Sum => "sum",
-            ReduceOp::Min => "min",
-            ReduceOp::Max => "max",
-        }
-    }
-}
-
 /// Push constants of `glsl/reduce.comp` (every variant).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
@@ -81,11 +71,22 @@ pub fn cmd_reduce(
     let policy = ScanPolicy::for_device(caps);
     let plan = SubgroupPlan::for_device(caps);
     let vecs = policy.items_per_thread / elem.per_vec();
+    let shader = {
+        use crate::shaders::reduce as sh;
+        match (elem, op) {
+            (ScanElem::U32, ReduceOp::Sum) => sh::U32_SUM,
+            (ScanElem::U32, ReduceOp::Min) => sh::U32_MIN,
+            (ScanElem::U32, ReduceOp::Max) => sh::U32_MAX,
+            (ScanElem::U64, ReduceOp::Sum) => sh::U64_SUM,
+            (ScanElem::U64, ReduceOp::Min) => sh::U64_MIN,
+            (ScanElem::U64, ReduceOp::Max) => sh::U64_MAX,
+        }
+    };
     let kernel = plan.kernel(
         ctx,
-        &format!("reduce_{}_{}", elem.suffix(), op.suffix()),
+        shader,
         policy.workgroup_size,
-        &[vecs],
+        crate::shaders::Spec::new().with(crate::shaders::reduce::VECS, vecs),
     )?;
     let tiles = n.div_ceil(policy.tile() as u64) as u32;
     let groups = tiles.clamp(1, MAX_GROUPS);

@@ -4,7 +4,8 @@
 //   id 0  WG_SIZE        invocations per workgroup (local_size_x)
 //   id 1  MIN_SUBGROUP   the smallest subgroup size the device may run this pipeline with; sizes the
 //                        per-subgroup shared arrays (MAX_SUBGROUPS = WG_SIZE / MIN_SUBGROUP)
-// Kernels that need more declare ids from 2 upwards.
+// Kernels that need more declare ids from 2 upwards. One name has one id in every shader (build.rs fails the
+// build otherwise); the Rust side names them through the generated consts (`shaders::<stem>::KPT`, ...).
 //
 // Large grids: a dispatch may be split into (x, y) groups because of maxComputeWorkGroupCount; flat_group_id()
 // gives the linear index, and kernels compare it with the group count they were given.

@@ -1,4 +1,4 @@
-// keys.glsl: order-preserving bit transforms of sort keys (the Rust twin is src/radix/keys.rs).
+// keys.glsl: order-preserving bit transforms of sort keys (the Rust twin is src/sort/types.rs, `transform`).
 //
 // A key is a uvec2 (x = low word, y = high word; 32-bit keys use x only). key_transform() maps it to an
 // unsigned integer whose order is the key type's order:

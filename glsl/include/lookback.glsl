@@ -65,10 +65,10 @@
 // Loops are bounded well below lavapipe's 65535 iterations per loop: spin rounds by SPIN_LIMIT (<= 60000),
 // windows by the tile count / subgroup size, fallbacks by the subgroup size.
 
-layout(constant_id = 4) const uint SPIN_LIMIT = 1024;
-layout(constant_id = 5) const uint STALL_EVERY = 0;
-layout(constant_id = 6) const uint STALL_MODE = 0;
-layout(constant_id = 7) const uint LB_FENCE = 1;   // fence between a fallback reduction and the re-read
+layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
+layout(constant_id = 7) const uint STALL_EVERY = 0;
+layout(constant_id = 4) const uint STALL_MODE = 0;
+layout(constant_id = 5) const uint LB_FENCE = 1;   // fence between a fallback reduction and the re-read
 
 #define LB_INVALID 0u
 #define LB_AGGREGATE 1u

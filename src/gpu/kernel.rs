@@ -2,19 +2,22 @@
 //! reflection, never written by hand), and a pipeline specialized with the policy's constants.
 //!
 //! Contract: kernels are cached per (shader, specialization constants, required subgroup size) in the
-//! [`Context`] and live until it drops. Set 0 of every shader is a push-descriptor set of storage buffers;
+//! [`Context`] and live until it drops. Shaders and constants are named by the generated consts of
+//! [`crate::shaders`] ([`ShaderId`], [`crate::shaders::SpecId`] in a [`Spec`]); a constant the shader does not
+//! declare is refused. Set 0 of every shader is a push-descriptor set of storage buffers;
 //! bindings are bound in binding order from the slice given to [`super::Recorder::dispatch`].
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
+use crate::shaders::{ShaderId, Spec};
 use ash::vk;
 use std::sync::Arc;
 
 /// Cache key of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelKey {
-    pub shader: String,
-    pub spec: Vec<u32>,
+    pub shader: ShaderId,
+    pub spec: Spec,
     pub subgroup: Option<u32>,
 }
 
@@ -27,7 +30,12 @@ pub struct Interface {
     pub push_constant_size: u32,
 }
 
-/// Reflects the interface of the embedded shader `name`.
+/// Reflects the interface of the embedded shader `shader`.
+pub fn reflect_id(shader: ShaderId) -> Result<Interface> {
+    reflect(shader.name())
+}
+
+/// Reflects the interface of the embedded shader `name` ([`ShaderId::name`]).
 pub fn reflect(name: &str) -> Result<Interface> {
     let bytes = crate::shaders::SHADERS
         .iter()
@@ -75,7 +83,7 @@ pub fn reflect(name: &str) -> Result<Interface> {
 pub struct Kernel {
     pub name: String,
     pub interface: Interface,
-    /// Invocations per workgroup (specialization constant 0).
+    /// Invocations per workgroup (specialization constant `WG_SIZE`).
     pub workgroup_size: u32,
     pub(crate) pipeline: vk::Pipeline,
     pub(crate) layout: vk::PipelineLayout,
@@ -93,14 +101,31 @@ impl Kernel {
 }
 
 impl Context {
-    /// The kernel for `shader` specialized with `spec` (constant id i gets `spec[i]`; id 0 is the workgroup size,
-    /// id 1 the smallest subgroup size it may run with), requiring subgroup size `subgroup` where the device
-    /// supports subgroup size control. Cached.
-    pub fn kernel(&self, shader: &str, spec: &[u32], subgroup: Option<u32>) -> Result<Arc<Kernel>> {
+    /// The kernel for `shader` specialized with `spec` (which must set `WG_SIZE`, the workgroup size; see
+    /// [`crate::policy::SubgroupPlan::kernel`], which also sets `MIN_SUBGROUP`), requiring subgroup size
+    /// `subgroup` where the device supports subgroup size control. Cached. Fails with [`Error::Shader`] when
+    /// `spec` sets a constant the shader does not declare.
+    pub fn kernel(
+        &self,
+        shader: ShaderId,
+        spec: &Spec,
+        subgroup: Option<u32>,
+    ) -> Result<Arc<Kernel>> {
         let subgroup = subgroup.filter(|_| self.caps.subgroup_size_control);
+        if let Some((id, _)) = spec.entries().iter().find(|(id, _)| !shader.declares(*id)) {
+            return Err(Error::Shader {
+                name: shader.name().into(),
+                what: format!(
+                    "no specialization constant {} with constant_id {} (it declares {:?})",
+                    id.name(),
+                    id.id(),
+                    shader.spec_constants()
+                ),
+            });
+        }
         let key = KernelKey {
-            shader: shader.into(),
-            spec: spec.to_vec(),
+            shader,
+            spec: spec.clone(),
             subgroup,
         };
         if let Some(k) = self.kernels.lock().unwrap().get(&key) {
@@ -111,13 +136,22 @@ impl Context {
         Ok(kernel)
     }
 
-    fn create_kernel(&self, shader: &str, spec: &[u32], subgroup: Option<u32>) -> Result<Kernel> {
-        let words = crate::shaders::spirv(shader).ok_or_else(|| Error::Shader {
-            name: shader.into(),
+    fn create_kernel(
+        &self,
+        shader: ShaderId,
+        spec: &Spec,
+        subgroup: Option<u32>,
+    ) -> Result<Kernel> {
+        let words = shader.spirv().ok_or_else(|| Error::Shader {
+            name: shader.name().into(),
             what: "not compiled into the library".into(),
         })?;
-        let interface = reflect(shader)?;
-        let workgroup_size = spec.first().copied().unwrap_or(1);
+        let interface = reflect_id(shader)?;
+        let workgroup_size = spec
+            .get(crate::shaders::include::common::WG_SIZE)
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!("no workgroup size (WG_SIZE) given for {shader}"))
+            })?;
         if workgroup_size == 0 || workgroup_size > self.caps.max_workgroup_invocations {
             return Err(Error::InvalidArgument(format!(
                 "workgroup size {workgroup_size} of {shader} outside 1..={}",
@@ -176,14 +210,18 @@ impl Context {
                 });
             }
         };
-        let entries: Vec<vk::SpecializationMapEntry> = (0..spec.len())
-            .map(|i| vk::SpecializationMapEntry {
-                constant_id: i as u32,
+        let entries: Vec<vk::SpecializationMapEntry> = spec
+            .entries()
+            .iter()
+            .enumerate()
+            .map(|(i, (id, _))| vk::SpecializationMapEntry {
+                constant_id: id.id(),
                 offset: (i * 4) as u32,
                 size: 4,
             })
             .collect();
-        let data: &[u8] = bytemuck::cast_slice(spec);
+        let values: Vec<u32> = spec.entries().iter().map(|&(_, v)| v).collect();
+        let data: &[u8] = bytemuck::cast_slice(&values);
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&entries)
             .data(data);
@@ -229,7 +267,7 @@ impl Context {
         self.name(layout, &format!("{label}::layout"));
         self.name(set_layout, &format!("{label}::set_layout"));
         Ok(Kernel {
-            name: shader.into(),
+            name: shader.name().into(),
             interface,
             workgroup_size,
             pipeline,

@@ -1,10 +1,10 @@
-//! Pass `vksort::scan::add` (`glsl/scan_add.comp`): the Blelloch scan's uniform add,
+//! Pass `vksort::scan::add` (`glsl/scan/scan_add.comp`): the Blelloch scan's uniform add,
 //! `data[i] += sums[i / tile]`. Per element: reads and writes 4 / 8 bytes (u32 / u64), one sum per tile.
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_add.comp`.
+/// Push constants of `glsl/scan/scan_add.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct AddPush {

@@ -1,4 +1,4 @@
-//! Pass `vksort::scan::blelloch_tile` (`glsl/scan_blelloch_tile.comp`): the work-efficient scan of each
+//! Pass `vksort::scan::blelloch_tile` (`glsl/scan/scan_blelloch_tile.comp`): the work-efficient scan of each
 //! tile in shared memory (up-sweep, down-sweep, bank-conflict-free padding), writing the tile's scan and its
 //! total. Per element: reads 4 / 8 bytes, writes 4 / 8 bytes (u32 / u64), plus one sum per tile; recorded
 //! once per level (the tile sums of a level are scanned by the next, in place).
@@ -6,7 +6,7 @@
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_blelloch_tile.comp`.
+/// Push constants of `glsl/scan/scan_blelloch_tile.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct BlellochPush {

@@ -1,11 +1,11 @@
-//! Pass `vksort::scan::downsweep` (`glsl/scan_downsweep.comp`), last pass of reduce-then-scan: workgroup g
+//! Pass `vksort::scan::downsweep` (`glsl/scan/scan_downsweep.comp`), last pass of reduce-then-scan: workgroup g
 //! rescans tile g seeded with the spine's prefix `partials[g]`. Per element: reads 4 / 8 bytes and writes
 //! 4 / 8 bytes (u32 / u64); one partial read per tile.
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_downsweep.comp`.
+/// Push constants of `glsl/scan/scan_downsweep.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct DownsweepPush {

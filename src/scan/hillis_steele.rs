@@ -1,4 +1,4 @@
-//! Passes `vksort::scan::hillis_steele` and `vksort::scan::shift` (`glsl/scan_hillis_steele.comp`): the
+//! Passes `vksort::scan::hillis_steele` and `vksort::scan::shift` (`glsl/scan/scan_hillis_steele.comp`): the
 //! naive scan. Each doubling pass reads 2 elements and writes 1 per element (12 / 24 bytes per element
 //! for u32 / u64), ceil(log2 n) times; the final shift (exclusive) or copy (inclusive) pass reads 1 and
 //! writes 1.
@@ -6,7 +6,7 @@
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_hillis_steele.comp`.
+/// Push constants of `glsl/scan/scan_hillis_steele.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct HillisSteelePush {

@@ -1,4 +1,4 @@
-//! Pass `vksort::scan::lookback` (`glsl/scan_lookback.comp`, after the `vksort::scan::clear` fill of its
+//! Pass `vksort::scan::lookback` (`glsl/scan/scan_lookback.comp`, after the `vksort::scan::clear` fill of its
 //! status region): the single-pass decoupled look-back scan. One workgroup per tile, tiles claimed with an
 //! atomic counter; per element it reads the input once and writes the output once (4 + 4 bytes for u32,
 //! 8 + 8 for u64), plus 8 (u32) or 16 (u64) status bytes per tile written and a few read per look-back.
@@ -10,7 +10,7 @@ use super::ScanElem;
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_lookback.comp` (all variants: u32, u64 and their in-place forms).
+/// Push constants of `glsl/scan/scan_lookback.comp` (all variants: u32, u64 and their in-place forms).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct LookbackPush {

@@ -128,14 +128,6 @@ impl ScanElem {
             ScanElem::U64 => 2,
         }
     }
-
-    /// The shader-variant suffix.
-    pub(crate) fn suffix(self) -> &'static str {
-        match self {
-            ScanElem::U32 => "u32",
-            ScanElem::U64 => "u64",
-        }
-    }
 }
 
 /// What the stalled tiles of the look-back emulation do (see [`ScanPolicy::stall_every`]).
@@ -254,17 +246,18 @@ impl ScanPolicy {
         self.workgroup_size * self.items_per_thread
     }
 
-    /// Specialization constants 4..=7 of `lookback.glsl`.
-    pub(crate) fn lookback_spec(&self) -> [u32; 4] {
-        [
-            self.spin_limit,
-            self.stall_every,
-            match self.stall_mode {
-                StallMode::NeverPublish => 0,
-                StallMode::PublishLate => 1,
-            },
-            self.recheck_fence as u32,
-        ]
+    /// The specialization constants of `lookback.glsl`.
+    pub(crate) fn lookback_spec(&self) -> crate::shaders::Spec {
+        use crate::shaders::include::lookback as lb;
+        let stall_mode = match self.stall_mode {
+            StallMode::NeverPublish => 0,
+            StallMode::PublishLate => 1,
+        };
+        crate::shaders::Spec::new()
+            .with(lb::SPIN_LIMIT, self.spin_limit)
+            .with(lb::STALL_EVERY, self.stall_every)
+            .with(lb::STALL_MODE, stall_mode)
+            .with(lb::LB_FENCE, self.recheck_fence as u32)
     }
 }
 
@@ -435,44 +428,121 @@ impl Scanner {
         }
     }
 
-    fn name(&self, stem: &str) -> String {
-        format!("{stem}_{}", self.config.elem.suffix())
-    }
-
-    fn kernel(&self, stem: &str, wg: u32, extra: &[u32]) -> Result<Arc<crate::gpu::Kernel>> {
-        self.plan.kernel(&self.ctx, &self.name(stem), wg, extra)
+    /// The kernel of the element type's variant among `[u32, u64]`.
+    fn kernel(
+        &self,
+        [u32, u64]: [crate::shaders::ShaderId; 2],
+        wg: u32,
+        spec: crate::shaders::Spec,
+    ) -> Result<Arc<crate::gpu::Kernel>> {
+        let shader = match self.config.elem {
+            ScanElem::U32 => u32,
+            ScanElem::U64 => u64,
+        };
+        self.plan.kernel(&self.ctx, shader, wg, spec)
     }
 
     /// Builds (or finds in the cache) every kernel of the configured algorithm.
     fn warm(&self) -> Result<()> {
-        let wg = self.policy.workgroup_size;
-        let incl = self.inclusive() as u32;
         match self.config.algorithm {
             ScanAlgorithm::DecoupledLookback => {
-                self.kernel("scan_lookback", wg, &self.lookback_spec())?;
+                self.kernel_lookback(false)?;
             }
             ScanAlgorithm::ReduceThenScan => {
-                self.kernel("scan_reduce", wg, &[self.vecs()])?;
-                self.kernel("scan_spine", wg, &[self.vecs()])?;
-                self.kernel("scan_downsweep", wg, &[self.vecs(), incl])?;
+                self.kernels_rts()?;
             }
             ScanAlgorithm::Blelloch => {
-                let (bwg, items) = self.blelloch_shape();
-                self.kernel("scan_blelloch_tile", bwg, &[items, incl, self.log_banks()])?;
-                self.kernel("scan_blelloch_tile", bwg, &[items, 0, self.log_banks()])?;
-                self.kernel("scan_add", wg, &[SIMPLE_ITEMS])?;
+                self.kernels_blelloch()?;
             }
             ScanAlgorithm::HillisSteele => {
-                self.kernel("scan_hillis_steele", wg, &[SIMPLE_ITEMS])?;
+                self.kernel_hs()?;
             }
         }
         Ok(())
     }
 
-    fn lookback_spec(&self) -> Vec<u32> {
-        let mut v = vec![self.vecs(), self.inclusive() as u32];
-        v.extend_from_slice(&self.policy.lookback_spec());
-        v
+    /// The look-back kernel; `in_place`: the variant with `coherent` data (the in-place protocol of
+    /// lookback.glsl).
+    fn kernel_lookback(&self, in_place: bool) -> Result<Arc<crate::gpu::Kernel>> {
+        use crate::shaders::{scan_lookback as sh, Spec};
+        let variants = if in_place {
+            [sh::U32_INPLACE, sh::U64_INPLACE]
+        } else {
+            [sh::U32, sh::U64]
+        };
+        let spec = Spec::new()
+            .with(sh::VECS, self.vecs())
+            .with(sh::INCLUSIVE, self.inclusive() as u32)
+            .merge(self.policy.lookback_spec());
+        self.kernel(variants, self.policy.workgroup_size, spec)
+    }
+
+    /// The reduce-then-scan kernels: (reduce, spine, downsweep).
+    #[allow(clippy::type_complexity)]
+    fn kernels_rts(
+        &self,
+    ) -> Result<(
+        Arc<crate::gpu::Kernel>,
+        Arc<crate::gpu::Kernel>,
+        Arc<crate::gpu::Kernel>,
+    )> {
+        use crate::shaders::{scan_downsweep, scan_reduce, scan_spine, Spec};
+        let (wg, v) = (self.policy.workgroup_size, self.vecs());
+        let k_reduce = self.kernel(
+            [scan_reduce::U32, scan_reduce::U64],
+            wg,
+            Spec::new().with(scan_reduce::VECS, v),
+        )?;
+        let k_spine = self.kernel(
+            [scan_spine::U32, scan_spine::U64],
+            wg,
+            Spec::new().with(scan_spine::VECS, v),
+        )?;
+        let k_down = self.kernel(
+            [scan_downsweep::U32, scan_downsweep::U64],
+            wg,
+            Spec::new()
+                .with(scan_downsweep::VECS, v)
+                .with(scan_downsweep::INCLUSIVE, self.inclusive() as u32),
+        )?;
+        Ok((k_reduce, k_spine, k_down))
+    }
+
+    /// The Blelloch kernels: (first level's tile scan, the other levels' exclusive tile scan, add).
+    #[allow(clippy::type_complexity)]
+    fn kernels_blelloch(
+        &self,
+    ) -> Result<(
+        Arc<crate::gpu::Kernel>,
+        Arc<crate::gpu::Kernel>,
+        Arc<crate::gpu::Kernel>,
+    )> {
+        use crate::shaders::{scan_add, scan_blelloch_tile as tile, Spec};
+        let (bwg, items) = self.blelloch_shape();
+        let tile_spec = |inclusive: bool| {
+            Spec::new()
+                .with(tile::ITEMS, items)
+                .with(tile::INCLUSIVE, inclusive as u32)
+                .with(tile::LOG_BANKS, self.log_banks())
+        };
+        let k_first = self.kernel([tile::U32, tile::U64], bwg, tile_spec(self.inclusive()))?;
+        let k_excl = self.kernel([tile::U32, tile::U64], bwg, tile_spec(false))?;
+        let k_add = self.kernel(
+            [scan_add::U32, scan_add::U64],
+            self.policy.workgroup_size,
+            Spec::new().with(scan_add::ITEMS, SIMPLE_ITEMS),
+        )?;
+        Ok((k_first, k_excl, k_add))
+    }
+
+    /// The Hillis-Steele kernel.
+    fn kernel_hs(&self) -> Result<Arc<crate::gpu::Kernel>> {
+        use crate::shaders::{scan_hillis_steele as sh, Spec};
+        self.kernel(
+            [sh::U32, sh::U64],
+            self.policy.workgroup_size,
+            Spec::new().with(sh::ITEMS, SIMPLE_ITEMS),
+        )
     }
 
     fn tiles(&self, n: u64) -> u64 {
@@ -579,18 +649,7 @@ impl Scanner {
         n: u32,
         in_place: bool,
     ) -> Result<()> {
-        // In place: the variant with `coherent` data (the in-place protocol of lookback.glsl).
-        let name = if in_place {
-            format!("scan_lookback_{}_inplace", self.config.elem.suffix())
-        } else {
-            self.name("scan_lookback")
-        };
-        let kernel = self.plan.kernel(
-            &self.ctx,
-            &name,
-            self.policy.workgroup_size,
-            &self.lookback_spec(),
-        )?;
+        let kernel = self.kernel_lookback(in_place)?;
         let tiles = self.tiles(n as u64) as u32;
         let status = scratch.slice(0, lookback::status_bytes(tiles as u64, self.config.elem));
         lookback::record(rec, &kernel, input, output, status, n, tiles)
@@ -604,13 +663,9 @@ impl Scanner {
         scratch: BufferRef,
         n: u32,
     ) -> Result<()> {
-        let wg = self.policy.workgroup_size;
-        let v = self.vecs();
         let tiles = self.tiles(n as u64) as u32;
         let partials = scratch.slice(0, tiles as u64 * self.config.elem.bytes());
-        let k_reduce = self.kernel("scan_reduce", wg, &[v])?;
-        let k_spine = self.kernel("scan_spine", wg, &[v])?;
-        let k_down = self.kernel("scan_downsweep", wg, &[v, self.inclusive() as u32])?;
+        let (k_reduce, k_spine, k_down) = self.kernels_rts()?;
         reduce::record(rec, &k_reduce, input, partials, n, tiles)?;
         rec.barrier();
         spine::record(rec, &k_spine, partials, tiles)?;
@@ -630,14 +685,7 @@ impl Scanner {
         let a = region_align(rec.ctx().caps());
         let (bwg, items) = self.blelloch_shape();
         let tile = bwg * items;
-        let banks = self.log_banks();
-        let k_first = self.kernel(
-            "scan_blelloch_tile",
-            bwg,
-            &[items, self.inclusive() as u32, banks],
-        )?;
-        let k_excl = self.kernel("scan_blelloch_tile", bwg, &[items, 0, banks])?;
-        let k_add = self.kernel("scan_add", self.policy.workgroup_size, &[SIMPLE_ITEMS])?;
+        let (k_first, k_excl, k_add) = self.kernels_blelloch()?;
         let levels = self.blelloch_levels(n as u64);
         // sums[l]: the tile sums of level l.
         let mut sums = Vec::new();
@@ -687,7 +735,7 @@ impl Scanner {
             scratch.slice(bytes.next_multiple_of(a), bytes),
         ];
         let wg = self.policy.workgroup_size;
-        let k = self.kernel("scan_hillis_steele", wg, &[SIMPLE_ITEMS])?;
+        let k = self.kernel_hs()?;
         let per_group = wg * SIMPLE_ITEMS;
         let mut src = input;
         let mut stride = 1u32;

@@ -1,11 +1,11 @@
-//! Pass `vksort::scan::reduce` (`glsl/scan_reduce.comp`), first pass of the reduce-then-scan algorithm:
+//! Pass `vksort::scan::reduce` (`glsl/scan/scan_reduce.comp`), first pass of the reduce-then-scan algorithm:
 //! workgroup g sums tile g into `partials[g]`. Per element: reads 4 (u32) / 8 (u64) bytes; writes one
 //! element per tile.
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_reduce.comp`.
+/// Push constants of `glsl/scan/scan_reduce.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ReducePush {

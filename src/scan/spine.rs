@@ -1,11 +1,11 @@
-//! Pass `vksort::scan::spine` (`glsl/scan_spine.comp`), second pass of reduce-then-scan: one workgroup
+//! Pass `vksort::scan::spine` (`glsl/scan/scan_spine.comp`), second pass of reduce-then-scan: one workgroup
 //! scans the tile sums (exclusive, in place), looping over chunks with a running carry. Reads and writes one
 //! element per tile of the main scan (negligible per element).
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Kernel, Recorder};
 
-/// Push constants of `glsl/scan_spine.comp`.
+/// Push constants of `glsl/scan/scan_spine.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SpinePush {

@@ -28,7 +28,7 @@ pub(crate) const UPFRONT_WG: u32 = 256;
 pub(crate) const COPY_WG: u32 = 256;
 pub(crate) const COPY_KPT: u32 = 4;
 
-/// How a sort of up to `max_n` keys is cut into portions (see `glsl/include/radix_common.glsl`).
+/// How a sort of up to `max_n` keys is cut into portions (see `glsl/sort/radix/radix_common.glsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Portions {
     /// The passes write through 64-bit device addresses (an array exceeds one binding, or the policy's

@@ -264,15 +264,6 @@ impl RadixSort {
         }
     }
 
-    /// The kernel variant of the ranking kernels: `partitioned` (match-any) or `ballot`.
-    pub(crate) fn rank_variant(&self) -> &'static str {
-        if self.policy.use_partitioned {
-            "partitioned"
-        } else {
-            "ballot"
-        }
-    }
-
     /// Bytes one binding may cover on this device.
     pub(crate) fn binding_range(&self) -> u64 {
         self.ctx.caps().max_storage_buffer_range
@@ -288,8 +279,14 @@ impl RadixSort {
         RadixPolicy::ballot_words_for(&self.plan, self.debug.ballot_words)
     }
 
-    pub(crate) fn kernel(&self, shader: &str, wg: u32, extra: &[u32]) -> Result<Arc<Kernel>> {
-        self.plan.kernel(&self.ctx, shader, wg, extra)
+    /// The kernel `shader` with workgroup size `wg` and the constants `spec` (see [`SubgroupPlan::kernel`]).
+    pub(crate) fn kernel(
+        &self,
+        shader: crate::shaders::ShaderId,
+        wg: u32,
+        spec: crate::shaders::Spec,
+    ) -> Result<Arc<Kernel>> {
+        self.plan.kernel(&self.ctx, shader, wg, spec)
     }
 
     /// Checks everything, then records the sort with `algorithm` (Auto: the policy's choice).

@@ -1,4 +1,4 @@
-//! `vksort::radix::msd` (glsl/radix_msd_differ.comp, glsl/radix_msd_split.comp and glsl/radix_msd_buckets.comp,
+//! `vksort::radix::msd` (glsl/sort/radix/: radix_msd_differ.comp, radix_msd_split.comp and radix_msd_buckets.comp,
 //! the last two in variants `ballot` / `partitioned`): a three-dispatch sort for small inputs, most significant
 //! digit first, with no waiting between workgroups and no zeroed memory beyond 2^digit_bits counts (zeroed by
 //! the differ pass).
@@ -71,30 +71,40 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let split_kpt = p.msd_split_kpt(b.max_n);
     let split_tile = p.msd_split_workgroup_size * split_kpt;
     let max_tiles = p.msd_max_tiles() as u32;
-    // Constants 2-6 of both ranking kernels.
+    use crate::shaders::{radix_msd_buckets as buckets_sh, radix_msd_split as split_sh, Spec};
+    // The constants both ranking kernels share (the ids agree: the build checks).
     let rank_spec = |kpt: u32| {
-        [
-            kpt,
-            p.digit_bits,
-            s.key_words,
-            s.val_words,
-            s.ballot_words(),
-        ]
+        Spec::new()
+            .with(split_sh::KPT, kpt)
+            .with(split_sh::DIGIT_BITS, p.digit_bits)
+            .with(split_sh::KEY_WORDS, s.key_words)
+            .with(split_sh::VAL_WORDS, s.val_words)
+            .with(split_sh::BALLOT_WORDS, s.ballot_words())
     };
     let split = s.kernel(
-        &format!("radix_msd_split_{}", s.rank_variant()),
+        if p.use_partitioned {
+            split_sh::PARTITIONED
+        } else {
+            split_sh::BALLOT
+        },
         p.msd_split_workgroup_size,
-        &rank_spec(split_kpt),
+        rank_spec(split_kpt),
     )?;
-    // Constant 7: the counted-bucket limit; 8: the most split tiles (the run tables in shared memory); 9: keys
-    // per invocation of a helper's sweeps.
+    // RANK_MAX: the counted-bucket limit; MAX_TILES: the most split tiles (the run tables in shared memory);
+    // SW: keys per invocation of a helper's sweeps.
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
-    let mut bucket_spec = rank_spec(bucket_kpt).to_vec();
-    bucket_spec.extend([p.msd_rank_max, max_tiles, super::policy::MSD_SWEEP_KEYS]);
+    let bucket_spec = rank_spec(bucket_kpt)
+        .with(buckets_sh::RANK_MAX, p.msd_rank_max)
+        .with(buckets_sh::MAX_TILES, max_tiles)
+        .with(buckets_sh::SW, super::policy::MSD_SWEEP_KEYS);
     let buckets = s.kernel(
-        &format!("radix_msd_buckets_{}", s.rank_variant()),
+        if p.use_partitioned {
+            buckets_sh::PARTITIONED
+        } else {
+            buckets_sh::BALLOT
+        },
         p.msd_bucket_workgroup_size,
-        &bucket_spec,
+        bucket_spec,
     )?;
     let (count, _) = b.count.unwrap_or((b.meta, 0));
     let stride = b.layout.msd_stride as u32;
@@ -109,10 +119,14 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let push = count_push(s, b);
     let one_tile = tiles == 1;
     if !one_tile {
+        use crate::shaders::radix_msd_differ as differ_sh;
         let differ = s.kernel(
-            "radix_msd_differ",
+            differ_sh::SHADER,
             p.msd_split_workgroup_size,
-            &[split_kpt, s.key_words, p.digit_bits],
+            Spec::new()
+                .with(differ_sh::KPT, split_kpt)
+                .with(differ_sh::KEY_WORDS, s.key_words)
+                .with(differ_sh::DIGIT_BITS, p.digit_bits),
         )?;
         rec.dispatch(
             "vksort::radix::msd::differ",

@@ -1,4 +1,4 @@
-//! `vksort::radix::onesweep::place<p>` (glsl/radix_onesweep.comp, variants `ballot` / `partitioned`): one digit
+//! `vksort::radix::onesweep::place<p>` (glsl/sort/radix/radix_onesweep.comp, variants `ballot` / `partitioned`): one digit
 //! place in one pass. Tiles are claimed through the place's counter in the control block; each tile ranks its
 //! keys locally (subgroup multisplit + workgroup multi-scan), finds the count of each digit in earlier tiles by
 //! decoupled look-back over the place's status region (bounded spin, then self-counting), and scatters keys and
@@ -63,9 +63,6 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
     }
 }
 
-/// Keys per invocation with a compile-time variant of the Onesweep kernel (`radix_onesweep_<v>_k<kpt>`).
-pub const FIXED_KPT: [u32; 3] = [8, 12, 16];
-
 /// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
 /// `wide`: the variant that writes through device addresses.
 pub(crate) fn kernel(
@@ -73,45 +70,38 @@ pub(crate) fn kernel(
     downsweep: bool,
     wide: bool,
 ) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
-    let base = match (downsweep, s.policy.use_partitioned) {
-        (false, false) => "radix_onesweep_ballot",
-        (false, true) => "radix_onesweep_partitioned",
-        (true, false) => "radix_onesweep_downsweep",
-        (true, true) => "radix_onesweep_downsweep_partitioned",
+    use crate::shaders::{radix_onesweep as sh, Spec};
+    // The clock variants exist for the Onesweep (not the downsweep) pass, without `wide`.
+    let clocks = s.debug.tile_clocks != 0 && !downsweep && !wide;
+    let shader = match (downsweep, s.policy.use_partitioned, wide, clocks) {
+        (false, false, _, true) => sh::BALLOT_CLOCK,
+        (false, true, _, true) => sh::PARTITIONED_CLOCK,
+        (false, false, false, false) => sh::BALLOT,
+        (false, true, false, false) => sh::PARTITIONED,
+        (true, false, false, _) => sh::DOWNSWEEP,
+        (true, true, false, _) => sh::DOWNSWEEP_PARTITIONED,
+        (false, false, true, false) => sh::BALLOT_WIDE,
+        (false, true, true, false) => sh::PARTITIONED_WIDE,
+        (true, false, true, _) => sh::DOWNSWEEP_WIDE,
+        (true, true, true, _) => sh::DOWNSWEEP_PARTITIONED_WIDE,
     };
-    // Onesweep has variants compiled for some keys-per-thread values (register-resident per-item arrays);
-    // the wide variants exist only with the keys per invocation as a specialization constant.
-    let kpt = s.policy.keys_per_thread;
-    let name = if s.debug.tile_clocks != 0 && !downsweep && !wide {
-        format!("{base}_clock")
-    } else if wide {
-        format!("{base}_wide")
-    } else if !downsweep && FIXED_KPT.contains(&kpt) {
-        format!("{base}_k{kpt}")
-    } else {
-        base.to_string()
-    };
-    let wg = s.policy.workgroup_size;
-    s.kernel(
-        &name,
-        wg,
-        &[
-            s.policy.keys_per_thread,
-            s.policy.digit_bits,
-            s.key_words,
-            s.val_words,
-            s.policy.spin_limit,
-            s.debug.stall_every,
-            s.policy.early_counts as u32,
-            s.debug.debug_mode,
-            s.policy.rank_counters.spec(),
-            s.policy.keep_digit as u32,
-            s.ballot_words(),
-            s.policy.peer_match.spec(),
-            s.policy.lookback_batch,
-            s.policy.sub_tiles,
-        ],
-    )
+    let p = &s.policy;
+    let spec = Spec::new()
+        .with(sh::KPT, p.keys_per_thread)
+        .with(sh::DIGIT_BITS, p.digit_bits)
+        .with(sh::KEY_WORDS, s.key_words)
+        .with(sh::VAL_WORDS, s.val_words)
+        .with(sh::SPIN_LIMIT, p.spin_limit)
+        .with(sh::STALL_EVERY, s.debug.stall_every)
+        .with(sh::EARLY_COUNTS, p.early_counts as u32)
+        .with(sh::DEBUG_MODE, s.debug.debug_mode)
+        .with(sh::RANK2, p.rank_counters.spec())
+        .with(sh::KEEP_DIGIT, p.keep_digit as u32)
+        .with(sh::BALLOT_WORDS, s.ballot_words())
+        .with(sh::MATCH_OR, p.peer_match.spec())
+        .with(sh::LB_BATCH, p.lookback_batch)
+        .with(sh::SUB_TILES, p.sub_tiles);
+    s.kernel(shader, p.workgroup_size, spec)
 }
 
 /// Records place `p`'s pass over portion `q` (label `...::place<p>`, `...::place<p>::portion<q>` when the

@@ -274,7 +274,7 @@ impl RadixPolicy {
         }
     }
 
-    /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/radix_onesweep.comp: smem holds the tile,
+    /// Shared memory bytes of the Onesweep/downsweep kernel (glsl/sort/radix/radix_onesweep.comp: smem holds the tile,
     /// or the rank counters followed by the match_or lane masks, whichever is larger; then the per-digit arrays).
     /// `item_words`: 32-bit words per key and value (the parked sub-tiles hold them all).
     fn onesweep_shared_bytes(

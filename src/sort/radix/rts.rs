@@ -1,7 +1,7 @@
 //! Reduce-then-scan, per digit place (no inter-workgroup waiting):
-//! `vksort::radix::upsweep::place<p>` (glsl/radix_upsweep.comp) counts each tile's digits (digit-major into the
-//! status region), `vksort::radix::spine::place<p>` (glsl/radix_spine.comp, one workgroup per digit) scans them
-//! into global offsets, `vksort::radix::downsweep::place<p>` (radix_onesweep.comp, `downsweep` variants)
+//! `vksort::radix::upsweep::place<p>` (glsl/sort/radix/radix_upsweep.comp) counts each tile's digits (digit-major into the
+//! status region), `vksort::radix::spine::place<p>` (glsl/sort/radix/radix_spine.comp, one workgroup per digit) scans them
+//! into global offsets, `vksort::radix::downsweep::place<p>` (glsl/sort/radix/radix_onesweep.comp, `downsweep` variants)
 //! re-ranks each tile and scatters. All three are dispatched indirectly from the plan.
 
 use super::{Bindings, RadixSort, CTRL_PASS};
@@ -35,15 +35,18 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) ->
     let (shift, bits) = s.pass_shift(p);
     let rec_word = CTRL_PASS + 8 * p as u64;
     let wg = s.policy.workgroup_size;
+    use crate::shaders::{radix_spine, radix_upsweep, Spec};
     let up = s.kernel(
-        "radix_upsweep",
+        radix_upsweep::SHADER,
         wg,
-        // The upsweep counts whole tiles (all sub-tiles) per workgroup.
-        &[
-            s.policy.keys_per_thread * s.policy.sub_tiles,
-            s.policy.digit_bits,
-            s.key_words,
-        ],
+        Spec::new()
+            // The upsweep counts whole tiles (all sub-tiles) per workgroup.
+            .with(
+                radix_upsweep::KPT,
+                s.policy.keys_per_thread * s.policy.sub_tiles,
+            )
+            .with(radix_upsweep::DIGIT_BITS, s.policy.digit_bits)
+            .with(radix_upsweep::KEY_WORDS, s.key_words),
     )?;
     let portions = b.layout.portions;
     for q in 0..portions.count {
@@ -70,7 +73,11 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) ->
     }
     rec.barrier();
     let spine_wg = s.plan.workgroup_size(s.ctx.caps(), 256);
-    let spine = s.kernel("radix_spine", spine_wg, &[s.policy.digit_bits])?;
+    let spine = s.kernel(
+        radix_spine::SHADER,
+        spine_wg,
+        Spec::new().with(radix_spine::DIGIT_BITS, s.policy.digit_bits),
+    )?;
     rec.dispatch_indirect(
         &format!("vksort::radix::spine::place{p}"),
         &spine,

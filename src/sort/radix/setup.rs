@@ -1,6 +1,6 @@
-//! `vksort::radix::setup` (glsl/radix_setup.comp): zeroes what the sort accumulates into (control block,
+//! `vksort::radix::setup` (glsl/sort/radix/radix_setup.comp): zeroes what the sort accumulates into (control block,
 //! histograms, look-back status) and writes n, the host's count or the GPU-side one (clamped to the capacity,
-//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/radix_copy.comp): the final
+//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/sort/radix/radix_copy.comp): the final
 //! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
 //! executed passes was even.
 
@@ -41,7 +41,11 @@ pub(crate) fn record(
 ) -> Result<()> {
     let caps = s.ctx.caps();
     let wg = s.plan.workgroup_size(caps, SETUP_WG);
-    let k = s.kernel("radix_setup", wg, &[])?;
+    let k = s.kernel(
+        crate::shaders::radix_setup::SHADER,
+        wg,
+        crate::shaders::Spec::new(),
+    )?;
     let align = caps.min_storage_buffer_offset_alignment.max(16);
     let chunk_bytes = (s.binding_range() / align * align).min(u32::MAX as u64 / 4 * 16);
     let mut off = 0;
@@ -87,7 +91,15 @@ pub struct CopyPush {
 
 pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.plan.workgroup_size(s.ctx.caps(), COPY_WG);
-    let k = s.kernel("radix_copy", wg, &[COPY_KPT, s.key_words, s.val_words])?;
+    use crate::shaders::{radix_copy as sh, Spec};
+    let k = s.kernel(
+        sh::SHADER,
+        wg,
+        Spec::new()
+            .with(sh::KPT, COPY_KPT)
+            .with(sh::KEY_WORDS, s.key_words)
+            .with(sh::VAL_WORDS, s.val_words),
+    )?;
     let (count, len) = b.source_portions();
     for q in 0..count {
         // Portions touch disjoint keys, but share the bindings the validation layers track (histogram

@@ -1,4 +1,4 @@
-//! `vksort::radix::small` (glsl/radix_small.comp, variants `ballot` / `partitioned`): the whole sort in one
+//! `vksort::radix::small` (glsl/sort/radix/radix_small.comp, variants `ballot` / `partitioned`): the whole sort in one
 //! workgroup, one dispatch, for n <= `policy.small_capacity()`. Reads and writes the caller's keys and values
 //! once; with a GPU-side count it records n and the overflow flag in the control block.
 
@@ -36,16 +36,20 @@ pub(crate) fn count_push(s: &RadixSort, b: &Bindings) -> SmallPush {
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    use crate::shaders::{radix_small as sh, Spec};
     let k = s.kernel(
-        &format!("radix_small_{}", s.rank_variant()),
+        if s.policy.use_partitioned {
+            sh::PARTITIONED
+        } else {
+            sh::BALLOT
+        },
         s.policy.small_workgroup_size,
-        &[
-            s.policy.small_keys_per_thread,
-            s.policy.digit_bits,
-            s.key_words,
-            s.val_words,
-            s.ballot_words(),
-        ],
+        Spec::new()
+            .with(sh::KPT, s.policy.small_keys_per_thread)
+            .with(sh::DIGIT_BITS, s.policy.digit_bits)
+            .with(sh::KEY_WORDS, s.key_words)
+            .with(sh::VAL_WORDS, s.val_words)
+            .with(sh::BALLOT_WORDS, s.ballot_words()),
     )?;
     let (count, _) = b.count.unwrap_or((b.meta, 0));
     let push = count_push(s, b);

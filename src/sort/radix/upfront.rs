@@ -1,5 +1,5 @@
-//! `vksort::radix::upfront` (glsl/radix_upfront.comp): all digit histograms in one read of the keys; and
-//! `vksort::radix::plan` (glsl/radix_plan.comp): global digit offsets, skipped places, and the later passes'
+//! `vksort::radix::upfront` (glsl/sort/radix/radix_upfront.comp): all digit histograms in one read of the keys; and
+//! `vksort::radix::plan` (glsl/sort/radix/radix_plan.comp): global digit offsets, skipped places, and the later passes'
 //! indirect arguments; with one portion, the upfront pass's last workgroup plans and no plan pass is recorded. Reads the keys (caller's buffer) and the control block; writes the histogram and
 //! control regions of the meta scratch (cleared before). Kernel variants: `radix_upfront_scalar` (default) and
 //! `radix_upfront_vec4` (policy `upfront_vec4`: keys read as 16-byte vectors through a third binding, the keys
@@ -69,20 +69,16 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         && (kpt * s.key_words) % 4 == 0
         && b.keys.offset % 16 == 0
         && key_bytes >= 16;
+    use crate::shaders::{radix_upfront as sh, Spec};
     let k = s.kernel(
-        if vec4 {
-            "radix_upfront_vec4"
-        } else {
-            "radix_upfront_scalar"
-        },
+        if vec4 { sh::VEC4 } else { sh::SCALAR },
         wg,
-        &[
-            kpt,
-            s.policy.digit_bits,
-            s.key_words,
-            s.places,
-            hist_copies(s, wg),
-        ],
+        Spec::new()
+            .with(sh::KPT, kpt)
+            .with(sh::DIGIT_BITS, s.policy.digit_bits)
+            .with(sh::KEY_WORDS, s.key_words)
+            .with(sh::PLACES, s.places)
+            .with(sh::HIST_COPIES, hist_copies(s, wg)),
     )?;
     let (count, len) = b.source_portions();
     for q in 0..count {
@@ -155,6 +151,11 @@ fn plan_push(s: &RadixSort, b: &Bindings) -> PlanPush {
 /// Records the plan pass (sorts of several portions; see [`plan_fused`]).
 pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.plan.workgroup_size(s.ctx.caps(), 256);
-    let k = s.kernel("radix_plan", wg, &[s.policy.digit_bits])?;
+    let k = s.kernel(
+        crate::shaders::radix_plan::SHADER,
+        wg,
+        crate::shaders::Spec::new()
+            .with(crate::shaders::radix_plan::DIGIT_BITS, s.policy.digit_bits),
+    )?;
     rec.dispatch("vksort::radix::plan", &k, &[b.meta], &plan_push(s, b), 1)
 }

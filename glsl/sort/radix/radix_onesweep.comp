@@ -8,22 +8,11 @@
 // writes them, stably ranked by this place's digit, to the other side; each digit's run of a tile leaves
 // through shared memory so that global writes are contiguous.
 //
-// FIXED_KPT=k variants (chosen by the host when the policy's keys_per_thread is k): keys per invocation is a
-// compile-time constant, so shaderc already unrolls the item loops and scalarizes the per-item arrays (no
-// arrays reach the driver). On an H200 this measured about the same as the specialization-constant variant
-// (the driver unrolls that one too); kept so that the tile loops never depend on a driver's unroller.
-//
 // Forward progress: the look-back waits at most SPIN_LIMIT polls on a predecessor tile's status; then it counts
 // that tile's digit itself from the keys and goes on. STALL_EVERY > 0 (tests only) makes tiles with
 // id % STALL_EVERY == 1 never publish their status, so successors must take that path.
 // @variant ballot LOOKBACK=1
 // @variant partitioned LOOKBACK=1 PARTITIONED=1
-// @variant ballot_k8 LOOKBACK=1 FIXED_KPT=8
-// @variant ballot_k12 LOOKBACK=1 FIXED_KPT=12
-// @variant ballot_k16 LOOKBACK=1 FIXED_KPT=16
-// @variant partitioned_k8 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=8
-// @variant partitioned_k12 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=12
-// @variant partitioned_k16 LOOKBACK=1 PARTITIONED=1 FIXED_KPT=16
 // @variant downsweep LOOKBACK=0
 // @variant downsweep_partitioned LOOKBACK=0 PARTITIONED=1
 // @variant ballot_wide LOOKBACK=1 WIDE=1
@@ -36,7 +25,7 @@
 // CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
 // tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
 // device's real-time clock at entry and exit, and writes one 16-word record per tile (layout: TILE_CLOCK_* in
-// src/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
+// src/sort/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
 // (GL_NV_shader_sm_builtins).
 //
 // WIDE=1 variants (arrays larger than one binding): the pass reads its portion through bindings 0..3 (bound
@@ -74,11 +63,7 @@ shared uint clk[16];
 #define CLOCK(i)
 #endif
 
-#ifdef FIXED_KPT
-const uint KPT = FIXED_KPT;   // spec constant 2 is still given by the host, and ignored
-#else
 layout(constant_id = 2) const uint KPT = 8;
-#endif
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;

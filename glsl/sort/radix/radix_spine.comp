@@ -5,7 +5,7 @@
 #include "common.glsl"
 #include "radix_common.glsl"
 
-layout(constant_id = 2) const uint DIGIT_BITS = 8;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 
 layout(set = 0, binding = 0, std430) readonly buffer Meta { uint meta[]; };

@@ -24,7 +24,7 @@ layout(constant_id = 2) const uint KPT = 4;
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
-layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
+layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;

@@ -10,8 +10,8 @@
 #include "radix_common.glsl"
 
 layout(constant_id = 2) const uint KPT = 4;
-layout(constant_id = 3) const uint KEY_WORDS = 1;
-layout(constant_id = 4) const uint DIGIT_BITS = 8;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 3) const uint DIGIT_BITS = 8;
 const uint TILE = WG_SIZE * KPT;
 const uint RADIX = 1u << DIGIT_BITS;
 

@@ -6,8 +6,8 @@
 #include "radix_common.glsl"
 
 layout(constant_id = 2) const uint KPT = 4;
-layout(constant_id = 3) const uint KEY_WORDS = 1;
-layout(constant_id = 4) const uint VAL_WORDS = 0;
+layout(constant_id = 4) const uint KEY_WORDS = 1;
+layout(constant_id = 5) const uint VAL_WORDS = 0;
 
 layout(set = 0, binding = 0, std430) writeonly buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };

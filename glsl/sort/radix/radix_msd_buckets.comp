@@ -35,7 +35,7 @@ layout(constant_id = 2) const uint KPT = 8;
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
-layout(constant_id = 6) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
+layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 // Buckets of at most RANK_MAX keys are placed by counting (RadixPolicy::msd_rank_max; 0: never).
 layout(constant_id = 7) const uint RANK_MAX = 0;
 // The most split tiles a sort may have (the run-length table in shared memory holds one entry per tile).
