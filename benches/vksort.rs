@@ -177,7 +177,7 @@ fn bench_scan(ctx: &Arc<Context>, n: u64, warmup: usize, reps: usize) -> Result<
 }
 
 fn main() {
-    let ctx = match Context::new(ContextOptions::default()) {
+    let ctx = match Context::new(ContextOptions::from_env()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("vksort bench: no Vulkan device ({e}); nothing to measure");

@@ -42,16 +42,21 @@ fn main() -> anyhow::Result<()> {
         matches!(value, ValueType::None | ValueType::U32),
         "values: none or u32"
     );
-    let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
+    let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions::from_env())?;
     let sorter = Sorter::new(
         &ctx,
         SortConfig {
             key: KeyType::U32,
             value,
+            max_n: n as u64,
             ..Default::default()
         },
     )?;
-    let layout = sorter.radix_layout(n as u64);
+    let layout = sorter
+        .backend::<vksort::sort::radix::RadixSort>()
+        .expect("a radix sorter")
+        .pick(n as u64)
+        .layout(n as u64);
     println!(
         "{}: n = {n} u32 keys{}, algorithm {:?}, portions {} x {} keys (wide writes: {}), scratch {:.2} GiB, binding range {:.2} GiB",
         ctx.caps().name,

@@ -2,13 +2,15 @@
 //! and scans build, through VK_KHR_pipeline_executable_properties. For tuning work: registers per invocation
 //! decide how many workgroups an SM keeps resident.
 //!
-//! `cargo run --release --example pipeline_stats` (sets VKSORT_PIPELINE_STATS=1 itself). VKSORT_POLICY
+//! `cargo run --release --example pipeline_stats` (asks for the statistics itself). VKSORT_POLICY
 //! overrides radix policy fields as in `examples/timing` (e.g. `mor=1,rank2=2`).
-use vksort::sort::{KeyType, SortConfig, ValueType};
+use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
-    std::env::set_var("VKSORT_PIPELINE_STATS", "1");
-    let ctx = vksort::Context::new(Default::default())?;
+    let ctx = vksort::Context::new(vksort::ContextOptions {
+        pipeline_statistics: true,
+        ..vksort::ContextOptions::from_env()
+    })?;
     if !ctx.caps().pipeline_statistics {
         println!(
             "{}: no VK_KHR_pipeline_executable_properties",
@@ -26,26 +28,14 @@ fn main() -> anyhow::Result<()> {
         if let Ok(spec) = std::env::var("VKSORT_POLICY") {
             policy = policy.with_overrides(&spec)?;
         }
+        // Creating the sorter builds every pipeline sorts of up to n keys use.
         let config = SortConfig {
             key,
             value,
-            policy: Some(policy),
+            max_n: n as u64,
             ..Default::default()
         };
-        let mut keys: Vec<u32> = (0..n * key.bytes() as usize / 4)
-            .map(|i| (i as u32).wrapping_mul(2654435761))
-            .collect();
-        let mut vals: Vec<u32> = (0..n).map(|i| i as u32).collect();
-        match (key, value) {
-            (KeyType::U64, _) => {
-                let mut k64: Vec<u64> = bytemuck::cast_slice(&keys).to_vec();
-                vksort::sort::sort_with(&ctx, &mut k64, &config)?
-            }
-            (_, ValueType::U32) => {
-                vksort::sort::sort_pairs_with(&ctx, &mut keys, &mut vals, &config)?
-            }
-            _ => vksort::sort::sort_with(&ctx, &mut keys, &config)?,
-        }
+        Sorter::builder(&ctx, config).tuning(policy).build()?;
     }
     let data: Vec<u32> = (0..n as u32).collect();
     vksort::scan::scan_u32(&ctx, &data, &Default::default())?;

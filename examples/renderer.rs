@@ -79,6 +79,7 @@ fn main() -> anyhow::Result<()> {
             key: KeyType::F32,
             value: ValueType::U32,
             order: descending_back_to_front(),
+            max_n: capacity,
             ..Default::default()
         },
     )?;

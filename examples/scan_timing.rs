@@ -74,7 +74,7 @@ fn main() -> anyhow::Result<()> {
         .transpose()?
         .unwrap_or(24);
     let n = 1u64 << log2;
-    let ctx = vksort::Context::new(Default::default())?;
+    let ctx = vksort::Context::new(vksort::ContextOptions::from_env())?;
     let data: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2654435761) >> 7)
         .collect();

@@ -3,14 +3,14 @@
 //! Also times the same sort with and without the clocks (the instrumentation's cost).
 //!
 //! `cargo run --release --example tile_clocks -- [LOG2_N=24] [u32|f32|u64|...] [none|u32|u64]`
-//! (sets VKSORT_SHADER_CLOCK=1 itself; VKSORT_POLICY overrides policy fields as in `examples/timing`).
+//! (asks for the shader clock itself; VKSORT_POLICY overrides policy fields as in `examples/timing`). Needs the
+//! `diagnostics` feature: `cargo run --release --features diagnostics --example tile_clocks`.
 use std::sync::Arc;
 use vksort::gpu::{Buffer, Profiler};
-use vksort::sort::radix::clocks;
+use vksort::sort::radix::{clocks, RadixDebug, RadixSort};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
-    std::env::set_var("VKSORT_SHADER_CLOCK", "1");
     let args: Vec<String> = std::env::args().skip(1).collect();
     let log2: u32 = args.first().map(|s| s.parse()).transpose()?.unwrap_or(24);
     let key = KeyType::from_name(args.get(1).map_or("u32", |s| s.as_str()))
@@ -18,7 +18,10 @@ fn main() -> anyhow::Result<()> {
     let value = ValueType::from_name(args.get(2).map_or("none", |s| s.as_str()))
         .ok_or(anyhow::anyhow!("value type"))?;
     let n = 1u64 << log2;
-    let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
+    let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions {
+        shader_clock: true,
+        ..vksort::ContextOptions::from_env()
+    })?;
     anyhow::ensure!(
         ctx.caps().shader_clock && ctx.caps().buffer_device_address,
         "{}: no VK_KHR_shader_clock or no buffer device addresses",
@@ -28,27 +31,31 @@ fn main() -> anyhow::Result<()> {
     if let Ok(spec) = std::env::var("VKSORT_POLICY") {
         policy = policy.with_overrides(&spec)?;
     }
-    let sorter_for = |policy| {
-        Sorter::new(
+    let sorter_for = |debug: RadixDebug| {
+        Sorter::builder(
             &ctx,
             SortConfig {
                 key,
                 value,
                 algorithm: SortAlgorithm::Onesweep,
-                policy: Some(policy),
+                max_n: n,
                 ..Default::default()
             },
         )
+        .tuning(policy)
+        .tuning(debug)
+        .build()
     };
-    let plain = sorter_for(policy)?;
-    let layout = plain.radix_layout(n);
+    let plain = sorter_for(RadixDebug::default())?;
+    let radix = plain.backend::<RadixSort>().expect("a radix sorter");
+    let layout = radix.pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
     let places = (key.bytes() * 8).div_ceil(policy.digit_bits) as u64;
     let records = Buffer::device_local(&ctx, "tile_clocks::records", places * tiles * 64)?;
     let addr = ctx.buffer_address("tile clock records", &records.as_ref())?;
-    let clocked = sorter_for(vksort::sort::radix::RadixPolicy {
+    let clocked = sorter_for(RadixDebug {
         tile_clocks: addr,
-        ..policy
+        ..Default::default()
     })?;
 
     let mut x = 0x9e37_79b9_7f4a_7c15u64;

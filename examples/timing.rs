@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
     let algorithm = SortAlgorithm::from_name(args.get(3).map_or("auto", |s| s.as_str()))
         .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
-    let ctx: Arc<vksort::Context> = vksort::Context::new(Default::default())?;
+    let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions::from_env())?;
     // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096,rank2=1,keep_digit=1,uvec4=1" overrides
     // fields of the default policy for this key/value type (for tuning sweeps).
     let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
@@ -27,16 +27,18 @@ fn main() -> anyhow::Result<()> {
         policy = policy.with_overrides(&spec)?;
         tag = format!(" [{spec}]");
     }
-    let sorter = Sorter::new(
+    let sorter = Sorter::builder(
         &ctx,
         SortConfig {
             key,
             value,
             algorithm,
-            policy: Some(policy),
+            max_n: n,
             ..Default::default()
         },
-    )?;
+    )
+    .tuning(policy)
+    .build()?;
     // VKSORT_ENTROPY=k: each key word the AND of k random words (skewed keys; default 1: uniform).
     let and_of: u32 = std::env::var("VKSORT_ENTROPY").map_or(Ok(1), |s| s.parse())?;
     let mut x = 0x1234_5678_9abc_def0u64;

@@ -88,7 +88,7 @@ fn copy_rejects_bad_input_and_writes_nothing() {
 fn waits_are_bounded() {
     let ctx = vksort::Context::new(vksort::ContextOptions {
         wait_timeout: Duration::from_millis(20),
-        ..Default::default()
+        ..vksort::ContextOptions::from_env()
     })
     .unwrap();
     let counter = Buffer::from_slice(&ctx, "test::counter", &[0u32; 2]).unwrap();
@@ -262,18 +262,18 @@ fn device_selection_by_index_and_name() {
     let (idx, caps) = &devices[0];
     let by_index = vksort::Context::new(vksort::ContextOptions {
         device: Some(idx.to_string()),
-        ..Default::default()
+        ..vksort::ContextOptions::from_env()
     });
     assert_eq!(by_index.unwrap().caps().name, caps.name);
     let word = caps.name.split_whitespace().next().unwrap().to_lowercase();
     let by_name = vksort::Context::new(vksort::ContextOptions {
         device: Some(word),
-        ..Default::default()
+        ..vksort::ContextOptions::from_env()
     });
     assert!(by_name.is_ok());
     let none = vksort::Context::new(vksort::ContextOptions {
         device: Some("no such gpu".into()),
-        ..Default::default()
+        ..vksort::ContextOptions::from_env()
     });
     assert!(matches!(none, Err(Error::NoDevice(_))));
 }

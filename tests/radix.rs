@@ -174,12 +174,20 @@ fn radix_of(s: &Sorter) -> &RadixSort {
 
 /// The policy's `rank2` spelling (0, 1, 2) as the enum.
 fn rank(v: u32) -> RankCounters {
-    [RankCounters::PerSubgroup, RankCounters::Scanned, RankCounters::Packed16][v as usize]
+    [
+        RankCounters::PerSubgroup,
+        RankCounters::Scanned,
+        RankCounters::Packed16,
+    ][v as usize]
 }
 
 /// The policy's `match_or` spelling (0, 1, 2) as the enum.
 fn peer(v: u32) -> PeerMatch {
-    [PeerMatch::Vote, PeerMatch::LaneMasks, PeerMatch::LaneMasksEager][v as usize]
+    [
+        PeerMatch::Vote,
+        PeerMatch::LaneMasks,
+        PeerMatch::LaneMasksEager,
+    ][v as usize]
 }
 
 /// Sorts `raw` on the GPU (host count, or a GPU-side count `gpu_n` <= raw.len() with capacity raw.len()) and
@@ -990,10 +998,7 @@ fn passes_are_labelled_and_profiled() {
             // One split tile (at most msd_single_kpt x the split workgroup): no differ pass.
             (
                 SortAlgorithm::Msd,
-                vec![
-                    "vksort::radix::msd::split",
-                    "vksort::radix::msd::buckets",
-                ],
+                vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
             ),
         ];
         for (case, (alg, want)) in cases.into_iter().enumerate() {
@@ -1057,13 +1062,13 @@ fn passes_are_labelled_and_profiled() {
             let mut p = lavapipe_policy(ctx);
             p.use_partitioned = true;
             let r = sorter_with(
-            ctx,
-            SortConfig {
-                ..Default::default()
-            },
-            Some(p),
-            RadixDebug::default(),
-        );
+                ctx,
+                SortConfig {
+                    ..Default::default()
+                },
+                Some(p),
+                RadixDebug::default(),
+            );
             assert!(matches!(r, Err(Error::Unsupported { .. })));
         }
     });
@@ -1401,10 +1406,13 @@ fn beyond_one_binding() {
 
 #[test]
 fn tile_clocks_record_every_tile() {
-    // Its own device: the clock extension is enabled only when VKSORT_SHADER_CLOCK=1 at creation.
+    // Its own device: the clock extension is enabled only when asked for at creation.
     let _guard = common::lock();
-    std::env::set_var("VKSORT_SHADER_CLOCK", "1");
-    let ctx = Context::new(Default::default()).expect("Vulkan context");
+    let ctx = Context::new(vksort::ContextOptions {
+        shader_clock: true,
+        ..vksort::ContextOptions::from_env()
+    })
+    .expect("Vulkan context");
     if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
         eprintln!("{}: no shader clock; skipped", ctx.caps().name);
         return;
@@ -1519,8 +1527,14 @@ fn short_tiles_for_small_sorts() {
             RadixDebug::default(),
         )
         .unwrap();
-        assert_eq!(radix_of(&sorter).pick(smax as u64).policy.tile() as usize, short_tile);
-        assert_eq!(radix_of(&sorter).pick(smax as u64 + 1).policy.tile() as usize, tile);
+        assert_eq!(
+            radix_of(&sorter).pick(smax as u64).policy.tile() as usize,
+            short_tile
+        );
+        assert_eq!(
+            radix_of(&sorter).pick(smax as u64 + 1).policy.tile() as usize,
+            tile
+        );
         let mut prev = 0;
         for n in (0..4 * smax as u64).step_by(97) {
             let b = sorter.storage_requirements(n).scratch_bytes;

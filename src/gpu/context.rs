@@ -23,31 +23,56 @@ use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// How [`Context::new`] creates its instance and device.
+/// How [`Context::new`] creates its instance and device. `Default` reads no environment variable; binaries and
+/// tests that want the `VKSORT_*` variables ask for [`ContextOptions::from_env`].
 #[derive(Clone, Debug)]
 pub struct ContextOptions {
-    /// Device choice: an index into the enumeration order, or a case-insensitive name substring.
-    /// Default: the `VKSORT_DEVICE` environment variable, else the best device (discrete first).
+    /// Device choice: an index into the enumeration order, or a case-insensitive name substring. Default: the
+    /// best device (discrete GPUs first; lavapipe where there is no GPU).
     pub device: Option<String>,
-    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and keep its errors.
-    /// Default: on when the environment variable `VKSORT_VALIDATION` is `1`.
+    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and keep its errors. Default: off.
     pub validation: bool,
-    /// Upper bound of every fence wait, in wall time. Default: 60 s (`VKSORT_TIMEOUT_MS` overrides).
+    /// Upper bound of every fence wait, in wall time. Default: 60 s.
     pub wait_timeout: Duration,
+    /// Enable `VK_KHR_pipeline_executable_properties` with statistics capture, where present, so that
+    /// [`Context::kernel_statistics`] reports registers and shared memory per kernel (`examples/pipeline_stats`).
+    /// Default: off (capturing costs pipeline-creation time).
+    pub pipeline_statistics: bool,
+    /// Enable `VK_KHR_shader_clock` (and `VK_NV_shader_sm_builtins`), where present, for the radix sort's
+    /// per-tile clock records (diagnostics; `examples/tile_clocks`). Default: off.
+    pub shader_clock: bool,
 }
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        let timeout_ms = std::env::var("VKSORT_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(60_000);
+        Self {
+            device: None,
+            validation: false,
+            wait_timeout: Duration::from_secs(60),
+            pipeline_statistics: false,
+            shader_clock: false,
+        }
+    }
+}
+
+impl ContextOptions {
+    /// The options the `VKSORT_*` environment variables ask for, over the defaults: `VKSORT_DEVICE` (index or
+    /// name), `VKSORT_VALIDATION=1`, `VKSORT_TIMEOUT_MS`, `VKSORT_PIPELINE_STATS=1`, `VKSORT_SHADER_CLOCK=1`. For
+    /// binaries, tests and examples; the library itself never reads the environment.
+    pub fn from_env() -> Self {
+        let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+        let d = Self::default();
         Self {
             device: std::env::var("VKSORT_DEVICE")
                 .ok()
                 .filter(|s| !s.is_empty()),
-            validation: std::env::var("VKSORT_VALIDATION").is_ok_and(|v| v == "1"),
-            wait_timeout: Duration::from_millis(timeout_ms),
+            validation: flag("VKSORT_VALIDATION"),
+            wait_timeout: std::env::var("VKSORT_TIMEOUT_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(d.wait_timeout, Duration::from_millis),
+            pipeline_statistics: flag("VKSORT_PIPELINE_STATS"),
+            shader_clock: flag("VKSORT_SHADER_CLOCK"),
         }
     }
 }
@@ -113,8 +138,8 @@ pub struct DeviceCaps {
     /// `VK_KHR_pipeline_executable_properties`: only when `VKSORT_PIPELINE_STATS=1` was set at creation.
     pub pipeline_statistics: bool,
     /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled, and `VK_NV_shader_sm_builtins` in
-    /// `sm_builtins`: only when `VKSORT_SHADER_CLOCK=1` was set at creation (diagnostics: the Onesweep kernel's
-    /// per-tile phase clocks, [`crate::sort::radix::RadixPolicy::tile_clocks`]).
+    /// `sm_builtins`: only when [`ContextOptions::shader_clock`] was set at creation (diagnostics: the Onesweep kernel's
+    /// per-tile phase clocks, `RadixDebug::tile_clocks`).
     pub shader_clock: bool,
     pub sm_builtins: bool,
     /// Bytes of workgroup shared memory.
@@ -524,12 +549,11 @@ impl Context {
         let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
             .subgroup_size_control(size_control)
             .compute_full_subgroups(size_control);
-        caps.pipeline_statistics = std::env::var("VKSORT_PIPELINE_STATS").is_ok_and(|v| v == "1")
+        caps.pipeline_statistics = options.pipeline_statistics
             && ext_names.contains(&ash::khr::pipeline_executable_properties::NAME);
         let mut epe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
             .pipeline_executable_info(caps.pipeline_statistics);
-        let clocks_wanted = std::env::var("VKSORT_SHADER_CLOCK").is_ok_and(|v| v == "1");
-        if clocks_wanted && ext_names.contains(&ash::khr::shader_clock::NAME) {
+        if options.shader_clock && ext_names.contains(&ash::khr::shader_clock::NAME) {
             let mut f = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
             let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
             // SAFETY: the chain is valid for the call.

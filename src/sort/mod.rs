@@ -119,6 +119,26 @@ impl SorterBuilder {
     /// Validates the configuration (bit range, policy against the device, needed subgroup operations) and
     /// builds every pipeline the sorter may use.
     pub fn build(self) -> Result<Sorter> {
+        let sorter = self.assemble()?;
+        sorter.prepare()?;
+        Ok(sorter)
+    }
+
+    /// What [`SortAlgorithm::Auto`] (or the configured algorithm) resolves to for `n` keys under this
+    /// builder's selector, and the cost model's predicted time (nanoseconds) when it has one. Validates the
+    /// configuration like [`SorterBuilder::build`] but builds no pipeline.
+    pub fn choose(self, n: u64) -> Result<(SortAlgorithm, Option<f64>)> {
+        let sorter = self.assemble()?;
+        let (a, b) = sorter.choose(n)?;
+        let predicted = match &sorter.selector {
+            Selector::Model(m) => Some(m.predict_ns(&a.model_key(), &b.workload(a, n))),
+            Selector::Policy => None,
+        };
+        Ok((a, predicted))
+    }
+
+    /// The sorter, its backends created and checked, no pipeline built yet.
+    fn assemble(self) -> Result<Sorter> {
         let SorterBuilder {
             ctx,
             config,
@@ -144,14 +164,12 @@ impl SorterBuilder {
                 backends.push((f, (f.new)(&ctx, &config, &overrides, &[a])?));
             }
         }
-        let sorter = Sorter {
+        Ok(Sorter {
             ctx,
             config,
             backends,
             selector,
-        };
-        sorter.prepare()?;
-        Ok(sorter)
+        })
     }
 }
 
@@ -212,7 +230,7 @@ impl Sorter {
                             continue;
                         }
                         let t = model.predict_ns(&a.model_key(), &b.workload(a, n));
-                        if best.is_none_or(|(bt, _, _)| t < bt) {
+                        if best.map_or(true, |(bt, _, _)| t < bt) {
                             best = Some((t, a, b.as_ref()));
                         }
                     }

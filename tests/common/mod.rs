@@ -12,7 +12,7 @@ static LOCK: Mutex<()> = Mutex::new(());
 /// (`./dev test` sets it; CI and the README's test command always run with it).
 pub fn ctx() -> Arc<Context> {
     CTX.get_or_init(|| {
-        let ctx = Context::new(ContextOptions::default()).expect("Vulkan context");
+        let ctx = Context::new(ContextOptions::from_env()).expect("Vulkan context");
         eprintln!(
             "vksort tests on {} (subgroup {} [{}..{}], validation {})",
             ctx.caps().name,

@@ -8,7 +8,7 @@ use vksort_tools::model::{self, Calibration};
 
 fn main() {
     // `cargo test --benches` passes `--bench`-less args; run the sweep either way, it is short.
-    let ctx = match Context::new(ContextOptions::default()) {
+    let ctx = match Context::new(ContextOptions::from_env()) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("vksort bench: no Vulkan device ({e}); nothing to measure");

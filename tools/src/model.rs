@@ -36,66 +36,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use vksort::gpu::{Buffer, Context, Profiler};
+use vksort::sort::radix::RadixPolicy;
+use vksort::sort::{Selector, SortAlgorithm, SortConfig, Sorter};
+use vksort::workload::CostModel;
 use vksort::{Error, Result};
 
-/// One pass (or group of identical dispatches) of an algorithm.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PassModel {
-    /// The pass label the profiler reports (`vksort::radix::onesweep`, ...).
-    pub label: String,
-    /// Dispatches (or fills/copies) of this pass.
-    pub dispatches: u32,
-    /// Bytes read from device memory.
-    pub read_bytes: f64,
-    /// Bytes written to device memory.
-    pub write_bytes: f64,
-    /// Work per key in simple operations (digit extraction, scan steps, ranking), a rough compute indicator.
-    pub ops_per_key: f64,
-}
-
-impl PassModel {
-    fn new(label: &str, dispatches: u32, read: f64, write: f64, ops: f64) -> Self {
-        Self {
-            label: label.into(),
-            dispatches,
-            read_bytes: read,
-            write_bytes: write,
-            ops_per_key: ops,
-        }
-    }
-    pub fn bytes(&self) -> f64 {
-        self.read_bytes + self.write_bytes
-    }
-}
-
-/// Policy numbers the model needs from a radix sort (defaults: 8-bit digits, 3840-key tiles, 1024-key MSD
-/// split tiles).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RadixShape {
-    pub digit_bits: u32,
-    pub tile_keys: u64,
-    /// Keys per tile of the MSD sort's split pass.
-    #[serde(default = "default_msd_split_tile")]
-    pub msd_split_tile: u64,
-    /// MSD sorts of at most this many keys take one split tile and no differ pass (0: none).
-    #[serde(default)]
-    pub msd_single_keys: u64,
-}
-
-fn default_msd_split_tile() -> u64 {
-    1024
-}
-
-impl Default for RadixShape {
-    fn default() -> Self {
-        Self {
-            digit_bits: 8,
-            tile_keys: 3840,
-            msd_split_tile: default_msd_split_tile(),
-            msd_single_keys: 0,
-        }
-    }
-}
+pub use vksort::workload::PassModel;
 
 /// What an algorithm run does, in the model's terms.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,7 +53,8 @@ pub enum Shape {
         /// Key bits taken into account (hi - lo of `--bits`, else the key width).
         key_bits: u32,
         n: u64,
-        radix: RadixShape,
+        /// The radix policy the sort runs with on the device (its tile sizes shape the workload).
+        radix: RadixPolicy,
     },
     Scan {
         algo: String,
@@ -177,108 +124,11 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             n,
             radix,
         } => {
-            let n = *n as f64;
-            let k = key.bytes() as f64;
-            let v = value.map_or(0.0, |v| v.bytes() as f64);
-            let d = radix.digit_bits.max(1);
-            let places = key_bits.div_ceil(d).max(1);
-            let r = (1u64 << d) as f64;
-            let tiles = (n / radix.tile_keys.max(1) as f64).ceil().max(1.0);
-            let pf = places as f64;
-            let kv = n * (k + v);
-            if algo == "small" {
-                return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)];
-            }
-            if algo == "msd" {
-                // The differ pass reads the keys once (no pass when they fit one split tile); the split pass
-                // reads every tile's AND/OR words in each workgroup, reads keys and values, writes them and the
-                // run table; the bucket pass reads its two run-table rows and the keys and values, and writes them.
-                let split_tiles = if n <= radix.msd_single_keys as f64 {
-                    1.0
-                } else {
-                    (n / radix.msd_split_tile.max(1) as f64).ceil().max(1.0)
-                };
-                let table = split_tiles * (r + 4.0) * 4.0;
-                let mut out = Vec::new();
-                if split_tiles > 1.0 {
-                    out.push(PassModel::new(
-                        "vksort::radix::msd::differ",
-                        1,
-                        n * k,
-                        split_tiles * 16.0,
-                        2.0,
-                    ));
-                }
-                out.push(PassModel::new(
-                    "vksort::radix::msd::split",
-                    1,
-                    kv + split_tiles * split_tiles * 16.0,
-                    kv + table,
-                    8.0,
-                ));
-                out.push(PassModel::new(
-                    "vksort::radix::msd::buckets",
-                    1,
-                    kv + r * split_tiles * 8.0,
-                    kv,
-                    pf * 8.0,
-                ));
-                return out;
-            }
-            let onesweep = algo != "reduce-then-scan";
-            let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
-            // setup zeroes the control block, histograms and status; the upfront pass's last workgroup plans
-            // (one portion).
-            let mut out = vec![
-                PassModel::new(
-                    "vksort::radix::setup",
-                    1,
-                    0.0,
-                    1024.0 + pf * r * 4.0 + status,
-                    0.0,
-                ),
-                PassModel::new(
-                    "vksort::radix::upfront",
-                    1,
-                    n * k + pf * r * 4.0,
-                    pf * r * 8.0 + 64.0,
-                    pf * 2.0,
-                ),
-            ];
-            if onesweep {
-                // look-back: each tile publishes its counts (write) and reads its predecessors' (~2 reads)
-                out.push(PassModel::new(
-                    "vksort::radix::onesweep",
-                    places,
-                    pf * kv + 2.0 * status,
-                    pf * kv + status,
-                    pf * 10.0,
-                ));
-            } else {
-                let counts = pf * tiles * r * 4.0;
-                out.extend([
-                    PassModel::new(
-                        "vksort::radix::upsweep",
-                        places,
-                        pf * n * k,
-                        counts,
-                        pf * 2.0,
-                    ),
-                    PassModel::new("vksort::radix::spine", places, counts, counts, 0.0),
-                    PassModel::new(
-                        "vksort::radix::downsweep",
-                        places,
-                        pf * kv + counts,
-                        pf * kv,
-                        pf * 10.0,
-                    ),
-                ]);
-            }
-            // the final copy is recorded only for an odd number of places (and copies when no place was skipped)
-            if places % 2 == 1 {
-                out.push(PassModel::new("vksort::radix::copy", 1, kv, kv, 0.0));
-            }
-            out
+            let (Ok(k), Ok(v)) = (ops::key_type(*key), ops::value_type(*value)) else {
+                return Vec::new();
+            };
+            let algorithm = SortAlgorithm::from_name(algo).unwrap_or(SortAlgorithm::Onesweep);
+            vksort::sort::radix::workload(radix, algorithm, k, v, *key_bits, *n)
         }
         Shape::Scan {
             algo,
@@ -461,21 +311,26 @@ impl Calibration {
         self.efficiency.get(algo_key).copied().unwrap_or(0.5)
     }
 
+    /// The library's cost model with this calibration's numbers (what Auto uses with
+    /// [`vksort::sort::Selector::Model`]).
+    pub fn cost_model(&self) -> CostModel {
+        CostModel {
+            roofline_bps: self.roofline_bytes_per_s,
+            fixed_ns: self.fixed_ns_per_dispatch,
+            efficiency: self.efficiency.clone(),
+            overhead_ns: self.overhead_ns.clone(),
+        }
+    }
+
     /// Predicted time of one pass in nanoseconds.
     pub fn predict_pass_ns(&self, algo_key: &str, pass: &PassModel) -> f64 {
-        let eff = self.efficiency_of(algo_key).max(1e-3);
-        self.fixed_ns_per_dispatch * pass.dispatches as f64
-            + pass.bytes() / (self.roofline_bytes_per_s * eff) * 1e9
+        self.cost_model().predict_pass_ns(algo_key, pass)
     }
 
     /// Predicted time of a run in nanoseconds: its passes plus the algorithm's calibrated overhead.
     pub fn predict_ns(&self, shape: &Shape) -> f64 {
-        let key = shape.algo_key();
-        let passes: f64 = passes(shape)
-            .iter()
-            .map(|p| self.predict_pass_ns(&key, p))
-            .sum();
-        passes + self.overhead_ns.get(&key).copied().unwrap_or(0.0)
+        self.cost_model()
+            .predict_ns(&shape.algo_key(), &passes(shape))
     }
 
     /// What bounds a pass that took `measured_ns`.
@@ -599,31 +454,28 @@ impl Calibration {
         Ok(cal)
     }
 
-    /// The fastest predicted sort algorithm of `candidates` for (key, value, bits, N).
+    /// What `--algo auto` sorts (key, value, bits, N) with: the library's Auto with this calibration as its
+    /// cost model ([`vksort::sort::Selector::Model`]), and the predicted time in nanoseconds.
     pub fn choose_sort(
         &self,
-        candidates: &[&str],
+        ctx: &Arc<Context>,
         key: ElemType,
         value: Option<ElemType>,
-        key_bits: u32,
+        bits: Option<(u32, u32)>,
         n: u64,
-        caps: &vksort::gpu::DeviceCaps,
     ) -> Option<(String, f64)> {
-        candidates
-            .iter()
-            .filter(|a| ops::sort_supports(a, n, key, value, caps))
-            .map(|a| {
-                let shape = Shape::Sort {
-                    algo: a.to_string(),
-                    key,
-                    value,
-                    key_bits,
-                    n,
-                    radix: ops::radix_shape(caps, key, value),
-                };
-                (a.to_string(), self.predict_ns(&shape))
-            })
-            .min_by(|x, y| x.1.total_cmp(&y.1))
+        let config = SortConfig {
+            key: ops::key_type(key).ok()?,
+            value: ops::value_type(value).ok()?,
+            bits,
+            max_n: n.max(1),
+            ..Default::default()
+        };
+        let (a, ns) = Sorter::builder(ctx, config)
+            .selector(Selector::Model(Arc::new(self.cost_model())))
+            .choose(n)
+            .ok()?;
+        Some((a.name().to_string(), ns?))
     }
 }
 

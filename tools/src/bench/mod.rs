@@ -429,7 +429,7 @@ pub fn run(
         progress(i + 1, total, "", rows.last());
     }
     progress(total, total, "done", None);
-    let auto = auto_rows(&rows, cal, ctx.caps());
+    let auto = auto_rows(&rows, cal, ctx);
     Ok(Report {
         device: ctx.caps().name.clone(),
         driver: ctx.caps().driver_info.clone(),
@@ -540,7 +540,7 @@ fn make_row(
     }
 }
 
-fn auto_rows(rows: &[Row], cal: &Calibration, caps: &vksort::gpu::DeviceCaps) -> Vec<AutoRow> {
+fn auto_rows(rows: &[Row], cal: &Calibration, ctx: &Arc<Context>) -> Vec<AutoRow> {
     let mut out: Vec<AutoRow> = Vec::new();
     for r in rows.iter().filter(|r| r.family == "sort" && r.verified) {
         if out
@@ -564,12 +564,8 @@ fn auto_rows(rows: &[Row], cal: &Calibration, caps: &vksort::gpu::DeviceCaps) ->
         };
         let key = ElemType::from_name(&r.key).unwrap_or(ElemType::U32);
         let value = ElemType::from_name(&r.value);
-        let candidates: Vec<&str> = ops::sort_algorithms()
-            .into_iter()
-            .filter(|a| *a != "auto")
-            .collect();
-        let Some((choice, pred)) = cal.choose_sort(&candidates, key, value, r.key_bits, r.n, caps)
-        else {
+        let bits = (r.key_bits < key.bits()).then_some((0, r.key_bits));
+        let Some((choice, pred)) = cal.choose_sort(ctx, key, value, bits, r.n) else {
             continue;
         };
         let choice_ms = same.iter().find(|x| x.algo == choice).map(|x| x.ms_median);

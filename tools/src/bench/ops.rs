@@ -8,7 +8,7 @@
 use super::data::{Column, ElemType};
 use super::dist::Dist;
 use super::verify::{self, Mismatch, SortSpec};
-use crate::model::{self, Calibration, RadixShape, Shape};
+use crate::model::{self, Calibration, Shape};
 use serde::Serialize;
 use std::sync::Arc;
 use vksort::gpu::profiler::sum_by_label;
@@ -169,7 +169,7 @@ impl OpSpec {
                 value: *value,
                 key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
                 n,
-                radix: radix_shape(caps, *key, *value),
+                radix: radix_policy(caps, *key, *value),
             },
             OpSpec::Scan { algo, elem, .. } => Shape::Scan {
                 algo: algo.clone(),
@@ -369,12 +369,12 @@ pub fn has_compact() -> bool {
     true
 }
 
-fn key_type(key: ElemType) -> Result<KeyType> {
+pub fn key_type(key: ElemType) -> Result<KeyType> {
     KeyType::from_name(key.name())
         .ok_or_else(|| Error::InvalidArgument(format!("unknown key type {key}")))
 }
 
-fn value_type(value: Option<ElemType>) -> Result<ValueType> {
+pub fn value_type(value: Option<ElemType>) -> Result<ValueType> {
     match value {
         None => Ok(ValueType::None),
         Some(ElemType::U32) => Ok(ValueType::U32),
@@ -386,7 +386,7 @@ fn value_type(value: Option<ElemType>) -> Result<ValueType> {
 }
 
 /// The radix policy the sort uses for (key, value) on a device.
-fn radix_policy(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixPolicy {
+pub fn radix_policy(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixPolicy {
     match (key_type(key), value_type(value)) {
         (Ok(k), Ok(v)) => RadixPolicy::for_sort(caps, k, v),
         _ => RadixPolicy::for_device(caps),
@@ -416,17 +416,6 @@ pub fn msd_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64
 /// Largest N of the one-workgroup sort for (key, value): its capacity.
 pub fn small_capacity(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
     radix_policy(caps, key, value).small_capacity() as u64
-}
-
-/// The radix policy's numbers the model needs.
-pub fn radix_shape(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixShape {
-    let p = radix_policy(caps, key, value);
-    RadixShape {
-        digit_bits: p.digit_bits,
-        tile_keys: p.tile() as u64,
-        msd_split_tile: p.msd_split_tile() as u64,
-        msd_single_keys: (p.msd_split_workgroup_size * p.msd_single_kpt) as u64,
-    }
 }
 
 /// The algorithm the library's `auto` runs for `n` keys ([`vksort::sort::radix::RadixPolicy::auto_algorithm`], as
@@ -823,7 +812,6 @@ fn prepare_sort<'a>(
     let config = SortConfig {
         key: kt,
         value: vt,
-        policy,
         order: if *descending {
             Order::Descending
         } else {
@@ -831,8 +819,13 @@ fn prepare_sort<'a>(
         },
         bits: *bits,
         algorithm,
+        max_n: (n as u64).max(1),
     };
-    let sorter = Sorter::new(ctx, config)?;
+    let mut builder = Sorter::builder(ctx, config);
+    if let Some(p) = policy {
+        builder = builder.tuning(p);
+    }
+    let sorter = builder.build()?;
     let req = sorter.storage_requirements(n as u64);
     let kb = (n * key.bytes()) as u64;
     let vb = (n * value.map_or(0, |v| v.bytes())) as u64;

@@ -77,7 +77,7 @@ fn run(cli: Cli, start: Instant) -> Result<i32> {
 }
 
 fn context(device: Option<String>) -> Result<Arc<Context>> {
-    let mut opts = ContextOptions::default();
+    let mut opts = ContextOptions::from_env();
     if device.is_some() {
         opts.device = device;
     }
@@ -336,17 +336,8 @@ fn auto_choice(
     bits: Option<(u32, u32)>,
     n: u64,
 ) -> Option<String> {
-    let algos: Vec<&str> = ops::sort_algorithms()
-        .into_iter()
-        .filter(|a| *a != "auto")
-        .collect();
-    if algos.is_empty() {
-        return None;
-    }
     let cal = Calibration::load_or_calibrate(ctx).ok()?;
-    let key_bits = bits.map_or(key.bits(), |(lo, hi)| hi - lo);
-    cal.choose_sort(&algos, key, value, key_bits, n, ctx.caps())
-        .map(|c| c.0)
+    cal.choose_sort(ctx, key, value, bits, n).map(|c| c.0)
 }
 
 fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
