@@ -48,20 +48,24 @@ fn main() -> anyhow::Result<()> {
     let queue = unsafe { device.get_device_queue(family, 0) };
 
     // --- vksort adopts it: creates nothing global, destroys nothing of the renderer's ---
-    let ctx = vksort::Context::adopt(AdoptInfo {
-        entry: entry.clone(),
-        instance: instance.clone(),
-        physical_device: pd,
-        device: device.clone(),
-        queue_family_index: family,
-        queue,
-        debug_utils: false,
-        subgroup_size_control: false,
-        int64: false,
-        subgroup_partitioned: false,
-        buffer_device_address: false,
-        wait_timeout: Duration::from_secs(10),
-    })?;
+    // SAFETY: the handles below are this program's live instance, device and queue, created with
+    // Context::device_extensions; they outlive `ctx` (dropped before them at the end of main).
+    let ctx = unsafe {
+        vksort::Context::adopt(AdoptInfo {
+            entry: entry.clone(),
+            instance: instance.clone(),
+            physical_device: pd,
+            device: device.clone(),
+            queue_family_index: family,
+            queue,
+            debug_utils: false,
+            subgroup_size_control: false,
+            int64: false,
+            subgroup_partitioned: false,
+            buffer_device_address: false,
+            wait_timeout: Duration::from_secs(10),
+        })
+    }?;
 
     // Particles: depth keys (f32, view-space z) with particle indices as values; the live count is on the GPU.
     let capacity = 100_000u64;
@@ -104,6 +108,7 @@ fn main() -> anyhow::Result<()> {
                 .command_buffer_count(1),
         )?[0];
         device.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+        // SAFETY: `cmd` is recording on this device's compute queue family; the buffers are alive.
         let mut rec = Recorder::new(&ctx, cmd);
         sorter.cmd_sort_indirect(
             &mut rec,

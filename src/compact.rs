@@ -123,9 +123,9 @@ impl Compactor {
         let overlap = crate::scan::overlaps(&input, &output, bytes)
             || flags.is_some_and(|f| crate::scan::overlaps(&f, &output, bytes));
         if overlap {
-            return Err(crate::Error::InvalidArgument(
-                "compaction output overlaps its input or flags".into(),
-            ));
+            return Err(crate::Error::Overlap {
+                what: "compaction output overlaps its input or flags",
+            });
         }
         let kernel = self.kernel(ctx, flags.is_some())?;
         let tiles = self.tiles(n) as u32;
@@ -196,11 +196,11 @@ pub fn compact_u32_with(
 ) -> Result<Vec<u32>> {
     if let Some(f) = flags {
         if f.len() != data.len() {
-            return Err(crate::Error::InvalidArgument(format!(
-                "{} flags for {} elements",
-                f.len(),
-                data.len()
-            )));
+            return Err(crate::Error::LengthMismatch {
+                what: "flags",
+                expected: data.len() as u64,
+                got: f.len() as u64,
+            });
         }
     }
     let c = Compactor::new(ctx, policy)?;

@@ -6,8 +6,9 @@
 use ash::vk;
 use std::time::Duration;
 
-/// Everything that can go wrong inside vksort.
+/// Everything that can go wrong inside vksort. Non-exhaustive: later versions may add variants.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The Vulkan loader (libvulkan.so.1) could not be loaded.
     #[error("could not load the Vulkan loader: {0}")]
@@ -24,9 +25,37 @@ pub enum Error {
     /// The device lacks something a kernel needs ("needs subgroup ballot").
     #[error("unsupported on {device}: {what}")]
     Unsupported { device: String, what: String },
-    /// An argument is out of its allowed range (bit range, algorithm, policy ...).
+    /// An argument is out of its allowed range (where no more specific variant says which).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A sort's bit range `[lo, hi)` is empty or beyond the key's bits.
+    #[error("bit range [{lo}, {hi}) is not within [0, {key_bits}) or is empty")]
+    InvalidBitRange { lo: u32, hi: u32, key_bits: u32 },
+    /// A policy (tuning) struct is out of range or does not fit the device (shared memory, workgroup size).
+    #[error("{family} policy: {what}")]
+    InvalidPolicy { family: &'static str, what: String },
+    /// An algorithm asked for explicitly cannot sort this many keys (e.g. the one-workgroup sort beyond its
+    /// capacity).
+    #[error("the {algorithm} sort takes at most {max} keys, not {n}")]
+    AlgorithmLimit {
+        algorithm: &'static str,
+        max: u64,
+        n: u64,
+    },
+    /// Values given to a keys-only sorter, or none given to a sorter that carries values (`expected` says
+    /// which the sorter was made for).
+    #[error("the sorter was made {}, but the call {}", if *expected { "for values" } else { "for keys only" }, if *expected { "gave no value buffer" } else { "gave values" })]
+    ValuesMismatch { expected: bool },
+    /// An output region overlaps an input region in a way the operation does not allow.
+    #[error("{what}")]
+    Overlap { what: &'static str },
+    /// Two slices or buffers whose lengths must agree do not (`what`: "values").
+    #[error("{got} {what} for {expected} elements")]
+    LengthMismatch {
+        what: &'static str,
+        expected: u64,
+        got: u64,
+    },
     /// A caller's buffer is smaller than the operation needs.
     #[error("buffer `{what}` too small: needs {needed} bytes from its offset, has {available}")]
     BufferTooSmall {

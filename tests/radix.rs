@@ -756,7 +756,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 ..Default::default()
             };
             assert!(
-                matches!(Sorter::new(ctx, cfg), Err(Error::InvalidArgument(_))),
+                matches!(Sorter::new(ctx, cfg), Err(Error::InvalidBitRange { .. })),
                 "{bits:?}"
             );
         }
@@ -767,7 +767,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         };
         assert!(matches!(
             Sorter::new(ctx, cfg),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidBitRange { .. })
         ));
         // Policy.
         let mut p = lavapipe_policy(ctx);
@@ -805,7 +805,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         // missing values
         assert!(matches!(
             run(kb.as_ref(), None, scratch.as_ref(), n as u64),
-            Err(Error::InvalidArgument(_))
+            Err(Error::ValuesMismatch { expected: true })
         ));
         // key buffer too small for n
         assert!(matches!(
@@ -900,7 +900,16 @@ fn bad_input_is_rejected_and_writes_nothing() {
         let r = ctx.submit("test::bad", |rec| {
             small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
         });
-        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+        assert!(
+            matches!(
+                r,
+                Err(Error::AlgorithmLimit {
+                    algorithm: "small",
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
         assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);
         assert_eq!(vb.read_vec::<u32>(n).unwrap(), raw);
     });
@@ -1767,6 +1776,15 @@ fn msd_buckets_large_and_small() {
         let r = ctx.submit("test::sort", |rec| {
             s.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n)
         });
-        assert!(matches!(r, Err(Error::InvalidArgument(_))), "{r:?}");
+        assert!(
+            matches!(
+                r,
+                Err(Error::AlgorithmLimit {
+                    algorithm: "msd",
+                    ..
+                })
+            ),
+            "{r:?}"
+        );
     });
 }

@@ -322,7 +322,7 @@ fn bad_input_is_rejected_and_output_untouched() {
             // Partial overlap of input and output.
             assert!(matches!(
                 run(o.slice(0, 4000), o.slice(16, 4000), sc, 900),
-                Err(Error::InvalidArgument(_))
+                Err(Error::Overlap { .. })
             ));
             assert_eq!(
                 output.read_vec::<u32>(n as usize + 64).unwrap(),
@@ -357,7 +357,7 @@ fn bad_input_is_rejected_and_output_untouched() {
         };
         assert!(matches!(
             Scanner::new(ctx, cfg),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidPolicy { .. })
         ));
         let bad = ScanPolicy {
             spin_limit: 70000,
@@ -369,7 +369,7 @@ fn bad_input_is_rejected_and_output_untouched() {
         };
         assert!(matches!(
             Scanner::new(ctx, cfg),
-            Err(Error::InvalidArgument(_))
+            Err(Error::InvalidPolicy { .. })
         ));
     });
 }

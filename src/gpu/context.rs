@@ -351,7 +351,19 @@ impl Context {
     }
 
     /// Adopts a renderer's instance and device. Creates nothing global and destroys nothing it did not create.
-    pub fn adopt(info: AdoptInfo) -> Result<Arc<Self>> {
+    ///
+    /// # Safety
+    /// The caller promises that:
+    /// - `info.instance`, `info.physical_device`, `info.device` and `info.queue` are valid handles of one
+    ///   instance and its device (the queue of family `info.queue_family_index`, which supports compute), loaded
+    ///   through `info.entry`, and stay alive until the returned context and everything created from it
+    ///   (buffers, sorters, scanners) are dropped;
+    /// - the device was created with the extensions of [`Context::device_extensions`] and with every feature
+    ///   the flags of `info` claim (`subgroup_size_control`, `int64`, `subgroup_partitioned`,
+    ///   `buffer_device_address`), and the instance with `VK_EXT_debug_utils` if `info.debug_utils` says so;
+    /// - vksort's host forms submit to `info.queue` and wait on their own fences: the caller does not use that
+    ///   queue from another thread while a host form runs (Vulkan requires external synchronization of a queue).
+    pub unsafe fn adopt(info: AdoptInfo) -> Result<Arc<Self>> {
         let mut caps = Self::query_caps(
             &info.instance,
             info.physical_device,

@@ -39,9 +39,15 @@ pub struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    /// A recorder for the caller's command buffer `cmd`, which must be in the recording state and belong to a
-    /// pool of a queue family with compute support.
-    pub fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {
+    /// A recorder for the caller's command buffer `cmd`.
+    ///
+    /// # Safety
+    /// The caller promises that `cmd` is a command buffer of `ctx`'s device, in the recording state, allocated
+    /// from a pool of a queue family with compute support, and not recorded into from another thread while the
+    /// recorder lives; and that every buffer handed to the recorder (through `BufferRef`s) is a live buffer of
+    /// that device until the command buffer has finished executing. vksort checks sizes, offsets and the usage
+    /// flags the caller states, but cannot check handles.
+    pub unsafe fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {
         Self {
             ctx,
             cmd,

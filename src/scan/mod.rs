@@ -215,28 +215,35 @@ impl ScanPolicy {
             || wg % plan.max != 0
             || wg > caps.max_workgroup_invocations
         {
-            return Err(Error::InvalidArgument(format!(
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: format!(
                 "scan workgroup size {wg} must be a power of two, a multiple of {} and at most {}",
                 plan.max, caps.max_workgroup_invocations
-            )));
+            ),
+            });
         }
         let items = self.items_per_thread;
         if items % 4 != 0 || !(4..=64).contains(&items) {
-            return Err(Error::InvalidArgument(format!(
-                "scan items per thread {items} must be a multiple of 4 in 4..=64"
-            )));
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: format!("scan items per thread {items} must be a multiple of 4 in 4..=64"),
+            });
         }
         if wg * items < MIN_TILE {
-            return Err(Error::InvalidArgument(format!(
-                "scan tile {} (workgroup size x items per thread) is below {MIN_TILE}",
-                wg * items
-            )));
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: format!(
+                    "scan tile {} (workgroup size x items per thread) is below {MIN_TILE}",
+                    wg * items
+                ),
+            });
         }
         if !(1..=60000).contains(&self.spin_limit) {
-            return Err(Error::InvalidArgument(format!(
-                "scan spin limit {} outside 1..=60000",
-                self.spin_limit
-            )));
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: format!("scan spin limit {} outside 1..=60000", self.spin_limit),
+            });
         }
         Ok(())
     }
@@ -357,7 +364,7 @@ pub(crate) const SIMPLE_ITEMS: u32 = 4;
 
 impl Scanner {
     /// Plans a scan. Fails with [`Error::Unsupported`] when the device lacks what the kernels need and with
-    /// [`Error::InvalidArgument`] for a policy that does not fit the device. Builds the kernels now.
+    /// [`Error::InvalidPolicy`] for a policy that does not fit the device. Builds the kernels now.
     pub fn new(ctx: &Arc<Context>, config: ScanConfig) -> Result<Self> {
         check_device(ctx.caps(), config.elem)?;
         let policy = config
@@ -606,10 +613,10 @@ impl Scanner {
         }
         let same = input.buffer == output.buffer && input.offset == output.offset;
         if !same && overlaps(&input, &output, bytes) {
-            return Err(Error::InvalidArgument(
-                "scan input and output overlap partially (only an identical region is allowed)"
-                    .into(),
-            ));
+            return Err(Error::Overlap {
+                what:
+                    "scan input and output overlap partially (only an identical region is allowed)",
+            });
         }
         if same
             && self.config.algorithm == ScanAlgorithm::DecoupledLookback

@@ -389,11 +389,11 @@ pub fn sort_pairs_with<K: SortKey, V: SortValue>(
     config: &SortConfig,
 ) -> Result<()> {
     if values.len() != keys.len() {
-        return Err(Error::InvalidArgument(format!(
-            "{} values for {} keys",
-            values.len(),
-            keys.len()
-        )));
+        return Err(Error::LengthMismatch {
+            what: "values",
+            expected: keys.len() as u64,
+            got: values.len() as u64,
+        });
     }
     host_sort(ctx, keys, Some(values), config)
 }

@@ -74,10 +74,10 @@ impl RadixDebug {
             });
         }
         if !(1..=60000).contains(&self.stall_every.max(1)) {
-            return Err(Error::InvalidArgument(format!(
-                "stall_every {} above 60000",
-                self.stall_every
-            )));
+            return Err(Error::InvalidPolicy {
+                family: "radix debug",
+                what: format!("stall_every {} above 60000", self.stall_every),
+            });
         }
         Ok(())
     }

@@ -191,9 +191,11 @@ impl RadixSort {
         let kbits = config.key.bits();
         let (lo, hi) = config.bits.unwrap_or((0, kbits));
         if lo >= hi || hi > kbits {
-            return Err(Error::InvalidArgument(format!(
-                "bit range [{lo}, {hi}) is not within [0, {kbits}) or is empty"
-            )));
+            return Err(Error::InvalidBitRange {
+                lo,
+                hi,
+                key_bits: kbits,
+            });
         }
         let places = (hi - lo).div_ceil(policy.digit_bits);
         let short =
@@ -320,15 +322,19 @@ impl RadixSort {
             a => a,
         };
         if algorithm == SortAlgorithm::Small && max_n > self.policy.small_capacity() as u64 {
-            return Err(Error::InvalidArgument(format!(
-                "the small sort takes at most {} keys, not {max_n}",
-                self.policy.small_capacity()
-            )));
+            return Err(Error::AlgorithmLimit {
+                algorithm: "small",
+                max: self.policy.small_capacity() as u64,
+                n: max_n,
+            });
         }
         if algorithm == SortAlgorithm::Msd && max_n > MSD_MAX_KEYS {
-            return Err(Error::InvalidArgument(format!(
-                "the MSD sort takes at most {MSD_MAX_KEYS} keys (its bucket pass holds one run per split tile in shared memory), not {max_n}"
-            )));
+            // Its bucket pass holds one run per split tile in shared memory.
+            return Err(Error::AlgorithmLimit {
+                algorithm: "msd",
+                max: MSD_MAX_KEYS,
+                n: max_n,
+            });
         }
         let kb = max_n * self.key_words as u64 * 4;
         let vb = max_n * self.val_words as u64 * 4;
@@ -356,16 +362,8 @@ impl RadixSort {
         match (values, self.val_words) {
             (Some(v), w) if w > 0 => v.check(ctx, "values", vb, array_usage)?,
             (None, 0) => {}
-            (Some(_), _) => {
-                return Err(Error::InvalidArgument(
-                    "values given to a keys-only sorter (config.value is None)".into(),
-                ))
-            }
-            (None, _) => {
-                return Err(Error::InvalidArgument(
-                    "the sorter carries values but no value buffer was given".into(),
-                ))
-            }
+            (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
+            (None, _) => return Err(Error::ValuesMismatch { expected: true }),
         }
         scratch.check(
             ctx,

@@ -331,7 +331,12 @@ impl RadixPolicy {
         item_words: u32,
         ballot_words: u32,
     ) -> Result<()> {
-        let bad = |what: String| Err(Error::InvalidArgument(format!("radix policy: {what}")));
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "radix",
+                what,
+            })
+        };
         if !(4..=8).contains(&self.digit_bits) {
             return bad(format!("digit_bits {} not in 4..=8", self.digit_bits));
         }
