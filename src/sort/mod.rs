@@ -35,6 +35,7 @@
 
 pub mod algorithm;
 pub mod backend;
+pub mod config;
 pub mod count;
 pub mod radix;
 pub mod registry;
@@ -42,6 +43,7 @@ pub mod types;
 
 pub use algorithm::SortAlgorithm;
 pub use backend::{Capabilities, SortBuffers, StorageRequirements};
+pub use config::{SortConfig, DEFAULT_MAX_N};
 pub use count::Count;
 pub use types::{cpu_sort_reference, KeyType, Order, SortKey, SortValue, ValueType};
 
@@ -51,37 +53,6 @@ use crate::workload::{CostModel, PassModel};
 use backend::{Overrides, SortBackend};
 use registry::{family_of, Family, FAMILIES};
 use std::sync::Arc;
-
-/// The capacity a [`SortConfig`] prepares for by default: 2^20 keys.
-pub const DEFAULT_MAX_N: u64 = 1 << 20;
-
-/// What a [`Sorter`] sorts and how.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct SortConfig {
-    pub key: KeyType,
-    pub value: ValueType,
-    pub order: Order,
-    /// Sort on bits `[lo, hi)` of the transformed key only (None: all bits). Needs lo < hi <= key bits.
-    pub bits: Option<(u32, u32)>,
-    pub algorithm: SortAlgorithm,
-    /// The most keys one sort of this sorter takes (host n, or the capacity of a GPU-side count): pipelines are
-    /// built for every size up to it when the sorter is created, and larger sorts are rejected with
-    /// [`Error::CountOverCapacity`]. Default [`DEFAULT_MAX_N`]; the host forms use the slice's length.
-    pub max_n: u64,
-}
-
-impl Default for SortConfig {
-    fn default() -> Self {
-        Self {
-            key: KeyType::U32,
-            value: ValueType::None,
-            order: Order::Ascending,
-            bits: None,
-            algorithm: SortAlgorithm::Auto,
-            max_n: DEFAULT_MAX_N,
-        }
-    }
-}
 
 /// How [`SortAlgorithm::Auto`] chooses.
 #[derive(Clone, Debug, Default)]

@@ -4,7 +4,7 @@
 
 use super::algorithm::SortAlgorithm;
 use super::backend::{Overrides, SortBackend};
-use super::SortConfig;
+use super::config::SortConfig;
 use crate::error::Result;
 use crate::gpu::Context;
 use std::sync::Arc;

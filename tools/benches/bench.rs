@@ -4,7 +4,7 @@
 
 use vksort::{Context, ContextOptions};
 use vksort_tools::bench::{self, BenchOptions};
-use vksort_tools::model::{self, Calibration};
+use vksort_tools::model::Calibration;
 
 fn main() {
     // `cargo test --benches` passes `--bench`-less args; run the sweep either way, it is short.
@@ -15,7 +15,7 @@ fn main() {
             return;
         }
     };
-    let roofline = model::measure_roofline(&ctx).expect("roofline");
+    let roofline = vksort_tools::calibrate::measure_roofline(&ctx).expect("roofline");
     let cal = Calibration::load_or_calibrate(&ctx).expect("calibration");
     let mut opts = BenchOptions::quick();
     if !ctx.caps().is_cpu() {

@@ -1,8 +1,9 @@
 //! vksort-tools: the `vksort` command line ([`cli`]), the benchmark sweep with its tables, plots and CUB
-//! comparison ([`bench`]), and the performance model and its calibration ([`model`]), on top of the `vksort`
+//! comparison ([`bench`]), the performance model ([`model`]) and its calibration ([`calibrate`]), on top of the `vksort`
 //! library. They live apart from the library so that a renderer depending on vksort builds none of their
 //! dependencies (clap, serde, plotters, indicatif, dirs).
 
 pub mod bench;
+pub mod calibrate;
 pub mod cli;
 pub mod model;

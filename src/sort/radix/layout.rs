@@ -4,8 +4,8 @@
 
 use super::policy::MSD_MAX_KEYS;
 use super::RadixSort;
+use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::count::CTRL_WORDS;
-use crate::sort::SortAlgorithm;
 
 /// Radix-internal control block words (u32 index into the meta region; see `glsl/sort/radix/radix_common.glsl`),
 /// after the sort-wide ones of [`crate::sort::count`].

@@ -82,13 +82,14 @@ pub use policy::{PeerMatch, RadixPolicy, RankCounters, MSD_MAX_KEYS};
 use crate::error::{Error, Result};
 use crate::gpu::{BufferRef, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
+use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
     Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
 };
+use crate::sort::config::SortConfig;
 use crate::sort::count::{self, Count};
 use crate::sort::registry::Family;
 use crate::sort::types::{KeyType, Order};
-use crate::sort::{SortAlgorithm, SortConfig};
 use crate::workload::PassModel;
 use ash::vk;
 use bindings::Bindings;

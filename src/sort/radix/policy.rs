@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
-use crate::sort::SortAlgorithm;
+use crate::sort::algorithm::SortAlgorithm;
 
 /// Keys per invocation per step of the MSD bucket pass's helper sweeps (its spec constant `SW`).
 pub(crate) const MSD_SWEEP_KEYS: u32 = 16;

@@ -13,7 +13,7 @@
 //!   reads two run-table rows per bucket and N (k + v), and writes N (k + v).
 
 use super::RadixPolicy;
-use crate::sort::SortAlgorithm;
+use crate::sort::algorithm::SortAlgorithm;
 use crate::workload::PassModel;
 
 /// The passes of a radix sort of `n` keys of `key_bytes` (sorting `key_bits` of them) with `value_bytes` per

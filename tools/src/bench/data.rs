@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use vksort::sort::{KeyType, ValueType};
 
 /// An element type of keys, values, scan and compaction inputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -308,5 +309,23 @@ impl Column {
             ElemType::U64 => Column::U64((0..n as u64).collect()),
             _ => Column::U32((0..n as u32).collect()),
         }
+    }
+}
+
+/// The library's key type of a column type.
+pub fn key_type(key: ElemType) -> vksort::Result<KeyType> {
+    KeyType::from_name(key.name())
+        .ok_or_else(|| vksort::Error::InvalidArgument(format!("unknown key type {key}")))
+}
+
+/// The library's value type of an optional column type (u32, u64 or none).
+pub fn value_type(value: Option<ElemType>) -> vksort::Result<ValueType> {
+    match value {
+        None => Ok(ValueType::None),
+        Some(ElemType::U32) => Ok(ValueType::U32),
+        Some(ElemType::U64) => Ok(ValueType::U64),
+        Some(v) => Err(vksort::Error::InvalidArgument(format!(
+            "values of type {v} are not supported (u32, u64)"
+        ))),
     }
 }

@@ -15,7 +15,7 @@ use vksort::gpu::profiler::sum_by_label;
 use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
 use vksort::sort::radix::RadixPolicy;
-use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::sort::{Order, SortAlgorithm, SortConfig, Sorter};
 use vksort::{Error, Result};
 
 /// The label of the copies that restore an in-place input before each run; left out of every timing.
@@ -369,21 +369,7 @@ pub fn has_compact() -> bool {
     true
 }
 
-pub fn key_type(key: ElemType) -> Result<KeyType> {
-    KeyType::from_name(key.name())
-        .ok_or_else(|| Error::InvalidArgument(format!("unknown key type {key}")))
-}
-
-pub fn value_type(value: Option<ElemType>) -> Result<ValueType> {
-    match value {
-        None => Ok(ValueType::None),
-        Some(ElemType::U32) => Ok(ValueType::U32),
-        Some(ElemType::U64) => Ok(ValueType::U64),
-        Some(v) => Err(Error::InvalidArgument(format!(
-            "values of type {v} are not supported (u32, u64)"
-        ))),
-    }
-}
+pub use crate::bench::data::{key_type, value_type};
 
 /// The radix policy the sort uses for (key, value) on a device.
 pub fn radix_policy(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixPolicy {

@@ -546,7 +546,7 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         "measuring the compute-copy roofline on {} ...",
         ctx.caps().name
     );
-    let roofline = crate::model::measure_roofline(&ctx)?;
+    let roofline = crate::calibrate::measure_roofline(&ctx)?;
     let cal = match (Calibration::load(&ctx), a.recalibrate) {
         (Some(c), false) => c,
         _ => {
@@ -685,7 +685,7 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
         ctx.caps().name,
         ctx.caps().driver_info
     );
-    let roof = crate::model::measure_roofline(&ctx)?;
+    let roof = crate::calibrate::measure_roofline(&ctx)?;
     println!("compute-copy roofline: {:.1} GB/s", roof / 1e9);
     let mut specs = vec![
         OpSpec::Scan {
