@@ -915,6 +915,61 @@ fn bad_input_is_rejected_and_writes_nothing() {
     });
 }
 
+/// Pipelines are built when a sorter is created: recording sorts of any size up to its `max_n`, with host or
+/// GPU-side counts, builds none (for every algorithm, Auto included).
+#[test]
+fn recording_builds_no_pipeline() {
+    with_gpu(|ctx| {
+        for (alg, max_n, value) in [
+            (SortAlgorithm::Auto, 70_000u64, ValueType::U32),
+            (SortAlgorithm::Onesweep, 70_000, ValueType::None),
+            (SortAlgorithm::ReduceThenScan, 9_000, ValueType::U64),
+            (SortAlgorithm::Small, 1_500, ValueType::U32),
+            (SortAlgorithm::Msd, 40_000, ValueType::None),
+        ] {
+            let cfg = SortConfig {
+                value,
+                algorithm: alg,
+                max_n,
+                ..Default::default()
+            };
+            let sorter = Sorter::new(ctx, cfg).unwrap();
+            let built = ctx.kernel_count();
+            let req = sorter.storage_requirements(max_n);
+            let kb = Buffer::device_local(ctx, "test::keys", max_n * 4).unwrap();
+            let vb = Buffer::device_local(ctx, "test::vals", max_n * 8).unwrap();
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            let cnt = Buffer::from_slice(ctx, "test::count", &[max_n as u32 / 2]).unwrap();
+            let vals = (value != ValueType::None).then(|| vb.as_ref());
+            let mut sizes: Vec<u64> = vec![0, 1, 2, 3, 17, 255, 256, 257, 1000, 4096, 4097, max_n];
+            sizes.extend((1..64).map(|k| max_n * k / 64 + k));
+            sizes.retain(|&n| n <= max_n);
+            ctx.submit("test::record", |rec| {
+                for &n in &sizes {
+                    sorter.cmd_sort(rec, kb.as_ref(), vals, scratch.as_ref(), n)?;
+                    rec.barrier();
+                    sorter.cmd_sort_indirect(
+                        rec,
+                        kb.as_ref(),
+                        vals,
+                        scratch.as_ref(),
+                        cnt.as_ref(),
+                        n,
+                    )?;
+                    rec.barrier();
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(
+                ctx.kernel_count(),
+                built,
+                "{alg:?}: recording built pipelines"
+            );
+        }
+    });
+}
+
 #[test]
 fn auto_resolves_by_size() {
     with_gpu(|ctx| {

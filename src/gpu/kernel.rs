@@ -101,6 +101,12 @@ impl Kernel {
 }
 
 impl Context {
+    /// How many pipelines this context has built so far (diagnostics: a test checks that recording a sort
+    /// builds none).
+    pub fn kernel_count(&self) -> usize {
+        self.kernels.lock().unwrap().len()
+    }
+
     /// The kernel for `shader` specialized with `spec` (which must set `WG_SIZE`, the workgroup size; see
     /// [`crate::policy::SubgroupPlan::kernel`], which also sets `MIN_SUBGROUP`), requiring subgroup size
     /// `subgroup` where the device supports subgroup size control. Cached. Fails with [`Error::Shader`] when
