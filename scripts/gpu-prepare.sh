@@ -7,18 +7,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .gpu/bin .gl
+exclude=$(git rev-parse --git-path info/exclude); mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo /.gpu/ >> "$exclude"
 # The loader alone is not enough: NVIDIA's ICD (libGLX_nvidia) needs glvnd's libraries too.
 if ! ls .gl/libglvnd0_*.deb >/dev/null 2>&1; then
-  grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
+  grep -qx '/.gl/' "$exclude" 2>/dev/null || echo /.gl/ >> "$exclude"
   mkdir -p /tmp/amd64/partial
   o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
   apt-get $o update >/dev/null
   (cd .gl && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 >/dev/null 2>&1)
 fi
-[ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' .git/info/exclude || echo /.device/ >> .git/info/exclude; }
+[ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' "$exclude" || echo /.device/ >> "$exclude"; }
+# The Vulkan anchors (vrdx, Fuchsia) travel with the device files when the shared folder has them.
+[ -x ../shared/anchors/vulkan/anchor_bench ] && cp ../shared/anchors/vulkan/anchor_bench .device/
 rm -f .gpu/bin/*
 cargo build --release -p vksort-tools --bin vksort
-cargo build --release -p vksort --examples
+cargo build --release -p vksort --features diagnostics --examples
 cp target/release/vksort .gpu/bin/
 for e in target/release/examples/*; do
   [ -x "$e" ] && [ -f "$e" ] && case "$e" in *-*) ;; *) cp "$e" ".gpu/bin/example-$(basename "$e")" ;; esac
