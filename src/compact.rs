@@ -225,10 +225,9 @@ pub fn compact_u32_with(
     })?;
     let kept = count.read_vec::<u32>(1)?[0] as usize;
     if kept > data.len() {
-        return Err(crate::Error::InvalidArgument(format!(
-            "GPU reported {kept} kept elements of {}",
-            data.len()
-        )));
+        return Err(crate::Error::InvalidGpuResult {
+            what: format!("GPU reported {kept} kept elements of {}", data.len()),
+        });
     }
     output.read_vec::<u32>(kept)
 }

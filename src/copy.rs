@@ -1,7 +1,10 @@
 //! The compute-shader copy: the bandwidth roofline every pass is measured against (on NVIDIA a compute copy
 //! moves several times what `vkCmdCopyBuffer` does). Pass: `vksort::copy`.
 //!
-//! Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
+//! Contract of [`cmd_copy`]: copies `bytes` (a multiple of 16: [`Error::SizeNotMultiple`]) from `src` to `dst`
+//! (both `STORAGE_BUFFER`, at least `bytes` from their offsets, within `maxStorageBufferRange`: the
+//! buffer errors of [`crate::gpu::BufferRef::check`] or [`Error::TooLarge`]), checked before anything is
+//! recorded; the regions must not overlap. Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
 
 use crate::error::{Error, Result};
 use crate::gpu::{Buffer, BufferRef, Context, Profiler, Recorder};
@@ -24,9 +27,11 @@ const ITEMS: u32 = 4;
 pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) -> Result<()> {
     let ctx = rec.ctx();
     if bytes % 16 != 0 {
-        return Err(Error::InvalidArgument(format!(
-            "copy size {bytes} is not a multiple of 16 bytes"
-        )));
+        return Err(Error::SizeNotMultiple {
+            what: "copy",
+            size: bytes,
+            multiple: 16,
+        });
     }
     src.check(ctx, "src", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     dst.check(ctx, "dst", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;

@@ -2,6 +2,11 @@
 //!
 //! Contract: every check of caller input happens before anything is recorded or written, so an `Err` from a
 //! `cmd_*` function means the command buffer and the caller's buffers are untouched.
+//!
+//! [`Error`] is `#[non_exhaustive]`: match the specific variants a caller can react to (a bad bit range, a
+//! policy that does not fit, mismatched lengths or values, a buffer too small / unaligned / lacking usage, a
+//! count over capacity, a timeout, a lost device) and keep a `_` arm. [`Error::InvalidArgument`] is only for
+//! the rare input error no specific variant names; its text is for people, not for matching.
 
 use ash::vk;
 use std::time::Duration;
@@ -25,7 +30,8 @@ pub enum Error {
     /// The device lacks something a kernel needs ("needs subgroup ballot").
     #[error("unsupported on {device}: {what}")]
     Unsupported { device: String, what: String },
-    /// An argument is out of its allowed range (where no more specific variant says which).
+    /// An argument is out of its allowed range where no more specific variant says which (the rare rest; match
+    /// the specific variants below where a caller may want to react).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// A sort's bit range `[lo, hi)` is empty or beyond the key's bits.
@@ -34,6 +40,13 @@ pub enum Error {
     /// A policy (tuning) struct is out of range or does not fit the device (shared memory, workgroup size).
     #[error("{family} policy: {what}")]
     InvalidPolicy { family: &'static str, what: String },
+    /// An algorithm asked for explicitly cannot do this combination (key type, value type, order, bit range,
+    /// ...): `reason` says what. For a count above an algorithm's capacity see [`Error::AlgorithmLimit`].
+    #[error("the {algorithm} algorithm cannot do this: {reason}")]
+    UnsupportedAlgorithm {
+        algorithm: &'static str,
+        reason: String,
+    },
     /// An algorithm asked for explicitly cannot sort this many keys (e.g. the one-workgroup sort beyond its
     /// capacity).
     #[error("the {algorithm} sort takes at most {max} keys, not {n}")]
@@ -63,6 +76,16 @@ pub enum Error {
         needed: u64,
         available: u64,
     },
+    /// A caller's buffer region is `VK_NULL_HANDLE` where the operation reads or writes bytes of it.
+    #[error("buffer `{what}` is VK_NULL_HANDLE")]
+    NullBuffer { what: &'static str },
+    /// A byte size that must be a multiple of `multiple` is not (e.g. the compute copy moves 16-byte vectors).
+    #[error("`{what}` size {size} bytes is not a multiple of {multiple}")]
+    SizeNotMultiple {
+        what: &'static str,
+        size: u64,
+        multiple: u64,
+    },
     /// A caller's buffer lacks usage flags the operation needs.
     #[error("buffer `{what}` lacks usage flags {missing:?}")]
     MissingUsage {
@@ -82,6 +105,23 @@ pub enum Error {
     /// An element count above what the device can address in one storage buffer binding.
     #[error("{n} elements of {elem_bytes} bytes exceed the device's limit of {limit} bytes per storage buffer")]
     TooLarge { n: u64, elem_bytes: u64, limit: u64 },
+    /// A pass needs more workgroups than the device's dispatch grid holds (`max`: `maxComputeWorkGroupCount`
+    /// x times y).
+    #[error("{groups} workgroups exceed the device's dispatch grid of {max}")]
+    GridTooLarge { groups: u64, max: u64 },
+    /// A [`crate::gpu::Profiler`] recorded more stamps than its capacity, or was attached without
+    /// [`crate::gpu::Profiler::begin`] on the command buffer: its results are incomplete.
+    #[error(
+        "profiler capacity {capacity} too small (or begin() not called) for the recorded passes"
+    )]
+    ProfilerOverflow { capacity: u32 },
+    /// [`crate::gpu::Profiler::results`] was asked before the command buffer that wrote the stamps completed.
+    #[error("timestamps not available yet: wait for the command buffer")]
+    TimestampsNotReady,
+    /// The GPU wrote a result that cannot be right (e.g. a compaction count above `n`): a driver or vksort bug,
+    /// never the caller's input. `what` says which result.
+    #[error("impossible GPU result: {what}")]
+    InvalidGpuResult { what: String },
     /// A bounded wait ran out. The GPU may be hung; `last_pass` is the last pass the GPU started.
     #[error("GPU work did not finish within {timeout:?} (last pass started: {last_pass})")]
     Timeout {

@@ -42,6 +42,20 @@ fn copy_matches_input_and_is_profiled() {
             assert_eq!(passes[0].label, "vksort::copy");
             assert!(passes[0].ns >= 0.0);
         }
+        // A profiler too small for the passes says so instead of returning partial times.
+        let src = Buffer::from_slice(ctx, "test::src", &[1u32; 16]).unwrap();
+        let dst = Buffer::from_slice(ctx, "test::dst", &[0u32; 16]).unwrap();
+        let mut prof = Profiler::new(ctx, 2).unwrap();
+        ctx.submit_profiled("test::copy", Some(&mut prof), |rec| {
+            copy::cmd_copy(rec, src.as_ref(), dst.as_ref(), 64)?;
+            rec.barrier();
+            copy::cmd_copy(rec, src.as_ref(), dst.as_ref(), 64)
+        })
+        .unwrap();
+        assert!(matches!(
+            prof.results(),
+            Err(Error::ProfilerOverflow { capacity: 2 })
+        ));
     });
 }
 
@@ -74,10 +88,21 @@ fn copy_rejects_bad_input_and_writes_nothing() {
                 Err(Error::Misaligned { .. })
             ));
         }
+        // null handle
+        let mut null = dst.as_ref();
+        null.buffer = ash::vk::Buffer::null();
+        assert!(matches!(
+            run(src.as_ref(), null, 256),
+            Err(Error::NullBuffer { what: "dst" })
+        ));
         // size not a multiple of 16
         assert!(matches!(
             run(src.as_ref(), dst.as_ref(), 20),
-            Err(Error::InvalidArgument(_))
+            Err(Error::SizeNotMultiple {
+                size: 20,
+                multiple: 16,
+                ..
+            })
         ));
         assert_eq!(dst.read_vec::<u32>(64).unwrap(), vec![7u32; 64]);
     });

@@ -234,7 +234,10 @@ fn in_place_scans() {
             let r = ctx.submit("test::inplace", |rec| {
                 s.cmd_scan(rec, buf.as_ref(), buf.as_ref(), scratch.as_ref(), n as u64)
             });
-            assert!(matches!(r, Err(Error::InvalidArgument(_))));
+            assert!(matches!(
+                r,
+                Err(Error::InvalidPolicy { family: "scan", .. })
+            ));
         }
         for algorithm in ScanAlgorithm::ALL {
             for kind in KINDS {

@@ -37,7 +37,9 @@ impl BufferRef {
         }
     }
 
-    /// Checks that the region holds `needed` bytes, has `usage`, and is aligned for storage-buffer binding.
+    /// Checks that the region holds `needed` bytes, has `usage`, and is aligned for storage-buffer binding:
+    /// [`Error::NullBuffer`] (a null handle where `needed > 0`), [`Error::MissingUsage`], [`Error::Misaligned`],
+    /// [`Error::BufferTooSmall`]. Cannot check that the handle is live (see the type's docs).
     pub fn check(
         &self,
         ctx: &Context,
@@ -46,9 +48,7 @@ impl BufferRef {
         usage: vk::BufferUsageFlags,
     ) -> Result<()> {
         if self.buffer == vk::Buffer::null() && needed > 0 {
-            return Err(Error::InvalidArgument(format!(
-                "buffer `{what}` is VK_NULL_HANDLE"
-            )));
+            return Err(Error::NullBuffer { what });
         }
         if !self.usage.contains(usage) {
             return Err(Error::MissingUsage {

@@ -7,7 +7,8 @@
 //! profiler ([`Profiler::per_run`]) ignores passes and stamps only where [`super::Recorder::stamp`] asks, so a
 //! whole run is timed by two stamps, as CUDA events time a CUB call: the timing the benchmark reports, free of
 //! the stamps' own cost between passes. [`Profiler::results`] reads the stamps once the command buffer has
-//! completed; it never waits.
+//! completed; it never waits ([`Error::TimestampsNotReady`] before that, [`Error::ProfilerOverflow`] when more
+//! stamps were asked for than the capacity holds or `begin` was not recorded).
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
@@ -102,10 +103,9 @@ impl Profiler {
     /// Per-pass GPU times of the last completed recording, in pass order.
     pub fn results(&self) -> Result<Vec<PassTime>> {
         if self.overflowed {
-            return Err(Error::InvalidArgument(format!(
-                "profiler capacity {} too small (or begin() not called) for the recorded passes",
-                self.capacity
-            )));
+            return Err(Error::ProfilerOverflow {
+                capacity: self.capacity,
+            });
         }
         let n = self.labels.len();
         if n < 2 {
@@ -130,9 +130,7 @@ impl Profiler {
         })
         .vk("vkGetQueryPoolResults")?;
         if stamps.iter().any(|s| s[1] == 0) {
-            return Err(Error::InvalidArgument(
-                "timestamps not available yet: wait for the command buffer".into(),
-            ));
+            return Err(Error::TimestampsNotReady);
         }
         let bits = self.ctx.caps.timestamp_valid_bits;
         let mask = if bits >= 64 {

@@ -74,7 +74,8 @@ impl<'a> Recorder<'a> {
     }
 
     /// Attaches a profiler: every pass then writes a timestamp. Call [`Profiler::begin`] on the same command
-    /// buffer first.
+    /// buffer first (the host forms do it themselves); without it [`Profiler::results`] fails with
+    /// [`Error::ProfilerOverflow`].
     pub fn with_profiler(mut self, profiler: &'a mut Profiler) -> Self {
         self.profiler = Some(profiler);
         self
@@ -223,9 +224,11 @@ impl<'a> Recorder<'a> {
         }
         let [x, y] = self.grid(groups);
         if y > self.ctx.caps.max_workgroup_count[1] {
-            return Err(Error::InvalidArgument(format!(
-                "{groups} workgroups exceed the device's grid"
-            )));
+            let caps = &self.ctx.caps;
+            return Err(Error::GridTooLarge {
+                groups: groups as u64,
+                max: caps.max_workgroup_count[0].max(1) as u64 * caps.max_workgroup_count[1] as u64,
+            });
         }
         self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
         if self.is_planning() {

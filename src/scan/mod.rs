@@ -623,11 +623,13 @@ impl Scanner {
             && self.policy.stall_every != 0
             && self.policy.stall_mode == StallMode::NeverPublish
         {
-            return Err(Error::InvalidArgument(
-                "the NeverPublish stall emulation needs separate input and output (a tile that never \
-                 publishes would overwrite input that its successors reduce); use PublishLate in place"
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: "the NeverPublish stall emulation needs separate input and output (a tile that \
+                       never publishes would overwrite input that its successors reduce); use PublishLate \
+                       in place"
                     .into(),
-            ));
+            });
         }
         let scratch_needed = if n == 0 { 0 } else { self.scratch_bytes(n) };
         scratch.check(ctx, "scratch", scratch_needed, scratch_usage)?;
