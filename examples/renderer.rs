@@ -6,7 +6,9 @@
 //! The renderer creates its device with the extensions `vksort::Context::device_extensions` lists (at least
 //! VK_KHR_push_descriptor), allocates its buffers with STORAGE_BUFFER usage (plus what vksort's storage query
 //! asks of the scratch), and owes the barriers described in `vksort::gpu::recorder`: its writes visible to compute
-//! reads before, compute writes visible to its consumers after.
+//! reads before, compute writes visible to its consumers after. Both `vksort::Context::adopt` and
+//! `vksort::gpu::Recorder::new` are `unsafe fn`: the renderer vouches for its raw handles (see their `# Safety`
+//! sections; the `// SAFETY:` comments below say why each promise holds here).
 use ash::vk;
 use std::time::Duration;
 use vksort::gpu::{AdoptInfo, Buffer, Recorder};
@@ -28,10 +30,12 @@ fn main() -> anyhow::Result<()> {
         .iter()
         .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
         .expect("a compute queue") as u32;
-    let exts: Vec<*const std::ffi::c_char> = vksort::Context::device_extensions(&instance, pd)?
-        .iter()
-        .map(|e| e.as_ptr())
-        .collect();
+    // SAFETY: `instance` is live and `pd` was enumerated from it just above.
+    let exts: Vec<*const std::ffi::c_char> =
+        unsafe { vksort::Context::device_extensions(&instance, pd) }?
+            .iter()
+            .map(|e| e.as_ptr())
+            .collect();
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
@@ -108,7 +112,9 @@ fn main() -> anyhow::Result<()> {
                 .command_buffer_count(1),
         )?[0];
         device.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
-        // SAFETY: `cmd` is recording on this device's compute queue family; the buffers are alive.
+        // SAFETY: `cmd` is this device's, allocated from a pool of the compute queue family, recording (begun
+        // above) and recorded on this thread only; it stays recording until `end_command_buffer` below, after
+        // `rec`'s last use. The key, value, scratch and count buffers and `ctx` outlive the fence wait below.
         let mut rec = Recorder::new(&ctx, cmd);
         sorter.cmd_sort_indirect(
             &mut rec,

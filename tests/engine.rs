@@ -175,6 +175,7 @@ fn adopted_device_is_used_and_left_alive() {
             .iter()
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .unwrap() as u32;
+        // SAFETY: `instance` is live and `pd` was enumerated from it.
         let exts: Vec<*const std::ffi::c_char> = vksort::Context::device_extensions(&instance, pd)
             .unwrap()
             .iter()
@@ -194,6 +195,9 @@ fn adopted_device_is_used_and_left_alive() {
             )
             .unwrap();
         let queue = device.get_device_queue(family, 0);
+        // SAFETY: the instance, physical device, device and compute queue made above, the device with
+        // `device_extensions` and no optional feature (every flag false); all outlive `ctx` (dropped below
+        // before they are destroyed), and the queue is used on this thread only.
         let ctx = vksort::Context::adopt(vksort::gpu::AdoptInfo {
             entry: entry.clone(),
             instance: instance.clone(),
@@ -229,6 +233,8 @@ fn adopted_device_is_used_and_left_alive() {
         device
             .begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
             .unwrap();
+        // SAFETY: `cmd` is recording on the adopted device (compute family), on this thread only, until
+        // `end_command_buffer` below; the buffers and `ctx` outlive the fence wait.
         let mut rec = vksort::gpu::Recorder::new(&ctx, cmd);
         copy::cmd_copy(&mut rec, src.as_ref(), dst.as_ref(), 4000).unwrap();
         // The barrier the caller owes after: compute writes -> host reads.

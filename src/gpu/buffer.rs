@@ -2,8 +2,10 @@
 //! ([`BufferRef`]: a handle, an offset, a size and the usage flags it was created with).
 //!
 //! Contract: every primitive checks each [`BufferRef`] with [`BufferRef::check`] before it records anything:
-//! the size from the offset, the usage flags, the offset alignment (`minStorageBufferOffsetAlignment`) and the
-//! device's `maxStorageBufferRange`.
+//! a non-null handle, the size from the offset, the usage flags, the offset alignment
+//! (`minStorageBufferOffsetAlignment`) and the device's `maxStorageBufferRange`. What it cannot check, the
+//! handle's validity, is the caller's promise (see [`BufferRef`]). A [`Buffer`] owns its memory and frees it on
+//! drop; its `as_ref`/`slice` regions are valid while it lives.
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
@@ -14,8 +16,17 @@ use std::sync::Arc;
 
 /// A region of a caller's (or vksort's) buffer, as vksort binds it. Vulkan has no query for a buffer's usage
 /// flags, so the caller states the flags the buffer was created with; vksort checks them against its needs.
+///
+/// A plain value with public fields (building one is safe, and it borrows nothing): vksort checks the null
+/// handle, sizes, offsets and the stated usage, but it cannot check that `buffer` is a real buffer. Recording
+/// with a `BufferRef` (any `cmd_*` function, [`crate::gpu::Recorder`]'s passes, a host submission through
+/// [`Context::submit`], [`Context::buffer_address`]) is only sound if `buffer` is a live buffer of the
+/// context's device, created with at least `usage`, whose `[offset, offset + size)` lies within it, and which
+/// stays alive (not destroyed, its memory not freed) until the GPU has finished the command buffer that uses
+/// it. Regions from [`Buffer::as_ref`] / [`Buffer::slice`] meet this while their [`Buffer`] lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferRef {
+    /// The buffer handle; see the type's docs for what it must be.
     pub buffer: vk::Buffer,
     /// Byte offset of the region in the buffer.
     pub offset: u64,
@@ -248,6 +259,7 @@ impl Buffer {
         self.as_ref().slice(offset, size)
     }
 
+    /// The Vulkan handle (valid while this `Buffer` lives).
     pub fn handle(&self) -> vk::Buffer {
         self.raw.handle
     }

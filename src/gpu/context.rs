@@ -2,11 +2,17 @@
 //!
 //! Contract:
 //! - [`Context::new`] creates its own instance and device (best device first: discrete, integrated, virtual,
-//!   then CPU; `VKSORT_DEVICE` or [`ContextOptions::device`] picks by index or name substring) and destroys them
-//!   on drop.
-//! - [`Context::adopt`] takes a renderer's existing instance, physical device, device and queue family. It
-//!   creates nothing global (no instance, no device, no debug messenger) and destroys only what it created
-//!   itself (allocator blocks, pipelines, layouts, its command pool, its pipeline cache).
+//!   then CPU; [`ContextOptions::device`] picks by index or name substring) and destroys them on drop. It is
+//!   driven by [`ContextOptions`] alone: the library reads no environment variable. Binaries, tests and
+//!   examples that want the `VKSORT_*` variables opt in with [`ContextOptions::from_env`].
+//! - [`Context::adopt`] (an `unsafe fn`: the caller vouches for the raw handles) takes a renderer's existing
+//!   instance, physical device, device and queue family. It creates nothing global (no instance, no device, no
+//!   debug messenger) and destroys only what it created itself (allocator blocks, pipelines, layouts, its
+//!   command pool, its pipeline cache).
+//! - Functions that take raw Vulkan handles whose validity vksort cannot check are `unsafe fn` with a
+//!   `# Safety` section ([`Context::adopt`], [`Context::device_extensions`], [`super::Recorder::new`],
+//!   [`super::Profiler::begin`]). [`super::BufferRef`] stays a plain struct; its docs state the promise that
+//!   every function taking one relies on.
 //! - Every wait is bounded by [`ContextOptions::wait_timeout`] and ends in [`Error::Timeout`] or
 //!   [`Error::DeviceLost`] naming the last pass the GPU started.
 //! - With validation on, every message of severity error from `VK_LAYER_KHRONOS_validation` (with
@@ -79,11 +85,16 @@ impl ContextOptions {
 
 /// What a renderer hands to [`Context::adopt`]. vksort keeps clones of the function tables and never destroys
 /// these objects. The device must have been created with the extensions of [`Context::device_extensions`]
-/// (at least `VK_KHR_push_descriptor`); the flags below say which optional features were enabled.
+/// (at least `VK_KHR_push_descriptor`); the flags below say which optional features were enabled. The promises
+/// about these handles are listed under [`Context::adopt`]'s `# Safety`.
 pub struct AdoptInfo {
+    /// The loader the instance was created through.
     pub entry: ash::Entry,
+    /// The renderer's instance (Vulkan 1.2 or later).
     pub instance: ash::Instance,
+    /// The physical device of `device`, enumerated from `instance`.
     pub physical_device: vk::PhysicalDevice,
+    /// The renderer's device.
     pub device: ash::Device,
     /// A queue family with compute support; vksort's host forms submit to `queue` of this family.
     pub queue_family_index: u32,
@@ -354,10 +365,12 @@ impl Context {
     ///
     /// # Safety
     /// The caller promises that:
-    /// - `info.instance`, `info.physical_device`, `info.device` and `info.queue` are valid handles of one
-    ///   instance and its device (the queue of family `info.queue_family_index`, which supports compute), loaded
-    ///   through `info.entry`, and stay alive until the returned context and everything created from it
-    ///   (buffers, sorters, scanners) are dropped;
+    /// - `info.instance` was created through `info.entry`; `info.physical_device` was enumerated from it;
+    ///   `info.device` was created from that physical device; `info.queue` is a queue of `info.device` in family
+    ///   `info.queue_family_index`, which supports compute;
+    /// - all of them stay alive (not destroyed) until the returned context and everything created from it
+    ///   (buffers, profilers, sorters, scanners, compactors) are dropped, and until the GPU has finished every
+    ///   command buffer vksort recorded into (dropping the context waits for the device to be idle);
     /// - the device was created with the extensions of [`Context::device_extensions`] and with every feature
     ///   the flags of `info` claim (`subgroup_size_control`, `int64`, `subgroup_partitioned`,
     ///   `buffer_device_address`), and the instance with `VK_EXT_debug_utils` if `info.debug_utils` says so;
@@ -456,8 +469,13 @@ impl Context {
         Ok(Arc::new(ctx))
     }
 
-    /// Device extensions vksort uses, of those `physical` supports. `VK_KHR_push_descriptor` is required.
-    pub fn device_extensions(
+    /// Device extensions vksort uses, of those `physical` supports. `VK_KHR_push_descriptor` is required
+    /// ([`Error::Unsupported`] without it). For a renderer that creates its device for [`Context::adopt`].
+    ///
+    /// # Safety
+    /// The caller promises that `instance` is a live instance (not destroyed) and that `physical` was
+    /// enumerated from it.
+    pub unsafe fn device_extensions(
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
     ) -> Result<Vec<&'static CStr>> {
@@ -550,7 +568,8 @@ impl Context {
                 .unwrap(),
         };
         let (_, pd, family, mut caps) = chosen.clone();
-        let ext_names = Self::device_extensions(instance, pd)?;
+        // SAFETY: `instance` is live and `pd` was enumerated from it just above.
+        let ext_names = unsafe { Self::device_extensions(instance, pd) }?;
         // Features to enable: what exists of what vksort uses.
         Self::fill_optional_features(instance, pd, &mut caps);
         let (int64, size_control) = (caps.int64, caps.subgroup_size_control);
@@ -721,7 +740,9 @@ impl Context {
             && f13.compute_full_subgroups == vk::TRUE;
         caps.buffer_device_address =
             caps.api_version >= vk::API_VERSION_1_2 && f12.buffer_device_address == vk::TRUE;
-        caps.subgroup_partitioned = Self::device_extensions(instance, pd)
+        // SAFETY: callers pass a live instance and a physical device of it (`new`, `enumerate`, and `adopt`,
+        // whose caller promised it).
+        caps.subgroup_partitioned = unsafe { Self::device_extensions(instance, pd) }
             .is_ok_and(|e| e.contains(&ash::nv::shader_subgroup_partitioned::NAME));
     }
 
@@ -831,7 +852,8 @@ impl Context {
     }
 
     /// The device address of `region`'s first byte. Needs `bufferDeviceAddress` and a buffer with
-    /// `SHADER_DEVICE_ADDRESS` usage (checked).
+    /// `SHADER_DEVICE_ADDRESS` usage (checked). Relies on [`super::BufferRef`]'s promise: `region.buffer` is a
+    /// live buffer of this context's device (vksort cannot check handles).
     pub fn buffer_address(&self, what: &'static str, region: &super::BufferRef) -> Result<u64> {
         if !self.caps.buffer_device_address {
             return Err(Error::Unsupported {
@@ -887,8 +909,9 @@ impl Context {
         }
     }
 
-    /// Names a Vulkan object for captures (no-op without VK_EXT_debug_utils).
-    pub fn name<H: vk::Handle>(&self, handle: H, name: &str) {
+    /// Names a Vulkan object for captures (no-op without VK_EXT_debug_utils). Crate-internal: vksort names
+    /// only the objects it created (a foreign handle would make the call unsound).
+    pub(crate) fn name<H: vk::Handle>(&self, handle: H, name: &str) {
         if let Some(d) = &self.debug {
             d.name(handle, name);
         }

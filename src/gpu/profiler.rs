@@ -9,6 +9,8 @@
 //! the stamps' own cost between passes. [`Profiler::results`] reads the stamps once the command buffer has
 //! completed; it never waits ([`Error::TimestampsNotReady`] before that, [`Error::ProfilerOverflow`] when more
 //! stamps were asked for than the capacity holds or `begin` was not recorded).
+//!
+//! [`Profiler::begin`] is an `unsafe fn`: it records into a raw command buffer the caller vouches for.
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
@@ -64,11 +66,20 @@ impl Profiler {
         Ok(p)
     }
 
-    /// Resets the pool in `cmd` and writes the first stamp.
-    pub fn begin(&mut self, device: &ash::Device, cmd: vk::CommandBuffer) {
+    /// Resets the pool in `cmd` and writes the first stamp. The host forms ([`Context::submit_profiled`]) call
+    /// it themselves; a caller recording through [`super::Recorder::new`] calls it before attaching the
+    /// profiler with [`super::Recorder::with_profiler`].
+    ///
+    /// # Safety
+    /// The caller promises that `device` is the device of the context this profiler was created on (e.g.
+    /// [`Context::device`]), that `cmd` is a command buffer of that device in the recording state, allocated
+    /// from a pool of a queue family with timestamp support, not recorded into from another thread during the
+    /// call, and that this profiler is not dropped before the GPU has finished executing `cmd` (or `cmd` is
+    /// reset or freed without being submitted).
+    pub unsafe fn begin(&mut self, device: &ash::Device, cmd: vk::CommandBuffer) {
         self.labels.clear();
         self.overflowed = false;
-        // SAFETY: recording state; the pool belongs to this device.
+        // SAFETY: the caller's promise: `cmd` is recording on `device`, the pool's device.
         unsafe {
             device.cmd_reset_query_pool(cmd, self.pool, 0, self.capacity);
             device.cmd_write_timestamp(cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, self.pool, 0);

@@ -39,14 +39,22 @@ pub struct Recorder<'a> {
 }
 
 impl<'a> Recorder<'a> {
-    /// A recorder for the caller's command buffer `cmd`.
+    /// A recorder for the caller's command buffer `cmd` (the renderer's frame, typically). vksort records into
+    /// it and never begins, ends, submits or resets it.
     ///
     /// # Safety
-    /// The caller promises that `cmd` is a command buffer of `ctx`'s device, in the recording state, allocated
-    /// from a pool of a queue family with compute support, and not recorded into from another thread while the
-    /// recorder lives; and that every buffer handed to the recorder (through `BufferRef`s) is a live buffer of
-    /// that device until the command buffer has finished executing. vksort checks sizes, offsets and the usage
-    /// flags the caller states, but cannot check handles.
+    /// The caller promises that:
+    /// - `cmd` is a primary or secondary command buffer of `ctx`'s device, allocated from a pool of a queue
+    ///   family with compute support, and in the recording state from now until the recorder is dropped (not
+    ///   ended, reset or freed meanwhile);
+    /// - nothing else records into `cmd`, or uses its command pool, from another thread while the recorder
+    ///   lives (Vulkan requires external synchronization of both);
+    /// - every buffer handed to the recorder through a [`BufferRef`] is a live buffer of that device, and the
+    ///   buffers, `ctx` (whose pipelines and layouts the commands use) and an attached [`Profiler`] (whose query
+    ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
+    ///   freed without being submitted.
+    ///
+    /// vksort checks sizes, offsets and the usage flags the caller states, but cannot check handles.
     pub unsafe fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {
         Self {
             ctx,
@@ -372,6 +380,11 @@ impl<'a> Recorder<'a> {
 impl Context {
     /// The host form's engine: records `f` into a fresh command buffer (between full memory barriers), submits
     /// it, and waits at most [`Context::wait_timeout`]. `label` names the submission in captures.
+    ///
+    /// The command buffer is vksort's own, so this is a safe function; the [`BufferRef`]s that `f` records
+    /// with carry [`BufferRef`]'s promise (live buffers of this device until this call returns). On
+    /// [`Error::Timeout`] the command buffer may still run: the caller must then keep those buffers alive (or
+    /// treat the device as lost).
     pub fn submit(&self, label: &str, f: impl FnOnce(&mut Recorder) -> Result<()>) -> Result<()> {
         self.submit_profiled(label, None, f)
     }
@@ -463,6 +476,11 @@ impl Context {
             vk::AccessFlags::MEMORY_WRITE,
             vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE,
         );
+        // What `Recorder::new`'s caller promises holds here by construction: `cmd` is this device's, allocated
+        // from the context's compute-family pool, in the recording state until `end_command_buffer` below (after
+        // `rec` is dropped), and recorded only on this thread (the pool is locked throughout); the context and
+        // the profiler are borrowed until the wait has returned. The buffers `f` records with carry
+        // `BufferRef`'s promise.
         let mut rec = Recorder {
             ctx: self,
             cmd,
@@ -474,7 +492,10 @@ impl Context {
             }),
         };
         if let Some(p) = rec.profiler.as_deref_mut() {
-            p.begin(dev, cmd);
+            // SAFETY: `cmd` is this device's, in the recording state (begun above), and recorded only on this
+            // thread (the pool is locked); the profiler's pool is of this context's device (`Profiler::new`
+            // takes the context), and the profiler is borrowed until the wait below has returned.
+            unsafe { p.begin(dev, cmd) };
         }
         let recorded = rec.scope(label, f);
         let mut crumbs = rec.crumbs.take().unwrap();
