@@ -308,3 +308,20 @@ fn device_selection_by_index_and_name() {
     });
     assert!(matches!(none, Err(Error::NoDevice(_))));
 }
+
+/// `ContextOptions::default()` is the documented defaults (whatever the environment says); the `VKSORT_*`
+/// variables only enter through `from_env`.
+#[test]
+fn context_options_default_is_documented_defaults() {
+    let d = vksort::ContextOptions::default();
+    assert_eq!(d.device, None);
+    assert!(!d.validation);
+    assert_eq!(d.wait_timeout, Duration::from_secs(60));
+    assert!(!d.pipeline_statistics);
+    assert!(!d.shader_clock);
+    let e = vksort::ContextOptions::from_env();
+    assert_eq!(
+        e.validation,
+        std::env::var("VKSORT_VALIDATION").is_ok_and(|v| v == "1")
+    );
+}

@@ -264,10 +264,12 @@ impl Buffer {
         self.raw.handle
     }
 
+    /// Size in bytes.
     pub fn size(&self) -> u64 {
         self.raw.size
     }
 
+    /// The name given at creation (also the object's debug name).
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -29,23 +29,31 @@ use std::mem::ManuallyDrop;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// How [`Context::new`] creates its instance and device. `Default` reads no environment variable; binaries and
-/// tests that want the `VKSORT_*` variables ask for [`ContextOptions::from_env`].
+/// How [`Context::new`] creates its instance and device. `Default` reads no environment variable (and is what a
+/// library or renderer should start from); binaries and tests that want the `VKSORT_*` variables ask for
+/// [`ContextOptions::from_env`]. [`Context::adopt`] takes none of these: the renderer made its device.
 #[derive(Clone, Debug)]
 pub struct ContextOptions {
-    /// Device choice: an index into the enumeration order, or a case-insensitive name substring. Default: the
-    /// best device (discrete GPUs first; lavapipe where there is no GPU).
+    /// Device choice: an index into the enumeration order of [`Context::enumerate`], or a case-insensitive name
+    /// substring (the first match wins; none matching is [`Error::NoDevice`]). Default: `None`, the best device
+    /// (discrete GPUs first, then integrated, virtual, CPU; lavapipe where there is no GPU).
     pub device: Option<String>,
-    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and keep its errors. Default: off.
+    /// Enable `VK_LAYER_KHRONOS_validation` with synchronization validation and keep its errors
+    /// ([`Context::take_validation_errors`]); creation fails with [`Error::Unsupported`] when the layer is not
+    /// installed. Default: `false`.
     pub validation: bool,
-    /// Upper bound of every fence wait, in wall time. Default: 60 s.
+    /// Upper bound of every fence wait of the host forms, in wall time; a wait that runs out is
+    /// [`Error::Timeout`]. Default: 60 s.
     pub wait_timeout: Duration,
     /// Enable `VK_KHR_pipeline_executable_properties` with statistics capture, where present, so that
     /// [`Context::kernel_statistics`] reports registers and shared memory per kernel (`examples/pipeline_stats`).
-    /// Default: off (capturing costs pipeline-creation time).
+    /// Without the extension the option is ignored ([`DeviceCaps::pipeline_statistics`] says what was enabled).
+    /// Default: `false` (capturing costs pipeline-creation time).
     pub pipeline_statistics: bool,
     /// Enable `VK_KHR_shader_clock` (and `VK_NV_shader_sm_builtins`), where present, for the radix sort's
-    /// per-tile clock records (diagnostics; `examples/tile_clocks`). Default: off.
+    /// per-tile clock records (diagnostics; `examples/tile_clocks`). Without the extension or its subgroup and
+    /// device clock features the option is ignored ([`DeviceCaps::shader_clock`] says what was enabled).
+    /// Default: `false`.
     pub shader_clock: bool,
 }
 
@@ -62,9 +70,15 @@ impl Default for ContextOptions {
 }
 
 impl ContextOptions {
-    /// The options the `VKSORT_*` environment variables ask for, over the defaults: `VKSORT_DEVICE` (index or
-    /// name), `VKSORT_VALIDATION=1`, `VKSORT_TIMEOUT_MS`, `VKSORT_PIPELINE_STATS=1`, `VKSORT_SHADER_CLOCK=1`. For
-    /// binaries, tests and examples; the library itself never reads the environment.
+    /// The options the `VKSORT_*` environment variables ask for, over [`ContextOptions::default`]:
+    /// - `VKSORT_DEVICE`: [`ContextOptions::device`] (index or name; empty means unset);
+    /// - `VKSORT_VALIDATION=1`: [`ContextOptions::validation`];
+    /// - `VKSORT_TIMEOUT_MS`: [`ContextOptions::wait_timeout`] in milliseconds (unparsable: the default);
+    /// - `VKSORT_PIPELINE_STATS=1`: [`ContextOptions::pipeline_statistics`];
+    /// - `VKSORT_SHADER_CLOCK=1`: [`ContextOptions::shader_clock`].
+    ///
+    /// A flag is on only for the exact value `1`. The opt-in for binaries, tests and examples (`./dev test` sets
+    /// `VKSORT_VALIDATION=1`); the library itself never reads the environment.
     pub fn from_env() -> Self {
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
         let d = Self::default();
@@ -111,7 +125,8 @@ pub struct AdoptInfo {
     /// (`maxStorageBufferRange`) need it, and then their key, value and scratch buffers need
     /// `SHADER_DEVICE_ADDRESS` usage and memory allocated with `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT`.
     pub buffer_device_address: bool,
-    /// Upper bound of every fence wait.
+    /// Upper bound of every fence wait of the host forms, in wall time ([`ContextOptions::wait_timeout`]
+    /// defaults to 60 s).
     pub wait_timeout: Duration,
 }
 
@@ -146,11 +161,12 @@ pub struct DeviceCaps {
     /// larger than one storage-buffer binding).
     pub buffer_device_address: bool,
     /// Pipelines capture driver statistics (registers, spills, ...) through
-    /// `VK_KHR_pipeline_executable_properties`: only when `VKSORT_PIPELINE_STATS=1` was set at creation.
+    /// `VK_KHR_pipeline_executable_properties`: only when [`ContextOptions::pipeline_statistics`] was set at
+    /// creation and the device has the extension (never for an adopted device).
     pub pipeline_statistics: bool,
     /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled, and `VK_NV_shader_sm_builtins` in
-    /// `sm_builtins`: only when [`ContextOptions::shader_clock`] was set at creation (diagnostics: the Onesweep kernel's
-    /// per-tile phase clocks, `RadixDebug::tile_clocks`).
+    /// `sm_builtins`: only when [`ContextOptions::shader_clock`] was set at creation (never for an adopted
+    /// device; diagnostics: the Onesweep kernel's per-tile phase clocks, `RadixDebug::tile_clocks`).
     pub shader_clock: bool,
     pub sm_builtins: bool,
     /// Bytes of workgroup shared memory.
@@ -261,7 +277,8 @@ unsafe extern "system" fn validation_callback(
 }
 
 impl Context {
-    /// Creates an instance and a device of its own, on the best device (or the one `options.device` names).
+    /// Creates an instance and a device of its own, on the best device (or the one `options.device` names), as
+    /// `options` says and nothing else (no environment variable is read here).
     pub fn new(options: ContextOptions) -> Result<Arc<Self>> {
         // SAFETY: loading the system Vulkan loader; its symbols are trusted.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Loader(e.to_string()))?;

@@ -38,7 +38,8 @@ pub struct Profiler {
 }
 
 impl Profiler {
-    /// A profiler for up to `capacity - 1` passes per recording.
+    /// A profiler for up to `capacity - 1` passes per recording (`capacity`: timestamp queries, at least 2).
+    /// [`Error::Unsupported`] where the compute queue has no timestamps.
     pub fn new(ctx: &Arc<Context>, capacity: u32) -> Result<Self> {
         if ctx.caps.timestamp_valid_bits == 0 || ctx.caps.timestamp_period <= 0.0 {
             return Err(ctx.unsupported("needs timestamp queries on the compute queue"));

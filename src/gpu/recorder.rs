@@ -76,7 +76,8 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Whether this is a [`Recorder::planning`] recorder (it records nothing).
+    /// Whether this recorder records nothing: the planning recorder sorters record through once when they are
+    /// created, to build every pipeline ahead of time.
     pub fn is_planning(&self) -> bool {
         self.cmd == vk::CommandBuffer::null()
     }
@@ -89,10 +90,12 @@ impl<'a> Recorder<'a> {
         self
     }
 
+    /// The context the passes run on.
     pub fn ctx(&self) -> &'a Context {
         self.ctx
     }
 
+    /// The command buffer recorded into (`VK_NULL_HANDLE` for a planning recorder).
     pub fn cmd(&self) -> vk::CommandBuffer {
         self.cmd
     }
