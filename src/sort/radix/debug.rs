@@ -34,10 +34,14 @@ pub struct RadixDebug {
 }
 
 impl RadixDebug {
+    #[cfg(feature = "diagnostics")]
     /// Overrides knobs from a string `key=value,...`: debug (debug_mode), stall (stall_every), ptiles
     /// (portion_tiles), wide (force_wide, 0 or 1), bw (ballot_words).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        let bad = |what: String| Error::InvalidArgument(format!("debug overrides: {what}"));
+        let bad = |what: String| Error::InvalidPolicy {
+            family: "radix debug",
+            what: format!("overrides: {what}"),
+        };
         for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = kv
                 .split_once('=')

@@ -464,7 +464,10 @@ impl RadixPolicy {
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        let bad = |what: String| Error::InvalidArgument(format!("policy overrides: {what}"));
+        let bad = |what: String| Error::InvalidPolicy {
+            family: "radix",
+            what: format!("overrides: {what}"),
+        };
         for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
