@@ -38,19 +38,8 @@ impl RadixDebug {
     /// Overrides knobs from a string `key=value,...`: debug (debug_mode), stall (stall_every), ptiles
     /// (portion_tiles), wide (force_wide, 0 or 1), bw (ballot_words).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        let bad = |what: String| Error::InvalidPolicy {
-            family: "radix debug",
-            what: format!("overrides: {what}"),
-        };
-        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
-            let v: u32 = v
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
-            match k.trim() {
+        super::policy::for_each_override(spec, "radix debug", |k, v, bad| {
+            match k {
                 "debug" => self.debug_mode = v,
                 "stall" => self.stall_every = v,
                 "ptiles" => self.portion_tiles = v,
@@ -58,7 +47,8 @@ impl RadixDebug {
                 "bw" => self.ballot_words = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
-        }
+            Ok(())
+        })?;
         Ok(self)
     }
 

@@ -464,19 +464,8 @@ impl RadixPolicy {
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        let bad = |what: String| Error::InvalidPolicy {
-            family: "radix",
-            what: format!("overrides: {what}"),
-        };
-        for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-            let (k, v) = kv
-                .split_once('=')
-                .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
-            let v: u32 = v
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
-            match k.trim() {
+        for_each_override(spec, "radix", |k, v, bad| {
+            match k {
                 "wg" => self.workgroup_size = v,
                 "kpt" => self.keys_per_thread = v,
                 "bits" => self.digit_bits = v,
@@ -491,7 +480,7 @@ impl RadixPolicy {
                         0 => RankCounters::PerSubgroup,
                         1 => RankCounters::Scanned,
                         2 => RankCounters::Packed16,
-                        _ => return Err(bad(format!("`{kv}`: rank2 is 0, 1 or 2"))),
+                        _ => return Err(bad(format!("rank2={v}: rank2 is 0, 1 or 2"))),
                     }
                 }
                 "keep_digit" | "keep" => self.keep_digit = v != 0,
@@ -501,7 +490,7 @@ impl RadixPolicy {
                         0 => PeerMatch::Vote,
                         1 => PeerMatch::LaneMasks,
                         2 => PeerMatch::LaneMasksEager,
-                        _ => return Err(bad(format!("`{kv}`: mor is 0, 1 or 2"))),
+                        _ => return Err(bad(format!("mor={v}: mor is 0, 1 or 2"))),
                     }
                 }
                 "lb" => self.lookback_batch = v,
@@ -518,7 +507,32 @@ impl RadixPolicy {
                 "mhelp" => self.msd_helper_ratio = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
-        }
+            Ok(())
+        })?;
         Ok(self)
     }
+}
+
+/// Calls `apply(key, value, bad)` for each `key=value` of a comma-separated override string (values are
+/// numbers); `bad` makes the [`Error::InvalidPolicy`] of `family` for a message.
+pub(crate) fn for_each_override(
+    spec: &str,
+    family: &'static str,
+    mut apply: impl FnMut(&str, u32, &dyn Fn(String) -> Error) -> Result<()>,
+) -> Result<()> {
+    let bad = |what: String| Error::InvalidPolicy {
+        family,
+        what: format!("overrides: {what}"),
+    };
+    for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
+        let v: u32 = v
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
+        apply(k.trim(), v, &bad)?;
+    }
+    Ok(())
 }
