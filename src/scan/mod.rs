@@ -485,14 +485,7 @@ impl Scanner {
     }
 
     /// The reduce-then-scan kernels: (reduce, spine, downsweep).
-    #[allow(clippy::type_complexity)]
-    fn kernels_rts(
-        &self,
-    ) -> Result<(
-        Arc<crate::gpu::Kernel>,
-        Arc<crate::gpu::Kernel>,
-        Arc<crate::gpu::Kernel>,
-    )> {
+    fn kernels_rts(&self) -> Result<ThreeKernels> {
         use crate::shaders::{scan_downsweep, scan_reduce, scan_spine, Spec};
         let (wg, v) = (self.policy.workgroup_size, self.vecs());
         let k_reduce = self.kernel(
@@ -516,14 +509,7 @@ impl Scanner {
     }
 
     /// The Blelloch kernels: (first level's tile scan, the other levels' exclusive tile scan, add).
-    #[allow(clippy::type_complexity)]
-    fn kernels_blelloch(
-        &self,
-    ) -> Result<(
-        Arc<crate::gpu::Kernel>,
-        Arc<crate::gpu::Kernel>,
-        Arc<crate::gpu::Kernel>,
-    )> {
+    fn kernels_blelloch(&self) -> Result<ThreeKernels> {
         use crate::shaders::{scan_add, scan_blelloch_tile as tile, Spec};
         let (bwg, items) = self.blelloch_shape();
         let tile_spec = |inclusive: bool| {
@@ -859,3 +845,10 @@ pub fn scan_u64_profiled(
     };
     scan_host(ctx, data, config, Some(profiler))
 }
+
+/// The three kernels of a multi-pass scan, in recording order.
+type ThreeKernels = (
+    Arc<crate::gpu::Kernel>,
+    Arc<crate::gpu::Kernel>,
+    Arc<crate::gpu::Kernel>,
+);
