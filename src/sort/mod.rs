@@ -100,12 +100,8 @@ impl SorterBuilder {
     /// configuration like [`SorterBuilder::build`] but builds no pipeline.
     pub fn choose(self, n: u64) -> Result<(SortAlgorithm, Option<f64>)> {
         let sorter = self.assemble()?;
-        let (a, b) = sorter.choose(n)?;
-        let predicted = match &sorter.selector {
-            Selector::Model(m) => Some(m.predict_ns(&a.model_key(), &b.workload(a, n))),
-            Selector::Policy => None,
-        };
-        Ok((a, predicted))
+        let c = sorter.choose(n)?;
+        Ok((c.algorithm, c.predicted_ns))
     }
 
     /// The sorter, its backends created and checked, no pipeline built yet.
@@ -116,25 +112,29 @@ impl SorterBuilder {
             overrides,
             selector,
         } = self;
-        let mut backends: Vec<(&'static Family, Box<dyn SortBackend>)> = Vec::new();
-        match (config.algorithm, &selector) {
+        // The families the sorter needs, each with the algorithms it may record (Auto standing for the
+        // family's own policy choice).
+        let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
+        {
             (SortAlgorithm::Auto, Selector::Policy) => {
-                let f = &FAMILIES[0];
-                backends.push((
-                    f,
-                    (f.new)(&ctx, &config, &overrides, &[SortAlgorithm::Auto])?,
-                ));
+                vec![(&FAMILIES[0], vec![SortAlgorithm::Auto])]
             }
-            (SortAlgorithm::Auto, Selector::Model(_)) => {
-                for f in FAMILIES {
-                    backends.push((f, (f.new)(&ctx, &config, &overrides, f.algorithms)?));
-                }
-            }
-            (a, _) => {
-                let f = family_of(a).expect("every algorithm but Auto has a family");
-                backends.push((f, (f.new)(&ctx, &config, &overrides, &[a])?));
-            }
-        }
+            (SortAlgorithm::Auto, Selector::Model(_)) => FAMILIES
+                .iter()
+                .map(|f| (f, f.algorithms.to_vec()))
+                .collect(),
+            (a, _) => vec![(
+                family_of(a).expect("every algorithm but Auto has a family"),
+                vec![a],
+            )],
+        };
+        let backends = needed
+            .into_iter()
+            .map(|(family, reachable)| {
+                let backend = (family.new)(&ctx, &config, &overrides, &reachable)?;
+                Ok(Backend { backend, reachable })
+            })
+            .collect::<Result<Vec<_>>>()?;
         Ok(Sorter {
             ctx,
             config,
@@ -144,12 +144,26 @@ impl SorterBuilder {
     }
 }
 
+/// A family's backend in a sorter, with the algorithms the sorter may record with it.
+struct Backend {
+    backend: Box<dyn SortBackend>,
+    reachable: Vec<SortAlgorithm>,
+}
+
+/// What a sorter records for a size: the algorithm, its backend, and the cost model's prediction (with
+/// [`Selector::Model`]).
+struct Choice<'a> {
+    algorithm: SortAlgorithm,
+    backend: &'a dyn SortBackend,
+    predicted_ns: Option<f64>,
+}
+
 /// A planned sort for one [`SortConfig`] on one context: records sorts of up to `config.max_n` keys into
 /// command buffers. Pipelines are built when it is created.
 pub struct Sorter {
     ctx: Arc<Context>,
     config: SortConfig,
-    backends: Vec<(&'static Family, Box<dyn SortBackend>)>,
+    backends: Vec<Backend>,
     selector: Selector,
 }
 
@@ -181,56 +195,58 @@ impl Sorter {
     pub fn backend<T: 'static>(&self) -> Option<&T> {
         self.backends
             .iter()
-            .find_map(|(_, b)| b.as_any().downcast_ref::<T>())
+            .find_map(|b| b.backend.as_any().downcast_ref::<T>())
     }
 
     /// The algorithm that sorts `n` keys, and its backend.
-    fn choose(&self, n: u64) -> Result<(SortAlgorithm, &dyn SortBackend)> {
-        let backend_of = |a: SortAlgorithm| {
-            self.backends
-                .iter()
-                .find(|(f, _)| f.algorithms.contains(&a))
-                .map(|(_, b)| b.as_ref())
-        };
-        let (algorithm, backend) = match (self.config.algorithm, &self.selector) {
+    fn choose(&self, n: u64) -> Result<Choice<'_>> {
+        match (self.config.algorithm, &self.selector) {
             (SortAlgorithm::Auto, Selector::Model(model)) => {
-                let mut best: Option<(f64, SortAlgorithm, &dyn SortBackend)> = None;
-                for (f, b) in &self.backends {
-                    for &a in f.algorithms {
-                        if b.capabilities(a).max_keys < n {
+                let mut best: Option<Choice> = None;
+                for b in &self.backends {
+                    for &a in &b.reachable {
+                        if b.backend.capabilities(a).max_keys < n {
                             continue;
                         }
-                        let t = model.predict_ns(&a.model_key(), &b.workload(a, n));
-                        if best.map_or(true, |(bt, _, _)| t < bt) {
-                            best = Some((t, a, b.as_ref()));
+                        let t = model.predict_ns(&a.model_key(), &b.backend.workload(a, n));
+                        if best
+                            .as_ref()
+                            .map_or(true, |c| c.predicted_ns.is_some_and(|bt| t < bt))
+                        {
+                            best = Some(Choice {
+                                algorithm: a,
+                                backend: b.backend.as_ref(),
+                                predicted_ns: Some(t),
+                            });
                         }
                     }
                 }
-                let (_, a, b) = best.ok_or(Error::TooLarge {
+                best.ok_or(Error::TooLarge {
                     n,
                     elem_bytes: self.config.key.bytes() as u64,
                     limit: 0,
-                })?;
-                (a, b)
+                })
             }
             (SortAlgorithm::Auto, Selector::Policy) => {
-                let b = self.backends[0].1.as_ref();
-                (b.policy_choice(n), b)
+                let b = self.backends[0].backend.as_ref();
+                Ok(Choice {
+                    algorithm: b.policy_choice(n),
+                    backend: b,
+                    predicted_ns: None,
+                })
             }
-            (a, _) => (a, backend_of(a).expect("the configured family was created")),
-        };
-        Ok((algorithm, backend))
+            (a, _) => Ok(Choice {
+                algorithm: a,
+                backend: self.backends[0].backend.as_ref(),
+                predicted_ns: None,
+            }),
+        }
     }
 
     /// Builds the pipelines of every sort this sorter may record (called by the builder).
     fn prepare(&self) -> Result<()> {
-        for (f, b) in &self.backends {
-            let algorithms: Vec<SortAlgorithm> = match (self.config.algorithm, &self.selector) {
-                (SortAlgorithm::Auto, Selector::Policy) => vec![SortAlgorithm::Auto],
-                (SortAlgorithm::Auto, Selector::Model(_)) => f.algorithms.to_vec(),
-                (a, _) => vec![a],
-            };
-            b.prepare(&algorithms, self.config.max_n)?;
+        for b in &self.backends {
+            b.backend.prepare(&b.reachable, self.config.max_n)?;
         }
         Ok(())
     }
@@ -242,8 +258,8 @@ impl Sorter {
             scratch_bytes: 0,
             scratch_usage: ash::vk::BufferUsageFlags::empty(),
         };
-        for (_, b) in &self.backends {
-            let s = b.storage_requirements(max_n);
+        for b in &self.backends {
+            let s = b.backend.storage_requirements(max_n);
             r.scratch_bytes = r.scratch_bytes.max(s.scratch_bytes);
             r.scratch_usage |= s.scratch_usage;
         }
@@ -253,14 +269,14 @@ impl Sorter {
     /// What the configured algorithm (or Auto) resolves to for `n` keys.
     pub fn algorithm_for(&self, n: u64) -> SortAlgorithm {
         self.choose(n)
-            .map(|(a, _)| a)
+            .map(|c| c.algorithm)
             .unwrap_or(self.config.algorithm)
     }
 
     /// The modelled passes of a sort of `n` keys (the algorithm [`Sorter::algorithm_for`] picks).
     pub fn workload(&self, n: u64) -> Vec<PassModel> {
         match self.choose(n) {
-            Ok((a, b)) => b.workload(a, n),
+            Ok(c) => c.backend.workload(c.algorithm, n),
             Err(_) => Vec::new(),
         }
     }
@@ -270,7 +286,7 @@ impl Sorter {
     /// the GPU-side count exceeded the capacity), [`count::CTRL_RAW_COUNT`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
         match self.choose(max_n) {
-            Ok((_, b)) => b.control_offset(max_n),
+            Ok(c) => c.backend.control_offset(max_n),
             Err(_) => 0,
         }
     }
@@ -319,13 +335,13 @@ impl Sorter {
                 capacity: self.config.max_n,
             });
         }
-        let (algorithm, backend) = self.choose(max_n)?;
+        let c = self.choose(max_n)?;
         let buffers = SortBuffers {
             keys,
             values,
             scratch,
         };
-        backend.record(rec, algorithm, buffers, count)
+        c.backend.record(rec, c.algorithm, buffers, count)
     }
 }
 
