@@ -516,7 +516,7 @@ impl RadixSort {
             p.small_capacity() as u64,
             p.msd_max as u64,
             p.short_max as u64,
-            (p.msd_split_workgroup_size * p.msd_single_kpt) as u64,
+            p.msd_single_keys(),
             MSD_MAX_KEYS,
             range / widest,
             max_n,
@@ -622,7 +622,6 @@ impl SortBackend for RadixSort {
             s.val_words * 4,
             s.hi - s.lo,
             n,
-            (p.msd_split_workgroup_size * p.msd_single_kpt) as u64,
         )
     }
 
@@ -641,13 +640,5 @@ pub fn workload(
     key_bits: u32,
     n: u64,
 ) -> Vec<PassModel> {
-    workload::passes(
-        policy,
-        algorithm,
-        key.bytes(),
-        value.bytes(),
-        key_bits,
-        n,
-        (policy.msd_split_workgroup_size * policy.msd_single_kpt) as u64,
-    )
+    workload::passes(policy, algorithm, key.bytes(), value.bytes(), key_bits, n)
 }

@@ -179,6 +179,12 @@ impl RadixPolicy {
         self.msd_split_workgroup_size * self.msd_split_keys_per_thread
     }
 
+    /// The most keys an MSD sort splits in one tile, with no differ pass: msd_split_workgroup_size x
+    /// msd_single_kpt (0: none).
+    pub fn msd_single_keys(&self) -> u64 {
+        (self.msd_split_workgroup_size * self.msd_single_kpt) as u64
+    }
+
     /// Keys per invocation of the MSD split pass for sorts of up to `max_n` keys: enough for one tile when that
     /// takes at most `msd_single_kpt` (then the sort needs no differ pass), else the policy's.
     pub fn msd_split_kpt(&self, max_n: u64) -> u32 {

@@ -17,8 +17,7 @@ use crate::sort::algorithm::SortAlgorithm;
 use crate::workload::PassModel;
 
 /// The passes of a radix sort of `n` keys of `key_bytes` (sorting `key_bits` of them) with `value_bytes` per
-/// value, by `algorithm` (not Auto) under `policy`, `msd_single_keys`: the most keys an MSD sort splits in one
-/// tile (no differ pass).
+/// value, by `algorithm` (not Auto) under `policy`.
 pub(crate) fn passes(
     policy: &RadixPolicy,
     algorithm: SortAlgorithm,
@@ -26,7 +25,6 @@ pub(crate) fn passes(
     value_bytes: u32,
     key_bits: u32,
     n: u64,
-    msd_single_keys: u64,
 ) -> Vec<PassModel> {
     let n = n as f64;
     let k = key_bytes as f64;
@@ -42,7 +40,7 @@ pub(crate) fn passes(
             return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)]
         }
         SortAlgorithm::Msd => {
-            let split_tiles = if n <= msd_single_keys as f64 {
+            let split_tiles = if n <= policy.msd_single_keys() as f64 {
                 1.0
             } else {
                 (n / policy.msd_split_tile().max(1) as f64).ceil().max(1.0)
