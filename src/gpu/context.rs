@@ -171,6 +171,8 @@ pub struct DeviceCaps {
     pub sm_builtins: bool,
     /// Bytes of workgroup shared memory.
     pub max_shared_memory: u32,
+    /// Invocations per workgroup (`maxComputeWorkGroupInvocations`; where pipelines require the subgroup size,
+    /// at most `maxComputeWorkgroupSubgroups` subgroups of it).
     pub max_workgroup_invocations: u32,
     pub max_workgroup_count: [u32; 3],
     /// Bytes one storage buffer descriptor may cover.
@@ -720,7 +722,19 @@ impl Context {
             shader_clock: false,
             sm_builtins: false,
             max_shared_memory: p.limits.max_compute_shared_memory_size,
-            max_workgroup_invocations: p.limits.max_compute_work_group_invocations,
+            // Pipelines that require a subgroup size may hold at most maxComputeWorkgroupSubgroups subgroups
+            // of it (lavapipe: 32 x 8 = 256 invocations).
+            max_workgroup_invocations: if ssc.max_compute_workgroup_subgroups > 0
+                && ssc
+                    .required_subgroup_size_stages
+                    .contains(vk::ShaderStageFlags::COMPUTE)
+            {
+                p.limits
+                    .max_compute_work_group_invocations
+                    .min(ssc.max_compute_workgroup_subgroups * sub.subgroup_size.max(1))
+            } else {
+                p.limits.max_compute_work_group_invocations
+            },
             max_workgroup_count: p.limits.max_compute_work_group_count,
             max_storage_buffer_range: p.limits.max_storage_buffer_range as u64,
             min_storage_buffer_offset_alignment: p.limits.min_storage_buffer_offset_alignment,

@@ -20,15 +20,20 @@ pub enum SortAlgorithm {
     /// bucket gathers the bucket's runs from all tiles and sorts them (up to
     /// [`crate::sort::radix::MSD_MAX_KEYS`] keys). See [`crate::sort::radix::msd`].
     Msd,
+    /// Bitonic sort (Batcher's network; not stable), in place: one workgroup for up to the policy's
+    /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
+    /// global passes. See [`crate::sort::bitonic`].
+    Bitonic,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 5] = [
+    pub const ALL: [SortAlgorithm; 6] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
+        SortAlgorithm::Bitonic,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -39,11 +44,18 @@ impl SortAlgorithm {
             SortAlgorithm::ReduceThenScan => "reduce-then-scan",
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
+            SortAlgorithm::Bitonic => "bitonic",
         }
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// Whether equal keys keep their input order (every algorithm but the bitonic sort and the quicksort).
+    /// Auto only ever picks stable algorithms.
+    pub fn stable(self) -> bool {
+        !matches!(self, SortAlgorithm::Bitonic)
     }
 
     /// The cost model's efficiency key (`sort/onesweep`).

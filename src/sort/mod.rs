@@ -35,8 +35,10 @@
 
 pub mod algorithm;
 pub mod backend;
+pub mod bitonic;
 pub mod config;
 pub mod count;
+pub mod items;
 pub mod radix;
 pub mod registry;
 pub mod types;
@@ -113,20 +115,48 @@ impl SorterBuilder {
             selector,
         } = self;
         // The families the sorter needs, each with the algorithms it may record (Auto standing for the
-        // family's own policy choice).
+        // family's own policy choice). Auto considers only families that take the configuration and, to keep
+        // the sort's stability promise, only stable algorithms.
+        let takes = |f: &&'static Family| (f.supports)(&config).is_none();
         let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
         {
             (SortAlgorithm::Auto, Selector::Policy) => {
-                vec![(&FAMILIES[0], vec![SortAlgorithm::Auto])]
+                let f = FAMILIES
+                    .iter()
+                    .find(takes)
+                    .ok_or_else(|| unsupported(&config))?;
+                vec![(f, vec![SortAlgorithm::Auto])]
             }
-            (SortAlgorithm::Auto, Selector::Model(_)) => FAMILIES
-                .iter()
-                .map(|f| (f, f.algorithms.to_vec()))
-                .collect(),
-            (a, _) => vec![(
-                family_of(a).expect("every algorithm but Auto has a family"),
-                vec![a],
-            )],
+            (SortAlgorithm::Auto, Selector::Model(_)) => {
+                let v: Vec<_> = FAMILIES
+                    .iter()
+                    .filter(takes)
+                    .map(|f| {
+                        (
+                            f,
+                            f.algorithms
+                                .iter()
+                                .copied()
+                                .filter(|a| a.stable())
+                                .collect(),
+                        )
+                    })
+                    .collect();
+                if v.is_empty() {
+                    return Err(unsupported(&config));
+                }
+                v
+            }
+            (a, _) => {
+                let f = family_of(a).expect("every algorithm but Auto has a family");
+                if let Some(reason) = (f.supports)(&config) {
+                    return Err(Error::UnsupportedAlgorithm {
+                        algorithm: a.name(),
+                        reason,
+                    });
+                }
+                vec![(f, vec![a])]
+            }
         };
         let backends = needed
             .into_iter()
@@ -141,6 +171,18 @@ impl SorterBuilder {
             backends,
             selector,
         })
+    }
+}
+
+/// The error for a configuration no family takes.
+fn unsupported(config: &SortConfig) -> Error {
+    Error::UnsupportedAlgorithm {
+        algorithm: "auto",
+        reason: FAMILIES
+            .iter()
+            .filter_map(|f| (f.supports)(config).map(|r| format!("{}: {r}", f.name)))
+            .collect::<Vec<_>>()
+            .join("; "),
     }
 }
 

@@ -19,17 +19,24 @@ pub(crate) type Factory = fn(
     reachable: &[SortAlgorithm],
 ) -> Result<Box<dyn SortBackend>>;
 
+/// Why a family cannot sort a configuration at all (a key type it does not take, say), or None.
+pub(crate) type Supports = fn(config: &SortConfig) -> Option<String>;
+
 /// An algorithm family.
 pub(crate) struct Family {
     /// Its name (the folder: `radix`).
     pub name: &'static str,
     /// The public algorithms it runs.
     pub algorithms: &'static [SortAlgorithm],
+    /// Whether it takes a configuration (checked before its factory runs).
+    pub supports: Supports,
     pub new: Factory,
 }
 
-/// Every family; the first one's policy decides [`SortAlgorithm::Auto`] when no cost model is given.
-pub(crate) const FAMILIES: &[Family] = &[super::radix::FAMILY];
+/// Every family, in the order Auto prefers them: without a cost model, [`SortAlgorithm::Auto`] is decided by
+/// the policy of the first family that takes the configuration (the radix sort, or merge sort for keys the
+/// radix sort does not take).
+pub(crate) const FAMILIES: &[Family] = &[super::radix::FAMILY, super::bitonic::FAMILY];
 
 /// The family that runs `algorithm` (None for Auto).
 pub(crate) fn family_of(algorithm: SortAlgorithm) -> Option<&'static Family> {

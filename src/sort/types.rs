@@ -2,7 +2,7 @@
 //! order-preserving key transforms (the Rust twin of `glsl/include/keys.glsl`) and the CPU reference sort the
 //! tests compare against. A leaf module: it depends on nothing else in the crate, and every sort backend uses it.
 //!
-//! A key's transformed bits order like the key: unsigned keys unchanged, signed keys with the sign bit flipped,
+//! A key's transformed bits order like the key: unsigned keys (u128 too) unchanged, signed keys with the sign bit flipped,
 //! floats in IEEE 754 totalOrder (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; negative -> all bits
 //! flipped, positive -> sign bit set). Descending order inverts every transformed bit (equal keys keep their
 //! input order). A bit range `[lo, hi)` selects bits of the transformed key, as CUB's begin_bit/end_bit do.
@@ -16,10 +16,24 @@ pub enum KeyType {
     U64,
     I64,
     F64,
+    /// 128-bit unsigned keys (Rust `u128`, little-endian: four u32 words, lowest first). Sorted by the
+    /// comparison sorts (merge sort, bitonic sort, WarpSort, quicksort); the radix sorts take keys of up to 64
+    /// bits and report [`crate::Error::UnsupportedAlgorithm`] for them.
+    U128,
 }
 
 impl KeyType {
-    pub const ALL: [KeyType; 6] = [
+    pub const ALL: [KeyType; 7] = [
+        KeyType::U32,
+        KeyType::I32,
+        KeyType::F32,
+        KeyType::U64,
+        KeyType::I64,
+        KeyType::F64,
+        KeyType::U128,
+    ];
+    /// The key types of at most 64 bits (what every sort family takes).
+    pub const WORD_KEYS: [KeyType; 6] = [
         KeyType::U32,
         KeyType::I32,
         KeyType::F32,
@@ -35,6 +49,7 @@ impl KeyType {
             KeyType::U64 => "u64",
             KeyType::I64 => "i64",
             KeyType::F64 => "f64",
+            KeyType::U128 => "u128",
         }
     }
     pub fn from_name(s: &str) -> Option<Self> {
@@ -44,6 +59,7 @@ impl KeyType {
     pub fn bytes(self) -> u32 {
         match self {
             KeyType::U32 | KeyType::I32 | KeyType::F32 => 4,
+            KeyType::U128 => 16,
             _ => 8,
         }
     }
@@ -51,7 +67,15 @@ impl KeyType {
     pub fn bits(self) -> u32 {
         self.bytes() * 8
     }
-    /// The shaders' key kind (keys.glsl KEY_KIND_*).
+    /// 32-bit words per key (1, 2 or 4).
+    pub fn words(self) -> u32 {
+        self.bytes() / 4
+    }
+    /// Whether the key is a float (IEEE 754 totalOrder).
+    pub fn is_float(self) -> bool {
+        matches!(self, KeyType::F32 | KeyType::F64)
+    }
+    /// The shaders' key kind (keys.glsl KEY_KIND_*; 6 = u128 in items.glsl).
     pub(crate) fn kind(self) -> u32 {
         self as u32
     }
@@ -120,8 +144,8 @@ impl Order {
 /// A key type the sort handles.
 pub trait SortKey: bytemuck::Pod {
     const TYPE: KeyType;
-    /// The key's raw bits (32-bit keys in the low word).
-    fn raw_bits(&self) -> u64;
+    /// The key's raw bits (narrower keys in the low bits).
+    fn raw_bits(&self) -> u128;
 }
 
 /// A value type the sort carries.
@@ -133,18 +157,19 @@ macro_rules! sort_key {
     ($t:ty, $k:ident, $conv:expr) => {
         impl SortKey for $t {
             const TYPE: KeyType = KeyType::$k;
-            fn raw_bits(&self) -> u64 {
+            fn raw_bits(&self) -> u128 {
                 $conv(*self)
             }
         }
     };
 }
-sort_key!(u32, U32, |x: u32| x as u64);
-sort_key!(i32, I32, |x: i32| x as u32 as u64);
-sort_key!(f32, F32, |x: f32| x.to_bits() as u64);
-sort_key!(u64, U64, |x: u64| x);
-sort_key!(i64, I64, |x: i64| x as u64);
-sort_key!(f64, F64, |x: f64| x.to_bits());
+sort_key!(u32, U32, |x: u32| x as u128);
+sort_key!(i32, I32, |x: i32| x as u32 as u128);
+sort_key!(f32, F32, |x: f32| x.to_bits() as u128);
+sort_key!(u64, U64, |x: u64| x as u128);
+sort_key!(i64, I64, |x: i64| x as u64 as u128);
+sort_key!(f64, F64, |x: f64| x.to_bits() as u128);
+sort_key!(u128, U128, |x: u128| x);
 
 macro_rules! sort_value {
     ($t:ty, $v:ident) => {
@@ -160,62 +185,65 @@ sort_value!(u64, U64);
 sort_value!(i64, U64);
 sort_value!(f64, U64);
 
-/// The transformed (order-preserving) bits of a key given as raw bits (32-bit keys in the low word).
-pub fn transform(kind: KeyType, raw: u64, order: Order) -> u64 {
-    let t = match kind {
-        KeyType::U32 => raw & 0xffff_ffff,
-        KeyType::I32 => (raw ^ 0x8000_0000) & 0xffff_ffff,
+/// The transformed (order-preserving) bits of a key given as raw bits (narrower keys in the low bits; wider
+/// bits are ignored).
+pub fn transform(kind: KeyType, raw: u128, order: Order) -> u128 {
+    let w = raw as u64;
+    let t: u128 = match kind {
+        KeyType::U32 => (w & 0xffff_ffff) as u128,
+        KeyType::I32 => ((w ^ 0x8000_0000) & 0xffff_ffff) as u128,
         KeyType::F32 => {
-            let x = raw as u32;
+            let x = w as u32;
             (if x & 0x8000_0000 != 0 {
                 !x
             } else {
                 x | 0x8000_0000
-            }) as u64
+            }) as u128
         }
-        KeyType::U64 => raw,
-        KeyType::I64 => raw ^ (1u64 << 63),
+        KeyType::U64 => w as u128,
+        KeyType::I64 => (w ^ (1u64 << 63)) as u128,
         KeyType::F64 => {
-            if raw & (1u64 << 63) != 0 {
-                !raw
+            (if w & (1u64 << 63) != 0 {
+                !w
             } else {
-                raw | (1u64 << 63)
-            }
+                w | (1u64 << 63)
+            }) as u128
         }
+        KeyType::U128 => raw,
     };
     let t = match order {
         Order::Ascending => t,
         Order::Descending => !t,
     };
-    if kind.bytes() == 4 {
-        t & 0xffff_ffff
-    } else {
-        t
+    match kind.bits() {
+        128 => t,
+        b => t & ((1u128 << b) - 1),
     }
 }
 
 /// The part of a transformed key the sort orders by: bits `[lo, hi)`.
-pub fn sort_bits(kind: KeyType, raw: u64, order: Order, lo: u32, hi: u32) -> u64 {
+pub fn sort_bits(kind: KeyType, raw: u128, order: Order, lo: u32, hi: u32) -> u128 {
     let t = transform(kind, raw, order) >> lo;
     let w = hi - lo;
-    if w >= 64 {
+    if w >= 128 {
         t
     } else {
-        t & ((1u64 << w) - 1)
+        t & ((1u128 << w) - 1)
     }
 }
 
-/// A stable sort permutation of keys given as raw bits: `perm[i]` is the input index of output element i.
-pub fn reference_permutation(
+/// A stable sort permutation of keys given as raw bits (`u64` or `u128`; narrower keys in the low bits):
+/// `perm[i]` is the input index of output element i.
+pub fn reference_permutation<R: Copy + Into<u128>>(
     kind: KeyType,
-    raw: &[u64],
+    raw: &[R],
     order: Order,
     bits: Option<(u32, u32)>,
 ) -> Vec<usize> {
     let (lo, hi) = bits.unwrap_or((0, kind.bits()));
-    let k: Vec<u64> = raw
+    let k: Vec<u128> = raw
         .iter()
-        .map(|&r| sort_bits(kind, r, order, lo, hi))
+        .map(|&r| sort_bits(kind, r.into(), order, lo, hi))
         .collect();
     let mut perm: Vec<usize> = (0..raw.len()).collect();
     perm.sort_by_key(|&i| k[i]);
@@ -230,7 +258,7 @@ pub fn cpu_sort_reference<K: SortKey, V: Copy>(
     order: Order,
     bits: Option<(u32, u32)>,
 ) {
-    let raw: Vec<u64> = keys.iter().map(|k| k.raw_bits()).collect();
+    let raw: Vec<u128> = keys.iter().map(|k| k.raw_bits()).collect();
     let perm = reference_permutation(K::TYPE, &raw, order, bits);
     let old: Vec<K> = keys.to_vec();
     for (i, &p) in perm.iter().enumerate() {

@@ -67,3 +67,5 @@ impl Rng {
         (0..n).map(|_| self.next_u64()).collect()
     }
 }
+
+pub mod sorting;

@@ -108,6 +108,14 @@ pub(crate) const FAMILY: Family = Family {
     new: |ctx, config, overrides, reachable| {
         Ok(Box::new(RadixSort::new(ctx, config, overrides, reachable)?))
     },
+    supports: |config| {
+        (config.key.bits() > 64).then(|| {
+            format!(
+                "{} keys: the radix sorts take keys of at most 64 bits",
+                config.key.name()
+            )
+        })
+    },
 };
 
 /// Usage flags the scratch buffer needs (plus `SHADER_DEVICE_ADDRESS` for sorts whose arrays exceed one

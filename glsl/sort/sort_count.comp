@@ -1,0 +1,22 @@
+#version 460
+// sort_count.comp (vksort::sort::count): the first pass of a comparison or partition sort with a GPU-side count
+// (src/sort/items.rs). Reads the u32 count, clamps it to the capacity the sort was recorded for, and writes the
+// control block (src/sort/count.rs): CTRL_N (the count sorted), CTRL_RAW_COUNT (as read) and CTRL_OVERFLOW (1
+// when it exceeded the capacity). Every later pass reads n from CTRL_N. One invocation.
+#include "common.glsl"
+
+layout(set = 0, binding = 0, std430) readonly buffer Count { uint count[]; };
+layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+
+layout(push_constant) uniform Push {
+    uint count_word;
+    uint capacity;
+} pc;
+
+void main() {
+    if (gl_LocalInvocationID.x != 0u || flat_group_id() != 0u) return;
+    uint raw = count[pc.count_word];
+    meta[0] = min(raw, pc.capacity);
+    meta[1] = raw > pc.capacity ? 1u : 0u;
+    meta[2] = raw;
+}

@@ -1,0 +1,116 @@
+//! The bitonic sort's policy: workgroup and register tiling of its two passes, chosen per device from its
+//! limits (shared memory, workgroup size, subgroup size) and passed to the shaders as specialization constants.
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+use crate::policy::SubgroupPlan;
+use crate::sort::items::Items;
+
+/// How the bitonic passes are tiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BitonicPolicy {
+    /// Invocations per workgroup of the tile pass (`vksort::bitonic::tile` / `merge`) of sorts larger than one
+    /// workgroup: a power of two and a multiple of the subgroup size. Default 256 on GPUs, 128 on CPUs.
+    pub workgroup_size: u32,
+    /// Items each invocation holds in registers (a power of two, 1..=32). Default 8.
+    pub items_per_invocation: u32,
+    /// The largest workgroup a sort that fits one workgroup may use (the local form: one dispatch, the
+    /// smallest power-of-two workgroup that holds n). Default: the device's largest power-of-two workgroup
+    /// whose tile fits its shared memory, at most 1024.
+    pub single_max_workgroup: u32,
+    /// Invocations per workgroup of the global steps (`vksort::bitonic::global`). Default 256.
+    pub global_workgroup_size: u32,
+    /// Comparators each invocation of a global step runs. Default 4.
+    pub global_pairs: u32,
+}
+
+impl BitonicPolicy {
+    /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
+    pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        let kpt = 8;
+        let fits =
+            |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
+        let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+        let mut wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
+        while wg > plan.max && !fits(wg) {
+            wg /= 2;
+        }
+        let mut single = pow2_floor(caps.max_workgroup_invocations.min(1024)).max(wg);
+        while single > wg && !fits(single) {
+            single /= 2;
+        }
+        Self {
+            workgroup_size: wg,
+            items_per_invocation: kpt,
+            single_max_workgroup: single,
+            global_workgroup_size: pow2_floor(plan.workgroup_size(caps, 256)),
+            global_pairs: 4,
+        }
+    }
+
+    /// Items per tile of the multi-workgroup sort.
+    pub fn tile(&self) -> u64 {
+        (self.workgroup_size * self.items_per_invocation) as u64
+    }
+
+    /// The most keys the local form (one workgroup) sorts.
+    pub fn single_capacity(&self) -> u64 {
+        (self.single_max_workgroup * self.items_per_invocation) as u64
+    }
+
+    /// Checks the policy against the device and the items.
+    pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
+        let plan = SubgroupPlan::for_device(caps);
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "bitonic",
+                what,
+            })
+        };
+        for (name, wg) in [
+            ("workgroup_size", self.workgroup_size),
+            ("single_max_workgroup", self.single_max_workgroup),
+            ("global_workgroup_size", self.global_workgroup_size),
+        ] {
+            if !wg.is_power_of_two() || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
+                return bad(format!(
+                    "{name} {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
+                    plan.max, caps.max_workgroup_invocations
+                ));
+            }
+        }
+        if self.single_max_workgroup < self.workgroup_size {
+            return bad("single_max_workgroup must be at least workgroup_size".into());
+        }
+        let kpt = self.items_per_invocation;
+        if !kpt.is_power_of_two() || kpt > 32 {
+            return bad(format!(
+                "items_per_invocation {kpt} must be a power of two of at most 32"
+            ));
+        }
+        if !(1..=16).contains(&self.global_pairs) {
+            return bad(format!(
+                "global_pairs {} must be in 1..=16",
+                self.global_pairs
+            ));
+        }
+        let need = shared_bytes(self.single_capacity(), items);
+        if need > caps.max_shared_memory as u64 {
+            return bad(format!(
+                "a tile of {} items needs {need} bytes of shared memory; the device has {}",
+                self.single_capacity(),
+                caps.max_shared_memory
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
+/// 32 items).
+pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
+    let tagged = items.val_words > 0;
+    let words = items.key_words + tagged as u32;
+    (tile + tile / 32) * words as u64 * 4
+}

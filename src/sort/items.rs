@@ -1,0 +1,320 @@
+//! What the comparison sorts ([`super::bitonic`], [`super::merge`], [`super::warpsort`]) share: the item layout
+//! of a configuration (key words, 128-bit keys included, value words, order, the bit range as a mask), the push
+//! constants every pass of theirs starts with (`ITEM_PUSH` in `glsl/include/items.glsl`), the checks of the
+//! caller's buffers, the GPU-side count pass, the scratch layout helper and the planning recordings that build
+//! a sorter's pipelines ahead of time.
+//!
+//! Contract of a comparison sort's recording: the caller's key (and value) buffers hold the input and receive
+//! the output; the scratch starts with the control block ([`crate::sort::count`], `CTRL_WORDS` u32 at offset 0,
+//! so [`crate::sort::Sorter::control_offset`] is 0 for these families) followed by the family's regions. With a
+//! GPU-side count, the first pass (`vksort::sort::count`) clamps the count into the control block and every
+//! later pass reads n from there; the passes are recorded for the capacity, and those that a smaller count does
+//! not need do nothing. With a host count, exactly the passes n needs are recorded.
+
+use super::backend::SortBuffers;
+use super::config::SortConfig;
+use super::count::{self, Count, CountBinding, CTRL_WORDS};
+use super::types::{KeyType, Order};
+use crate::error::{Error, Result};
+use crate::gpu::{BufferRef, Context, Kernel, Recorder};
+use crate::policy::SubgroupPlan;
+use crate::shaders::{ShaderId, Spec};
+use ash::vk;
+use std::sync::Arc;
+
+/// Bytes of the control block at the start of the scratch.
+pub(crate) const CONTROL_BYTES: u64 = CTRL_WORDS * 4;
+
+/// Usage flags the scratch buffer of a comparison sort needs.
+pub(crate) const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::STORAGE_BUFFER;
+
+/// The items of a sorter's configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Items {
+    pub key: KeyType,
+    /// u32 words per key (1, 2 or 4).
+    pub key_words: u32,
+    /// u32 words per value (0, 1 or 2).
+    pub val_words: u32,
+    pub descending: bool,
+    /// The bits of the transformed key that order it (lowest word first).
+    pub mask: [u32; 4],
+}
+
+impl Items {
+    /// The items of `config`; checks the bit range.
+    pub fn new(config: &SortConfig) -> Result<Self> {
+        let kbits = config.key.bits();
+        let (lo, hi) = config.bits.unwrap_or((0, kbits));
+        if lo >= hi || hi > kbits {
+            return Err(Error::InvalidBitRange {
+                lo,
+                hi,
+                key_bits: kbits,
+            });
+        }
+        let width = hi - lo;
+        let m: u128 = if width >= 128 {
+            u128::MAX
+        } else {
+            ((1u128 << width) - 1) << lo
+        };
+        Ok(Self {
+            key: config.key,
+            key_words: config.key.words(),
+            val_words: config.value.bytes() / 4,
+            descending: config.order == Order::Descending,
+            mask: [
+                m as u32,
+                (m >> 32) as u32,
+                (m >> 64) as u32,
+                (m >> 96) as u32,
+            ],
+        })
+    }
+
+    /// Bytes of `n` keys.
+    pub fn key_bytes(&self, n: u64) -> u64 {
+        n * self.key_words as u64 * 4
+    }
+
+    /// Bytes of `n` values (0 without values).
+    pub fn val_bytes(&self, n: u64) -> u64 {
+        n * self.val_words as u64 * 4
+    }
+
+    /// The specialization constants of items.glsl: key and value words, and whether items carry a tag.
+    pub fn spec(&self, tagged: bool) -> Spec {
+        use crate::shaders::include::items as sh;
+        Spec::new()
+            .with(sh::KEY_WORDS, self.key_words)
+            .with(sh::VAL_WORDS, self.val_words)
+            .with(sh::TAGGED, tagged as u32)
+    }
+
+    /// The push constants every pass starts with, for a sort of `count`.
+    pub fn push(&self, count: &Count) -> ItemPush {
+        let (n_host, use_count) = match *count {
+            Count::Host(n) => (n as u32, 0),
+            Count::Gpu { .. } => (0, 1),
+        };
+        ItemPush {
+            n_host,
+            use_count,
+            capacity: count.max_n() as u32,
+            key_kind: self.key.kind(),
+            flags: self.descending as u32,
+            mask: self.mask,
+        }
+    }
+}
+
+/// `ITEM_PUSH` of items.glsl: the first fields of every comparison-sort pass's push constants.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ItemPush {
+    /// The host's count (when `use_count` is 0).
+    pub n_host: u32,
+    /// 1: n is the clamped GPU-side count in the control block.
+    pub use_count: u32,
+    /// The count the sort was recorded for.
+    pub capacity: u32,
+    /// keys.glsl `KEY_KIND_*` (6: u128).
+    pub key_kind: u32,
+    /// Bit 0: descending.
+    pub flags: u32,
+    /// The ordering bits of the transformed key.
+    pub mask: [u32; 4],
+}
+
+/// Consecutive scratch regions, each aligned for binding.
+pub(crate) struct Regions {
+    pub total: u64,
+    align: u64,
+}
+
+impl Regions {
+    /// Regions after the control block.
+    pub fn after_control(ctx: &Context) -> Self {
+        Self {
+            total: CONTROL_BYTES,
+            align: ctx.caps().min_storage_buffer_offset_alignment.max(256),
+        }
+    }
+
+    /// A region of `bytes` (at least 16, so that an empty one still binds): its offset.
+    pub fn take(&mut self, bytes: u64) -> (u64, u64) {
+        let off = self.total.div_ceil(self.align) * self.align;
+        let bytes = bytes.max(16);
+        self.total = off + bytes;
+        (off, bytes)
+    }
+}
+
+/// The caller's buffers of one sort, checked, with the GPU-side count bound.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Checked {
+    pub keys: BufferRef,
+    /// The caller's values, or (keys only) a stand-in region that no pass reads or writes meaningfully.
+    pub values: BufferRef,
+    pub scratch: BufferRef,
+    /// The control block at the start of the scratch.
+    pub meta: BufferRef,
+    pub count: Option<CountBinding>,
+}
+
+/// Checks a sort's buffers: `n` (the count's maximum) at most `max_keys` (the algorithm's limit, named
+/// `algorithm`) and within one storage binding, the key and value buffers large enough with storage usage, values
+/// present exactly when the sorter has them, the scratch holding `scratch_bytes` with [`SCRATCH_USAGE`], and the
+/// GPU-side count's buffer. Nothing is recorded.
+pub(crate) fn check(
+    ctx: &Context,
+    items: &Items,
+    algorithm: &'static str,
+    max_keys: u64,
+    buffers: &SortBuffers,
+    count: &Count,
+    scratch_bytes: u64,
+) -> Result<Checked> {
+    let n = count.max_n();
+    if n > max_keys {
+        return Err(Error::AlgorithmLimit {
+            algorithm,
+            max: max_keys,
+            n,
+        });
+    }
+    let range = ctx.caps().max_storage_buffer_range;
+    let (kb, vb) = (items.key_bytes(n), items.val_bytes(n));
+    if kb > range || vb > range {
+        let eb = (items.key_words.max(items.val_words) * 4) as u64;
+        return Err(Error::TooLarge {
+            n,
+            elem_bytes: eb,
+            limit: range,
+        });
+    }
+    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    buffers.keys.check(ctx, "keys", kb, storage)?;
+    match (buffers.values, items.val_words) {
+        (Some(v), w) if w > 0 => v.check(ctx, "values", vb, storage)?,
+        (None, 0) => {}
+        (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
+        (None, _) => return Err(Error::ValuesMismatch { expected: true }),
+    }
+    buffers
+        .scratch
+        .check(ctx, "scratch", scratch_bytes, SCRATCH_USAGE)?;
+    let count_binding = count::bind(ctx, count)?;
+    let meta = buffers.scratch.slice(0, CONTROL_BYTES);
+    Ok(Checked {
+        keys: buffers.keys.slice(0, kb.max(16)),
+        values: buffers.values.map_or(meta, |v| v.slice(0, vb.max(16))),
+        scratch: buffers.scratch,
+        meta,
+        count: count_binding,
+    })
+}
+
+/// Push constants of `sort_count`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct CountPush {
+    pub count_word: u32,
+    pub capacity: u32,
+}
+
+/// Records `vksort::sort::count` (GPU-side counts only) and the barrier after it: the clamped count, the raw
+/// count and the overflow flag into the control block.
+pub(crate) fn record_count(
+    ctx: &Context,
+    plan: &SubgroupPlan,
+    rec: &mut Recorder,
+    c: &Checked,
+    capacity: u64,
+) -> Result<()> {
+    let Some(cb) = c.count else {
+        return Ok(());
+    };
+    let wg = plan.workgroup_size(ctx.caps(), 1);
+    let k = plan.kernel(ctx, crate::shaders::sort_count::SHADER, wg, Spec::new())?;
+    rec.dispatch(
+        "vksort::sort::count",
+        &k,
+        &[cb.buffer, c.meta],
+        &CountPush {
+            count_word: cb.word,
+            capacity: capacity as u32,
+        },
+        1,
+    )?;
+    rec.barrier();
+    Ok(())
+}
+
+/// A kernel of a comparison sort: `shader` with workgroup size `wg`, the items' constants and `spec`.
+pub(crate) fn kernel(
+    ctx: &Context,
+    plan: &SubgroupPlan,
+    items: &Items,
+    tagged: bool,
+    shader: ShaderId,
+    wg: u32,
+    spec: Spec,
+) -> Result<Arc<Kernel>> {
+    plan.kernel(ctx, shader, wg, items.spec(tagged).merge(spec))
+}
+
+/// The sizes whose planning recordings cover every pipeline a sort of up to `max_n` keys may use: 0..4, every
+/// power of two with its neighbours, the family's thresholds (`extra`) with theirs, and `max_n`.
+pub(crate) fn planning_sizes(max_n: u64, extra: &[u64]) -> Vec<u64> {
+    let mut sizes: Vec<u64> = (0..4).collect();
+    let mut x = 4u64;
+    while x <= max_n {
+        sizes.extend([x - 1, x, x + 1]);
+        x *= 2;
+    }
+    for &t in extra.iter().chain([max_n].iter()) {
+        sizes.extend([t.saturating_sub(1), t, t + 1]);
+    }
+    sizes.retain(|&n| n <= max_n);
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+/// Records, through a planning recorder (no commands), sorts of every size of [`planning_sizes`] with host and
+/// GPU-side counts, on stand-in buffers: `record(rec, buffers, count)` builds each one's pipelines.
+pub(crate) fn prepare_by_planning(
+    ctx: &Context,
+    items: &Items,
+    sizes: &[u64],
+    scratch_bytes: impl Fn(u64) -> u64,
+    mut record: impl FnMut(&mut Recorder, SortBuffers, Count) -> Result<()>,
+) -> Result<()> {
+    let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
+        buffer: vk::Handle::from_raw(1),
+        offset: 0,
+        size: size.max(16),
+        usage,
+    };
+    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+    for &n in sizes {
+        let buffers = SortBuffers {
+            keys: fake(items.key_bytes(n), storage),
+            values: (items.val_words > 0).then(|| fake(items.val_bytes(n), storage)),
+            scratch: fake(scratch_bytes(n), SCRATCH_USAGE),
+        };
+        for count in [
+            Count::Host(n),
+            Count::Gpu {
+                count: fake(16, storage),
+                capacity: n,
+            },
+        ] {
+            let mut rec = Recorder::planning(ctx);
+            record(&mut rec, buffers, count)?;
+        }
+    }
+    Ok(())
+}
