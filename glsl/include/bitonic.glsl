@@ -70,55 +70,56 @@ void reg_cx(uint a, uint b, uint base, uint n) {
     }
 }
 
-// The steps of stage k (flip first when `flip`) with strides below KPT, in registers. k <= KPT when flipping.
-void reg_steps(uint k, bool flip, uint lid, uint n) {
+// The half-cleaner steps (no flip) with strides below KPT, in registers.
+void reg_merge_steps(uint lid, uint n) {
     uint base = lid * KPT;
     [[unroll]] for (uint j = KPT / 2u; j >= 1u; j >>= 1u) {
-        if (j >= k) continue;
-        bool f = flip && j == k / 2u;
         [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            if ((a & j) != 0u) continue;
-            uint b = f ? (a ^ (k - 1u)) : (a | j);
-            reg_cx(a, b, base, n);
+            if ((a & j) == 0u) reg_cx(a, a | j, base, n);
         }
     }
 }
 
-// Sorts each invocation's KPT items (stages k = 2 .. KPT), all in registers.
+// Sorts each invocation's KPT items (stages k = 2 .. KPT), all in registers: every index is a constant once
+// the loops unroll.
 void reg_sort(uint lid, uint n) {
-    [[unroll]] for (uint k = 2u; k <= KPT; k <<= 1u) reg_steps(k, true, lid, n);
+    uint base = lid * KPT;
+    [[unroll]] for (uint k = 2u; k <= KPT; k <<= 1u) {
+        [[unroll]] for (uint j = k / 2u; j >= 1u; j >>= 1u) {
+            [[unroll]] for (uint a = 0u; a < KPT; a++) {
+                if ((a & j) != 0u) continue;
+                reg_cx(a, j == k / 2u ? (a ^ (k - 1u)) : (a | j), base, n);
+            }
+        }
+    }
 }
 
 // One step of stride j >= KPT of stage k across invocations (flip: the stage's first step). Lanes in one
 // subgroup exchange by shuffles; longer strides go through s_items (workgroup groups only; the branch is
-// uniform in the workgroup, so its barriers are too).
+// uniform in the workgroup, so its barriers are too). Register indices must stay compile-time constants (a
+// runtime index moves g_r to local memory): `flip` selects between two unrolled loops, never inside an index.
 void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
     uint m = flip ? (k / KPT - 1u) : (j / KPT);   // lane offset (xor) of the partner invocation
+    uint span = flip ? (k - 1u) : j;              // position offset (xor) of the partner item
     Item nr[KPT];
     if (m < gl_SubgroupSize) {
-        // Iteration a receives, from the partner lane, the register that holds position q (the partner sends
-        // the same register index): a for a plain step, KPT - 1 - a for a flip. All are received before any
-        // register changes.
-        [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[flip ? (KPT - 1u - a) : a], m);
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = lid * KPT + a;
-            uint q = flip ? (p ^ (k - 1u)) : (p ^ j);
-            g_r[a] = item_cx(g_r[a], nr[a], p, q, n);
+        // Iteration a receives, from the partner lane, the register that holds the partner position of
+        // register a (the partner sends the same register index): a for a plain step, KPT - 1 - a for a flip.
+        // All are received before any register changes.
+        if (flip) {
+            [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[KPT - 1u - a], m);
+        } else {
+            [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[a], m);
         }
     } else {
         barrier();
         regs_to_smem(lid);
         barrier();
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = lid * KPT + a;
-            uint q = flip ? (p ^ (k - 1u)) : (p ^ j);
-            nr[a] = smem_get(q);
-        }
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = lid * KPT + a;
-            uint q = flip ? (p ^ (k - 1u)) : (p ^ j);
-            g_r[a] = item_cx(g_r[a], nr[a], p, q, n);
-        }
+        [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = smem_get((lid * KPT + a) ^ span);
+    }
+    [[unroll]] for (uint a = 0u; a < KPT; a++) {
+        uint p = lid * KPT + a;
+        g_r[a] = item_cx(g_r[a], nr[a], p, p ^ span, n);
     }
 }
 
@@ -128,7 +129,7 @@ void bitonic_sort(uint lid, uint group, uint n) {
     reg_sort(lid, n);
     for (uint k = 2u * KPT; k <= group * KPT; k <<= 1u) {
         for (uint j = k / 2u; j >= KPT; j >>= 1u) cross_step(k, j, j == k / 2u, lid, n);
-        reg_steps(k, false, lid, n);
+        reg_merge_steps(lid, n);
     }
 }
 
@@ -137,5 +138,5 @@ void bitonic_sort(uint lid, uint group, uint n) {
 void bitonic_merge_steps(uint lid, uint group, uint n) {
     uint k = 2u * group * KPT;   // any stage larger than the group: only its strides below the group run
     for (uint j = group * KPT / 2u; j >= KPT; j >>= 1u) cross_step(k, j, false, lid, n);
-    reg_steps(k, false, lid, n);
+    reg_merge_steps(lid, n);
 }

@@ -11,10 +11,11 @@
 //!   smallest power-of-two workgroup that holds n (registers, subgroup shuffles, shared memory): k + v read and
 //!   written once.
 //! - larger n: `vksort::bitonic::tile` sorts every tile of `tile()` keys; then for each merge stage k = 2 tile,
-//!   4 tile, .. up to the next power of two of n: `vksort::bitonic::global` for every stride from k / 2 down to
-//!   the tile (reads k per key and, for the pairs that swap, writes k + v), then `vksort::bitonic::merge` runs
-//!   the strides below the tile in each tile (k + v read and written). log2(n / tile) (log2(n / tile) + 1) / 2
-//!   global steps in all.
+//!   4 tile, .. up to the next power of two of n: `vksort::bitonic::global` for the strides from k / 2 down to
+//!   the tile, up to the policy's `global_fuse` strides per pass (each invocation holds the 2^fuse positions
+//!   they connect; reads k per key, and k + v for the items that move, writes the items that move), then
+//!   `vksort::bitonic::merge` runs the strides below the tile in each tile (k + v read and written).
+//!   log2(n / tile) (log2(n / tile) + 1) / 2 global steps in all, in about 1 / fuse as many passes.
 //!
 //! With a GPU-side count (`vksort::sort::count` first) the passes are recorded for the capacity; stages beyond
 //! the count's next power of two do nothing.
@@ -122,12 +123,7 @@ impl BitonicSort {
         let top = n.next_power_of_two();
         let mut k = 2 * tile;
         while k <= top {
-            let mut j = k / 2;
-            while j >= tile {
-                global::record(self, rec, c, count, k, j)?;
-                rec.barrier();
-                j /= 2;
-            }
+            global::record_stage(self, rec, c, count, k, tile)?;
             tile::record(self, rec, c, count, p.workgroup_size, k as u32, tiles)?;
             rec.barrier();
             k *= 2;
@@ -200,7 +196,8 @@ impl SortBackend for BitonicSort {
             return vec![PassModel::new("vksort::bitonic::tile", 1, kv, kv, 10.0)];
         }
         let stages = (n.next_power_of_two() / p.tile()).trailing_zeros();
-        let globals = stages * (stages + 1) / 2;
+        let fuse = p.global_fuse.max(1);
+        let globals: u32 = (1..=stages).map(|s| s.div_ceil(fuse)).sum();
         vec![
             PassModel::new("vksort::bitonic::tile", 1, kv, kv, 6.0 * 11.0),
             // About half the pairs swap on random keys: the keys are read, the swapped pairs written.

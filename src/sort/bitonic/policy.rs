@@ -20,8 +20,9 @@ pub struct BitonicPolicy {
     pub single_max_workgroup: u32,
     /// Invocations per workgroup of the global steps (`vksort::bitonic::global`). Default 256.
     pub global_workgroup_size: u32,
-    /// Comparators each invocation of a global step runs. Default 4.
-    pub global_pairs: u32,
+    /// Strides of a merge stage one global pass runs (each invocation then holds 2^global_fuse items),
+    /// 1..=4. Default 3.
+    pub global_fuse: u32,
 }
 
 impl BitonicPolicy {
@@ -45,7 +46,7 @@ impl BitonicPolicy {
             items_per_invocation: kpt,
             single_max_workgroup: single,
             global_workgroup_size: pow2_floor(plan.workgroup_size(caps, 256)),
-            global_pairs: 4,
+            global_fuse: 3,
         }
     }
 
@@ -89,11 +90,8 @@ impl BitonicPolicy {
                 "items_per_invocation {kpt} must be a power of two of at most 32"
             ));
         }
-        if !(1..=16).contains(&self.global_pairs) {
-            return bad(format!(
-                "global_pairs {} must be in 1..=16",
-                self.global_pairs
-            ));
+        if !(1..=4).contains(&self.global_fuse) {
+            return bad(format!("global_fuse {} must be in 1..=4", self.global_fuse));
         }
         let need = shared_bytes(self.single_capacity(), items);
         if need > caps.max_shared_memory as u64 {
