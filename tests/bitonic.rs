@@ -151,3 +151,17 @@ fn gpu_side_count() {
         }
     });
 }
+
+#[test]
+fn bad_input_is_rejected_and_writes_nothing() {
+    with_gpu(|ctx| {
+        common::sorting::bad_input_is_rejected(ctx, ALGO, KeyType::U32);
+        common::sorting::bad_input_is_rejected(ctx, ALGO, KeyType::U128);
+        // The radix family takes no 128-bit keys; Auto then falls to a family that does.
+        let cfg = Case::new(SortAlgorithm::Onesweep, KeyType::U128).config(100);
+        assert!(matches!(
+            Sorter::new(ctx, cfg),
+            Err(vksort::Error::UnsupportedAlgorithm { .. })
+        ));
+    });
+}

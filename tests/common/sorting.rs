@@ -352,3 +352,110 @@ pub fn sizes_around(tile: usize) -> Vec<usize> {
     v.dedup();
     v
 }
+
+/// The bad inputs every sort family rejects with a typed error before recording anything, and after which the
+/// caller's keys are unchanged: a value buffer too short, values given to a keys-only sorter and none to a
+/// pairs sorter, a scratch too small or without storage usage, keys too short, a count above the capacity, a
+/// misaligned GPU-side count, and an invalid bit range.
+pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: KeyType) {
+    use vksort::Error;
+    let n = 3000usize;
+    let c = Case {
+        value: ValueType::U32,
+        ..Case::new(algorithm, key)
+    };
+    let raw = gen(key, Dist::Uniform, n, 77);
+    let kw = to_words(&raw, key);
+    let sorter = Sorter::new(ctx, c.config(n)).unwrap();
+    let keys_only = Sorter::new(
+        ctx,
+        Case {
+            value: ValueType::None,
+            ..c
+        }
+        .config(n),
+    )
+    .unwrap();
+    let kb = Buffer::from_slice(ctx, "test::keys", &kw).unwrap();
+    let vb = Buffer::from_slice(ctx, "test::vals", &values_for(n, ValueType::U32)).unwrap();
+    let req = sorter.storage_requirements(n as u64);
+    let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes.max(16)).unwrap();
+    let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
+    let kbytes = kb.as_ref().size;
+    let vbytes = (n * 4) as u64;
+    let run = |s: &Sorter, k: vksort::BufferRef, v: Option<vksort::BufferRef>, sc: vksort::BufferRef, n: u64| {
+        ctx.submit("test::bad", |rec| s.cmd_sort(rec, k, v, sc, n))
+    };
+    let what = format!("{algorithm:?} {key:?}");
+    assert!(
+        matches!(
+            run(&sorter, kb.as_ref(), Some(vb.slice(0, vbytes - 4)), scratch.as_ref(), n as u64),
+            Err(Error::BufferTooSmall { .. })
+        ),
+        "short values: {what}"
+    );
+    assert!(
+        matches!(
+            run(&sorter, kb.slice(0, kbytes - 4), Some(vb.as_ref()), scratch.as_ref(), n as u64),
+            Err(Error::BufferTooSmall { .. })
+        ),
+        "short keys: {what}"
+    );
+    assert!(
+        matches!(
+            run(&sorter, kb.as_ref(), None, scratch.as_ref(), n as u64),
+            Err(Error::ValuesMismatch { expected: true })
+        ),
+        "no values: {what}"
+    );
+    assert!(
+        matches!(
+            run(&keys_only, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n as u64),
+            Err(Error::ValuesMismatch { expected: false })
+        ),
+        "unexpected values: {what}"
+    );
+    if req.scratch_bytes > 16 {
+        assert!(
+            matches!(
+                run(&sorter, kb.as_ref(), Some(vb.as_ref()), scratch.slice(0, req.scratch_bytes - 16), n as u64),
+                Err(Error::BufferTooSmall { .. })
+            ),
+            "short scratch: {what}"
+        );
+    }
+    let no_storage = vksort::BufferRef {
+        usage: ash::vk::BufferUsageFlags::TRANSFER_DST,
+        ..scratch.as_ref()
+    };
+    assert!(
+        matches!(
+            run(&sorter, kb.as_ref(), Some(vb.as_ref()), no_storage, n as u64),
+            Err(Error::MissingUsage { .. })
+        ),
+        "scratch usage: {what}"
+    );
+    assert!(
+        matches!(
+            run(&sorter, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n as u64 + 1),
+            Err(Error::CountOverCapacity { .. })
+        ),
+        "over capacity: {what}"
+    );
+    let misaligned = ctx.submit("test::bad", |rec| {
+        sorter.cmd_sort_indirect(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), cnt.slice(2, 4), n as u64)
+    });
+    assert!(
+        matches!(misaligned, Err(Error::Misaligned { .. })),
+        "misaligned count: {what}"
+    );
+    assert_eq!(kb.read_vec::<u32>(kw.len()).unwrap(), kw, "keys changed: {what}");
+    let bad_bits = SortConfig {
+        bits: Some((3, key.bits() + 1)),
+        ..c.config(n)
+    };
+    assert!(
+        matches!(Sorter::new(ctx, bad_bits), Err(Error::InvalidBitRange { .. })),
+        "bit range: {what}"
+    );
+}
