@@ -1,6 +1,6 @@
 //! Times one sort configuration with timestamp queries and prints the per-pass breakdown.
 //!
-//! `cargo run --release --example timing -- [LOG2_N=24] [u32|f32|u64|...] [none|u32|u64] [auto|onesweep|reduce-then-scan|small]`
+//! `cargo run --release --example timing -- [LOG2_N=24] [u32|f32|u64|u128|...] [none|u32|u64] [ALGORITHM=auto]`
 //! The `vksort bench` command is the full tool; this is the smallest program that shows how to time a recorded
 //! sort on device-resident buffers. VKSORT_POLICY overrides policy fields; VKSORT_ENTROPY=k makes each key word
 //! the AND of k random words.
@@ -19,26 +19,29 @@ fn main() -> anyhow::Result<()> {
         .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
     let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions::from_env())?;
-    // VKSORT_POLICY="wg=256,kpt=12,bits=8,part=1,early=1,ukpt=16,ugroups=1024,ucopies=4,spin=4096,rank2=1,keep_digit=1,uvec4=1" overrides
-    // fields of the default policy for this key/value type (for tuning sweeps).
-    let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
-    let mut tag = String::new();
-    if let Ok(spec) = std::env::var("VKSORT_POLICY") {
-        policy = policy.with_overrides(&spec)?;
-        tag = format!(" [{spec}]");
-    }
-    let sorter = Sorter::builder(
-        &ctx,
-        SortConfig {
-            key,
-            value,
-            algorithm,
-            max_n: n,
-            ..Default::default()
-        },
-    )
-    .tuning(policy)
-    .build()?;
+    // VKSORT_POLICY="wg=256,kpt=12,..." overrides fields of the default policy of the algorithm's family for this
+    // key/value type (for tuning sweeps; each family's `with_overrides` lists its keys).
+    let spec = std::env::var("VKSORT_POLICY").ok();
+    let tag = spec.as_ref().map_or(String::new(), |s| format!(" [{s}]"));
+    let config = SortConfig {
+        key,
+        value,
+        algorithm,
+        max_n: n,
+        ..Default::default()
+    };
+    let caps = ctx.caps();
+    let builder = Sorter::builder(&ctx, config);
+    let builder = match (algorithm, &spec) {
+        (SortAlgorithm::Bitonic, Some(s)) => {
+            builder.tuning(vksort::sort::bitonic::BitonicPolicy::for_sort(caps, key, value).with_overrides(s)?)
+        }
+        (_, Some(s)) => builder.tuning(
+            vksort::sort::radix::RadixPolicy::for_sort(caps, key, value).with_overrides(s)?,
+        ),
+        (_, None) => builder,
+    };
+    let sorter = builder.build()?;
     // VKSORT_ENTROPY=k: each key word the AND of k random words (skewed keys; default 1: uniform).
     let and_of: u32 = std::env::var("VKSORT_ENTROPY").map_or(Ok(1), |s| s.parse())?;
     let mut x = 0x1234_5678_9abc_def0u64;

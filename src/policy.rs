@@ -5,7 +5,7 @@
 
 use crate::gpu::{Context, DeviceCaps, Kernel};
 use crate::shaders::{include::common, ShaderId, Spec};
-use crate::Result;
+use crate::{Error, Result};
 use std::sync::Arc;
 
 /// How pipelines are built with respect to subgroups.
@@ -65,4 +65,28 @@ impl SubgroupPlan {
             .with(common::MIN_SUBGROUP, self.min);
         ctx.kernel(shader, &spec, self.required)
     }
+}
+
+/// Calls `apply(key, value, bad)` for each `key=value` of a comma-separated override string (values are
+/// numbers); `bad` makes the [`Error::InvalidPolicy`] of `family` for a message.
+pub(crate) fn for_each_override(
+    spec: &str,
+    family: &'static str,
+    mut apply: impl FnMut(&str, u32, &dyn Fn(String) -> Error) -> Result<()>,
+) -> Result<()> {
+    let bad = |what: String| Error::InvalidPolicy {
+        family,
+        what: format!("overrides: {what}"),
+    };
+    for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (k, v) = kv
+            .split_once('=')
+            .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
+        let v: u32 = v
+            .trim()
+            .parse()
+            .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
+        apply(k.trim(), v, &bad)?;
+    }
+    Ok(())
 }

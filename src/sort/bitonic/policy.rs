@@ -4,7 +4,9 @@
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
+use crate::sort::config::SortConfig;
 use crate::sort::items::Items;
+use crate::sort::types::{KeyType, ValueType};
 
 /// How the bitonic passes are tiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +29,16 @@ pub struct BitonicPolicy {
 
 impl BitonicPolicy {
     /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
+    /// The device's policy for sorts of `key` keys with `value` values (what a sorter picks by default).
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
+        let config = SortConfig {
+            key,
+            value,
+            ..Default::default()
+        };
+        Self::for_items(caps, &Items::new(&config).expect("the whole key is a valid bit range"))
+    }
+
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
         let kpt = 8;
@@ -48,6 +60,24 @@ impl BitonicPolicy {
             global_workgroup_size: pow2_floor(plan.workgroup_size(caps, 256)),
             global_fuse: 3,
         }
+    }
+
+    /// The policy with fields overridden by a comma-separated `key=value` string (tuning sweeps): wg
+    /// (workgroup_size), kpt (items_per_invocation), single (single_max_workgroup), gwg
+    /// (global_workgroup_size), fuse (global_fuse). Checked against the device when a sorter is made.
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::policy::for_each_override(spec, "bitonic", |k, v, bad| {
+            match k {
+                "wg" => self.workgroup_size = v,
+                "kpt" => self.items_per_invocation = v,
+                "single" => self.single_max_workgroup = v,
+                "gwg" => self.global_workgroup_size = v,
+                "fuse" => self.global_fuse = v,
+                other => return Err(bad(format!("unknown key `{other}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
     }
 
     /// Items per tile of the multi-workgroup sort.

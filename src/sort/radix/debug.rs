@@ -38,7 +38,7 @@ impl RadixDebug {
     /// Overrides knobs from a string `key=value,...`: debug (debug_mode), stall (stall_every), ptiles
     /// (portion_tiles), wide (force_wide, 0 or 1), bw (ballot_words).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        super::policy::for_each_override(spec, "radix debug", |k, v, bad| {
+        crate::policy::for_each_override(spec, "radix debug", |k, v, bad| {
             match k {
                 "debug" => self.debug_mode = v,
                 "stall" => self.stall_every = v,

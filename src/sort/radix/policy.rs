@@ -470,7 +470,7 @@ impl RadixPolicy {
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        for_each_override(spec, "radix", |k, v, bad| {
+        crate::policy::for_each_override(spec, "radix", |k, v, bad| {
             match k {
                 "wg" => self.workgroup_size = v,
                 "kpt" => self.keys_per_thread = v,
@@ -519,26 +519,3 @@ impl RadixPolicy {
     }
 }
 
-/// Calls `apply(key, value, bad)` for each `key=value` of a comma-separated override string (values are
-/// numbers); `bad` makes the [`Error::InvalidPolicy`] of `family` for a message.
-pub(crate) fn for_each_override(
-    spec: &str,
-    family: &'static str,
-    mut apply: impl FnMut(&str, u32, &dyn Fn(String) -> Error) -> Result<()>,
-) -> Result<()> {
-    let bad = |what: String| Error::InvalidPolicy {
-        family,
-        what: format!("overrides: {what}"),
-    };
-    for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let (k, v) = kv
-            .split_once('=')
-            .ok_or_else(|| bad(format!("`{kv}` is not key=value")))?;
-        let v: u32 = v
-            .trim()
-            .parse()
-            .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
-        apply(k.trim(), v, &bad)?;
-    }
-    Ok(())
-}
