@@ -40,6 +40,9 @@ if [ ! -d .gpu/vvl ]; then
   dpkg -x .gpu/vulkan-validationlayers_*.deb .gpu/vvl
 fi
 rm -f .gpu/bin/test-vksort
+# Every test target of the workspace travels (tests/*.rs of the library and tools/tests/*.rs): a new family's
+# test file (tests/merge.rs -> test-merge) needs no line here; gpu-run.sh `tests-sorts` runs the comparison sorts'.
+echo "carried: $(ls .gpu/bin | tr '\n' ' ')"
 # One compressed pack keeps the carried tree under the device tool's 64 MiB.
 tar -C .gpu -cJf .gpu/pack.tar.xz bin vvl
 du -sh .gpu/bin .gpu/vvl .gpu/pack.tar.xz

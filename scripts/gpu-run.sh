@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
-#   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest] [bench] [cub] [anchors]
+#   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts] [bench] [cub] [anchors] [sorts]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
-# others; under validation the radix tests take minutes there); bench: `vksort bench $BENCH_ARGS` with CUB's
-# figures from the same run (at $CUB_SIZES, default 16 20 24 28); cub: the CUB anchor alone; anchors: torch.sort/cupy.sort and the Vulkan anchors
-# (vrdx, Fuchsia) at $ANCHOR_SIZES (default 16 20 24 28), in the same command. Results go to $OUT (or ./gpu-out).
+# others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
+# split, particles; under validation the radix tests take minutes there); bench: `vksort bench $BENCH_ARGS` with
+# CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28); cub: the CUB anchor alone; anchors:
+# torch.sort/cupy.sort and the Vulkan anchors (vrdx, Fuchsia) at $ANCHOR_SIZES (default 16 20 24 28), in the same
+# command; sorts: the tables of issues 16 and 17 (see below). Results go to $OUT (or ./gpu-out).
+#
+# sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
+# (scripts/anchors/cub_merge_bench.cu, compiled here; its failure is reported and the tables go on without it)
+# measured first, then three sweeps of every sort algorithm of the build (`--algos all`), each compared with
+# them, each writing bench.csv, bench.md (the markdown tables), skipped.csv, bench.json and the plots:
+#   $OUT/sorts-dists/   algorithm x the GPU-quicksort paper's distributions (uniform, gaussian, bucket, sorted,
+#                       zero, staggered, visibility), u32 keys, at $SORTS_DIST_SIZES (log2, default 20,24)
+#   $OUT/sorts-widths/  u32, u64, u128 keys (uniform) at $SORTS_WIDTH_SIZES (default 10,13,16,19,22,25,28):
+#                       the key-width ratios, the fastest algorithm per width and N, rate-sort_keys_*.svg
+#   $OUT/sorts-small/   the local sorts at $SORTS_SMALL_SIZES (default 9,10,11,12: 512..4096 keys), keys and
+#                       u32 pairs: bitonic's one-workgroup form against the one-workgroup radix sort (small)
+# $SORTS_ALGOS (default all) narrows the algorithms, $SORTS_REPS (default 5) the timed repeats.
 set -uo pipefail
 [ -f .gpu/pack.tar.xz ] && tar -C .gpu -xJf .gpu/pack.tar.xz
 . ./.device/gpu-prelude.sh
@@ -14,11 +28,24 @@ export VK_LAYER_PATH=$root/.gpu/vvl/usr/share/vulkan/explicit_layer.d
 export LD_LIBRARY_PATH=$root/.gpu/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 # tools/tests/cli.rs runs the binary that VKSORT_BIN names (else the path it was built to, absent here).
 export VKSORT_BIN=$root/.gpu/bin/vksort
-want() { [ $# -eq 0 ] || [[ " $* " == *" $1 "* ]]; }
+export VKSORT_CACHE_DIR=${VKSORT_CACHE_DIR:-/tmp/vkcache}
 what=" $* "
-if [ -z "$*" ] || [[ $what == *" cub "* ]] || [[ $what == *" bench "* ]]; then
-  (nvcc -O3 -std=c++17 -arch=sm_90 .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3) &
+has() { [[ $what == *" $1 "* ]]; }
+NVCC="nvcc -O3 -std=c++17 -arch=sm_90"
+if [ -z "$*" ] || has cub || has bench || has sorts; then
+  ($NVCC .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3) &
   nvcc_pid=$!
+fi
+if has sorts; then
+  # our CUB merge-sort anchor; without 128-bit radix keys in this CUB, again without them; a failure is printed
+  (
+    if ! $NVCC scripts/anchors/cub_merge_bench.cu -o /tmp/cub_merge_bench 2> /tmp/cub_merge.err; then
+      echo "cub_merge_bench: retrying without CUB's 128-bit radix sort; first error:"; grep -m3 error /tmp/cub_merge.err
+      $NVCC -DNO_RADIX_U128 scripts/anchors/cub_merge_bench.cu -o /tmp/cub_merge_bench 2> /tmp/cub_merge.err \
+        || { echo "cub_merge_bench did not compile (the tables go on without CUB's merge sort):"; tail -n 20 /tmp/cub_merge.err; }
+    fi
+  ) &
+  merge_pid=$!
 fi
 run_tests() {
   fail=0
@@ -32,21 +59,57 @@ run_tests() {
 if [ -z "$*" ] || [[ $what == *" tests"* ]]; then
   .gpu/bin/vksort info 2>&1 | tee "$OUT/info.txt"
 fi
-if [ -z "$*" ] || [[ $what == *" tests "* ]]; then
+if [ -z "$*" ] || has tests; then
   run_tests .gpu/bin/test-*
-elif [[ $what == *" tests-radix "* ]]; then
+elif has tests-radix; then
   run_tests .gpu/bin/test-radix
-elif [[ $what == *" tests-rest "* ]]; then
+elif has tests-rest; then
   run_tests $(ls .gpu/bin/test-* | grep -v 'test-radix$')
+elif has tests-sorts; then
+  run_tests $(ls .gpu/bin/test-* | grep -E 'test-(bitonic|merge|warpsort|quicksort|split|particles)$')
+fi
+if has sorts; then
+  # calibrate once (every algorithm of the build) while nvcc compiles; the sweeps reuse it
+  .gpu/bin/vksort calibrate > "$OUT/calibration.txt" 2>&1; tail -n 30 "$OUT/calibration.txt"
 fi
 if [ -n "${nvcc_pid:-}" ]; then wait "$nvcc_pid"; fi
-if [ -z "$*" ] || [[ $what == *" cub "* ]] || [[ $what == *" bench "* ]]; then
+if [ -z "$*" ] || has cub || has bench; then
   /tmp/cub_bench ${CUB_SIZES:-16 20 24 28} > "$OUT/cub.csv" && tail -n +1 "$OUT/cub.csv" | head -3
 fi
-if [ -z "$*" ] || [[ $what == *" bench "* ]]; then
+if [ -z "$*" ] || has bench; then
   .gpu/bin/vksort bench ${BENCH_ARGS:-} --compare "$OUT/cub.csv" --out-dir "$OUT" 2>&1 | tee "$OUT/bench.txt"
 fi
-if [[ $what == *" anchors "* ]]; then
+if has sorts; then
+  wait "$merge_pid"
+  dist_sizes=${SORTS_DIST_SIZES:-20,24}
+  width_sizes=${SORTS_WIDTH_SIZES:-10,13,16,19,22,25,28}
+  small_sizes=${SORTS_SMALL_SIZES:-9,10,11,12}
+  algos=${SORTS_ALGOS:-all}
+  reps=${SORTS_REPS:-5}
+  all_sizes=$(echo "$width_sizes,$small_sizes" | tr ',' '\n' | sort -n | uniq | tr '\n' ' ')
+  cub_sizes=$(echo "$width_sizes,$small_sizes,$dist_sizes" | tr ',' '\n' | sort -n | uniq | tr '\n' ' ')
+  /tmp/cub_bench $cub_sizes > "$OUT/cub-sorts.csv" 2> "$OUT/cub-sorts.err"; tail -n 3 "$OUT/cub-sorts.err"
+  compare="$OUT/cub-sorts.csv"
+  if [ -x /tmp/cub_merge_bench ]; then
+    /tmp/cub_merge_bench --dist-sizes "$dist_sizes" $all_sizes > "$OUT/cub-merge.csv" 2> "$OUT/cub-merge.err"
+    tail -n 3 "$OUT/cub-merge.err"
+    [ -s "$OUT/cub-merge.csv" ] && compare="$compare,$OUT/cub-merge.csv"
+  fi
+  sweep() {  # name, then vksort bench arguments
+    local name=$1; shift
+    echo "== sorts-$name: $*"
+    .gpu/bin/vksort bench --ops sort --algos "$algos" --reps "$reps" --warmup 1 --compare "$compare" \
+      --out-dir "$OUT/sorts-$name" "$@" > "$OUT/sorts-$name.txt" 2> "$OUT/sorts-$name.err"
+    echo "exit $? ($(grep -c . "$OUT/sorts-$name/bench.csv" 2>/dev/null) lines of bench.csv)"
+  }
+  sweep dists --keys u32 --values none --dists paper --sizes "$dist_sizes"
+  sweep widths --keys u32,u64,u128 --values none --dists uniform --sizes "$width_sizes"
+  sweep small --keys u32 --values none,u32 --dists uniform --sizes "$small_sizes"
+  for name in dists widths small; do
+    [ -f "$OUT/sorts-$name/bench.md" ] && head -c 6000 "$OUT/sorts-$name/bench.md"
+  done
+fi
+if has anchors; then
   sizes=${ANCHOR_SIZES:-16 20 24 28}
   python3 .device/torch_sort_bench.py $sizes > "$OUT/torch.csv" 2> "$OUT/torch.err"; tail -n 3 "$OUT/torch.err"
   [ -x .device/anchor_bench ] && .device/anchor_bench $sizes > "$OUT/anchors.csv" 2> "$OUT/anchors.err"

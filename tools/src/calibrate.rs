@@ -37,8 +37,9 @@ impl Calibration {
         Ok(c)
     }
 
-    /// Measures roofline, fixed dispatch cost and the efficiency of every available algorithm at a few sizes.
-    /// `roofline` reuses a roofline measured elsewhere in the same run.
+    /// Measures roofline, fixed dispatch cost and the efficiency of every available algorithm at a few sizes:
+    /// every sort algorithm of `SortAlgorithm::ALL` (on u32 keys), every scan algorithm, reduction, compaction
+    /// and the copy. `roofline` reuses a roofline measured elsewhere in the same run.
     pub fn measure(ctx: &Arc<Context>, roofline: Option<f64>) -> Result<Self> {
         let caps = ctx.caps();
         let roofline = match roofline {
@@ -65,21 +66,22 @@ impl Calibration {
         let log2 = if caps.is_cpu() { 12 } else { 21 };
         let n = 1usize << log2;
         for spec in ops::calibration_ops() {
-            // the one-workgroup sort is calibrated over its own range
-            let n = match &spec {
-                ops::OpSpec::Sort {
-                    algo, key, value, ..
-                } if algo == "small" => {
-                    (ops::small_capacity(caps, *key, *value) / 4).max(16) as usize
+            // Algorithms with a published range (the one-workgroup and MSD radix sorts) are calibrated over
+            // it; one that reports a capacity below 4n (Error::AlgorithmLimit) is measured again below it; one
+            // the device or configuration cannot run at all is left out (the model then assumes 0.5).
+            let mut n = ops::calibration_size(ctx.caps(), &spec, n);
+            let measured = loop {
+                match ops::measure_efficiency(ctx, &spec, n, &cal) {
+                    Ok(m) => break Some((n, m)),
+                    Err(Error::AlgorithmLimit { max, .. })
+                        if max / 4 >= 16 && max / 4 < n as u64 =>
+                    {
+                        n = (max / 4) as usize;
+                    }
+                    Err(_) => break None,
                 }
-                ops::OpSpec::Sort {
-                    algo, key, value, ..
-                } if algo == "msd" => {
-                    (ops::msd_max(caps, *key, *value) / 4).clamp(1 << 10, 1 << 15) as usize
-                }
-                _ => n,
             };
-            let Ok((eff, overhead)) = ops::measure_efficiency(ctx, &spec, n, &cal) else {
+            let Some((n, (eff, overhead))) = measured else {
                 continue;
             };
             let key = spec.shape(n as u64, caps).algo_key();

@@ -3,7 +3,10 @@
 //! dispatch, per-algorithm efficiency) cached on disk; predictions; and the `--algo auto` choice.
 //!
 //! Workloads (bytes; k = key bytes, v = value bytes, e = element bytes, D = digit passes = ceil(bits / d),
-//! R = 2^d digits, T = tiles = ceil(N / tile)):
+//! R = 2^d digits, T = tiles = ceil(N / tile)). The sorts' formulas live in the library, one per family
+//! (`SortBackend::workload`, e.g. `vksort::sort::radix::workload`; the bitonic sort's in `vksort::sort::bitonic`);
+//! a [`Shape::Sort`] carries the passes its sorter reports (`Sorter::workload`), so every registered family is
+//! modelled without a line here. The radix sorts' workloads, for reference:
 //! - Onesweep radix sort: an upfront histogram pass reads N k once for all digit places and writes D R counters;
 //!   each of the D passes reads N (k + v) and writes N (k + v), plus the look-back's T R counters (written,
 //!   read about twice); when D is odd a final copy moves N (k + v) back (read + write).
@@ -35,8 +38,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use vksort::gpu::Context;
-use vksort::sort::radix::RadixPolicy;
-use vksort::sort::{Selector, SortAlgorithm, SortConfig, Sorter};
+use vksort::sort::{Selector, SortConfig, Sorter};
 use vksort::workload::CostModel;
 
 pub use vksort::workload::PassModel;
@@ -45,14 +47,15 @@ pub use vksort::workload::PassModel;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     Sort {
+        /// The algorithm that runs (Auto resolved).
         algo: String,
         key: ElemType,
         value: Option<ElemType>,
         /// Key bits taken into account (hi - lo of `--bits`, else the key width).
         key_bits: u32,
         n: u64,
-        /// The radix policy the sort runs with on the device (its tile sizes shape the workload).
-        radix: RadixPolicy,
+        /// The library's modelled passes of the run (`Sorter::workload`; empty where unknown).
+        passes: Vec<PassModel>,
     },
     Scan {
         algo: String,
@@ -114,20 +117,7 @@ pub fn pass_group(label: &str) -> String {
 /// them after [`pass_group`].
 pub fn passes(shape: &Shape) -> Vec<PassModel> {
     match shape {
-        Shape::Sort {
-            algo,
-            key,
-            value,
-            key_bits,
-            n,
-            radix,
-        } => {
-            let (Ok(k), Ok(v)) = (data::key_type(*key), data::value_type(*value)) else {
-                return Vec::new();
-            };
-            let algorithm = SortAlgorithm::from_name(algo).unwrap_or(SortAlgorithm::Onesweep);
-            vksort::sort::radix::workload(radix, algorithm, k, v, *key_bits, *n)
-        }
+        Shape::Sort { passes, .. } => passes.clone(),
         Shape::Scan {
             algo,
             elem,

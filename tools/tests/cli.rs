@@ -266,14 +266,14 @@ fn check_catches_a_corrupted_output() {
         let spec = SortSpec::default();
         assert_eq!(verify::check_sort(&input, &sorted, None, &spec), Ok(()));
         // replace one element by another value: still sorted at that spot only if equal, so use a neighbour's
-        let mut raw: Vec<u64> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
+        let mut raw: Vec<u128> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
         raw[500] = raw[499];
         let bad = Column::from_raw_bits(ty, &raw);
         let e = verify::check_sort(&input, &bad, None, &spec).unwrap_err();
         assert_eq!(e.index, 500, "{ty}: {e}");
         assert!(e.message.contains("permutation"), "{e}");
         // swap two elements: unsorted at the first
-        let mut raw: Vec<u64> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
+        let mut raw: Vec<u128> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
         raw.swap(100, 101);
         let bad = Column::from_raw_bits(ty, &raw);
         if bad != sorted {
@@ -283,7 +283,7 @@ fn check_catches_a_corrupted_output() {
         assert!(verify::check_sort_fast(
             &input,
             &Column::from_raw_bits(ty, &{
-                let mut r: Vec<u64> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
+                let mut r: Vec<u128> = (0..sorted.len()).map(|i| sorted.raw_bits(i)).collect();
                 r[700] = r[701];
                 r
             }),
@@ -307,16 +307,63 @@ fn check_catches_a_corrupted_output() {
     assert_eq!(e.index, 0);
     let e = verify::check_sort_fast(&keys, &out_keys, Some(&swapped), &spec).unwrap_err();
     assert_eq!(e.index, 1);
+    // an unstable sort may leave equal keys in any order, but every value stays with its key
+    let unstable = SortSpec {
+        unstable: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        verify::check_sort(&keys, &out_keys, Some((&vals, &swapped)), &unstable),
+        Ok(())
+    );
+    assert_eq!(
+        verify::check_sort_fast(&keys, &out_keys, Some(&swapped), &unstable),
+        Ok(())
+    );
+    let broken = Column::U32(vec![3, 0, 1, 2]);
+    let e = verify::check_sort(&keys, &out_keys, Some((&vals, &broken)), &unstable).unwrap_err();
+    assert_eq!(e.index, 1, "{e}");
+    assert!(verify::check_sort_fast(&keys, &out_keys, Some(&broken), &unstable).is_err());
+    // 128-bit keys: order on all 128 bits, bit ranges above bit 64
+    let wide = Column::U128(vec![3 << 100, 1, (1 << 100) | 5, u128::MAX]);
+    let sorted = Column::U128(vec![1, (1 << 100) | 5, 3 << 100, u128::MAX]);
+    assert_eq!(verify::check_sort(&wide, &sorted, None, &spec), Ok(()));
+    let e = verify::check_sort(
+        &wide,
+        &Column::U128(vec![1, 3 << 100, (1 << 100) | 5, u128::MAX]),
+        None,
+        &spec,
+    )
+    .unwrap_err();
+    assert_eq!(e.index, 2, "{e}");
+    let high = SortSpec {
+        bits: Some((100, 128)),
+        ..Default::default()
+    };
+    assert!(verify::check_sort(
+        &wide,
+        &Column::U128(vec![(1 << 100) | 5, 1, 3 << 100, u128::MAX]),
+        None,
+        &high
+    )
+    .is_err());
+    assert!(verify::check_sort(
+        &wide,
+        &Column::U128(vec![1, (1 << 100) | 5, 3 << 100, u128::MAX]),
+        None,
+        &high
+    )
+    .is_ok());
     // descending and bit ranges
     let desc = SortSpec {
         descending: true,
-        bits: None,
+        ..Default::default()
     };
     assert!(verify::check_sort(&keys, &Column::U32(vec![5, 5, 1, 1]), None, &desc).is_ok());
     assert!(verify::check_sort(&keys, &out_keys, None, &desc).is_err());
     let low = SortSpec {
-        descending: false,
         bits: Some((0, 4)),
+        ..Default::default()
     };
     let k = Column::U32(vec![0x12, 0x21, 0x03]);
     assert!(verify::check_sort(&k, &Column::U32(vec![0x21, 0x12, 0x03]), None, &low).is_ok());
@@ -366,6 +413,80 @@ fn text_and_binary_formats_round_trip() {
     }
     let sorted = Dist::Sorted.generate(ElemType::F32, 500, 1);
     assert!(verify::check_sorted(&sorted, &SortSpec::default()).is_ok());
+    for ty in ElemType::ALL {
+        let s = Dist::Sorted.generate(ty, 700, 2);
+        assert!(
+            verify::check_sorted(&s, &SortSpec::default()).is_ok(),
+            "{ty}"
+        );
+        let r = Dist::Reverse.generate(ty, 700, 2);
+        let desc = SortSpec {
+            descending: true,
+            ..Default::default()
+        };
+        assert!(verify::check_sorted(&r, &desc).is_ok(), "{ty}");
+    }
+    // u128: 16 bytes per key, little-endian; text in decimal or hex; values beyond 64 bits
+    let big = Column::U128(vec![u128::MAX, 1 << 64, 7]);
+    assert_eq!(big.as_bytes().len(), 48);
+    assert_eq!(&big.as_bytes()[16..32], &(1u128 << 64).to_le_bytes());
+    let parsed = Column::parse_text(
+        ElemType::U128,
+        "340282366920938463463374607431768211455\n0x1_0000_0000_0000_0000\n7\n",
+    )
+    .unwrap();
+    assert_eq!(parsed, big);
+    assert!(
+        Column::parse_text(ElemType::U128, "340282366920938463463374607431768211456\n").is_err()
+    );
+    assert!(Column::parse_text(ElemType::U64, "0x1_0000_0000_0000_0000\n").is_err());
+    // 128-bit distributions use the high half too
+    let u = Dist::Uniform.generate(ElemType::U128, 1000, 4);
+    assert!((0..1000).any(|i| u.raw_bits(i) >> 120 != 0));
+    assert!((0..1000).any(|i| u.raw_bits(i) as u64 != 0));
+    let g = Dist::Gaussian.generate(ElemType::U128, 1000, 4);
+    let mid = (0..1000)
+        .filter(|&i| (g.raw_bits(i) >> 126) == 1 || (g.raw_bits(i) >> 126) == 2)
+        .count();
+    assert!(mid > 800, "gaussian keys gather around the middle: {mid}");
+    // the visibility workload: positive view depths, deterministic, in emission order (not sorted), and the
+    // same order for every key type
+    let depth = Dist::Visibility.generate(ElemType::F32, 4000, 11);
+    let Column::F32(d) = &depth else {
+        unreachable!()
+    };
+    assert!(d.iter().all(|&x| x > 0.3 && x < 7.0), "{:?}", &d[..8]);
+    assert_eq!(depth, Dist::Visibility.generate(ElemType::F32, 4000, 11));
+    assert_ne!(depth, Dist::Visibility.generate(ElemType::F32, 4000, 12));
+    assert!(verify::check_sorted(&depth, &SortSpec::default()).is_err());
+    let spread = d.iter().cloned().fold(0f32, f32::max) - d.iter().cloned().fold(9f32, f32::min);
+    assert!(spread > 1.0, "depths spread over the scene: {spread}");
+    for ty in [ElemType::U32, ElemType::I64, ElemType::F64, ElemType::U128] {
+        let k = Dist::Visibility.generate(ty, 4000, 11);
+        let order = |c: &Column| {
+            let mut idx: Vec<usize> = (0..c.len()).collect();
+            idx.sort_by_key(|&i| (c.order_key(i), i));
+            idx
+        };
+        let (a, b) = (order(&depth), order(&k));
+        let same = a.iter().zip(&b).filter(|(x, y)| x == y).count();
+        assert!(same > 3000, "{ty}: {same} of 4000 in the f32 depth order");
+    }
+    assert_eq!(
+        "visibility".parse::<Dist>().unwrap().to_string(),
+        "visibility"
+    );
+    assert_eq!(
+        OpSpec::Sort {
+            algo: "bitonic".into(),
+            key: ElemType::U128,
+            value: Some(ElemType::U32),
+            descending: false,
+            bits: None,
+        }
+        .op_name(Dist::Visibility),
+        "sort_pairs_u128_u32_visibility"
+    );
     assert_eq!(
         OpSpec::Copy {
             elem: ElemType::U32
@@ -693,4 +814,279 @@ fn demo_and_calibrate_run() {
     let (code, out) = run(&["calibrate", "--show"]);
     assert_eq!(code, Some(0));
     assert!(out.contains("efficiency"), "{out}");
+}
+
+/// 128-bit keys through files, text and standard input: sorted by a comparison sort (`auto` resolves to one),
+/// `--check` with index values (an unstable sort's pairs checked as pairs), and the radix sorts refused with
+/// the list of the algorithms that can.
+#[test]
+fn u128_keys_round_trip_through_files() {
+    if !ops::sort_algorithms().contains(&"bitonic") {
+        eprintln!("note: no comparison sort in this build; skipping the u128 round trips");
+        return;
+    }
+    let d = tmp("u128");
+    let input = Dist::Uniform.generate(ElemType::U128, 1500, 21);
+    let Column::U128(mut keys) = input.clone() else {
+        unreachable!()
+    };
+    // duplicates, keys that differ only in the high or the low half, the extremes
+    keys[0] = u128::MAX;
+    keys[1] = 0;
+    keys[2] = keys[3];
+    keys[4] = (keys[5] & !(u64::MAX as u128)) | 1;
+    let input = Column::U128(keys.clone());
+    let (inp, out) = (d.join("k128.bin"), d.join("k128.out"));
+    std::fs::write(&inp, input.as_bytes()).unwrap();
+    for algo in ["auto", "bitonic"] {
+        let r = vksort(
+            &[
+                "sort",
+                "--keys",
+                "u128",
+                "--algo",
+                algo,
+                "--input",
+                path(&inp),
+                "--output",
+                path(&out),
+                "--check",
+            ],
+            None,
+        );
+        assert_eq!(r.code, 0, "{algo}: {}", r.stderr);
+        assert!(r.out().starts_with("sorted 1500 u128 keys"), "{}", r.out());
+        let got = std::fs::read(&out).unwrap();
+        let mut expect = keys.clone();
+        expect.sort_unstable();
+        assert_eq!(got, bytemuck::cast_slice::<u128, u8>(&expect), "{algo}");
+    }
+    // descending, with u32 index values: pairs stay together
+    let (ko, vo) = (d.join("k.out"), d.join("v.out"));
+    let r = vksort(
+        &[
+            "sort",
+            "--keys",
+            "u128",
+            "--values",
+            "u32",
+            "--descending",
+            "--input",
+            path(&inp),
+            "--output",
+            path(&ko),
+            "--output-values",
+            path(&vo),
+            "--check",
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("check passed"), "{}", r.stderr);
+    let k: Vec<u128> = std::fs::read(&ko)
+        .unwrap()
+        .chunks_exact(16)
+        .map(|c| u128::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let v = u32s(&std::fs::read(&vo).unwrap());
+    assert!(k.windows(2).all(|w| w[0] >= w[1]));
+    assert!(k.iter().zip(&v).all(|(k, &v)| keys[v as usize] == *k));
+    // text through standard input: decimal and hex
+    let r = vksort(
+        &[
+            "sort", "--keys", "u128", "--text", "--input", "-", "--print", "--check",
+        ],
+        Some(
+            b"0xffffffffffffffffffffffffffffffff\n18446744073709551616\n5\n18446744073709551615\n",
+        ),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.out(),
+        "5\n18446744073709551615\n18446744073709551616\n340282366920938463463374607431768211455\n"
+    );
+    // random u128 keys of the paper's distributions
+    for dist in ["gaussian", "zero", "visibility"] {
+        let r = vksort(
+            &[
+                "sort", "--keys", "u128", "--random", "3000", "--dist", dist, "--values", "u32",
+                "--check",
+            ],
+            None,
+        );
+        assert_eq!(r.code, 0, "{dist}: {}", r.stderr);
+    }
+    // a radix sort refuses them, naming the algorithms that can; no output left behind
+    let r = vksort(
+        &[
+            "sort",
+            "--keys",
+            "u128",
+            "--algo",
+            "onesweep",
+            "--input",
+            path(&inp),
+            "--output",
+            path(&d.join("refused.out")),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("cannot sort 1500 u128 keys") && r.stderr.contains("at most 64 bits"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("algorithms that can: auto"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("bitonic"), "{}", r.stderr);
+    assert!(!d.join("refused.out").exists());
+}
+
+/// `--dist` takes the GPU-quicksort paper's distributions (visibility included) for every key width.
+#[test]
+fn dist_parsing_and_paper_distributions() {
+    for d in Dist::PAPER {
+        assert_eq!(d.to_string().parse::<Dist>().unwrap(), d);
+    }
+    assert!("Visibility".parse::<Dist>().is_ok());
+    assert!("entropy-0".parse::<Dist>().is_err());
+    let e = "pareto".parse::<Dist>().unwrap_err();
+    assert!(e.contains("visibility"), "{e}");
+    if !has_sort() {
+        return;
+    }
+    for (dist, key) in [
+        ("visibility", "f32"),
+        ("staggered", "u64"),
+        ("bucket", "i32"),
+        ("sorted", "f64"),
+    ] {
+        let r = vksort(
+            &[
+                "sort", "--random", "2^12", "--dist", dist, "--keys", key, "--values", "u32",
+                "--check",
+            ],
+            None,
+        );
+        assert_eq!(r.code, 0, "{dist} {key}: {}", r.stderr);
+        assert!(r.stderr.contains("check passed"), "{}", r.stderr);
+    }
+    let r = vksort(
+        &["sort", "--random", "64", "--dist", "visibility", "--print"],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let depths: Vec<u32> = r.out().lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(depths.len(), 64);
+    assert!(depths.windows(2).all(|w| w[0] <= w[1]));
+}
+
+/// `vksort bench` over algorithms x key types x distributions: the combinations an algorithm cannot run (the
+/// radix sorts and u128 keys, the one-workgroup sort above its capacity) are skipped with a note, everything
+/// else measured and verified; CSV, skipped.csv and the markdown tables written.
+#[test]
+fn bench_skips_unsupported_combinations() {
+    if !ops::sort_algorithms().contains(&"bitonic") {
+        eprintln!("note: no comparison sort in this build; skipping");
+        return;
+    }
+    let d = tmp("bench-sorts");
+    let out = d.join("results");
+    let cub = d.join("cub.csv");
+    std::fs::write(
+        &cub,
+        "# device SAMPLE (made-up figures)\nimpl,op,n,ms_median,gitems_per_s\n\
+         cub,sort_keys_u32,512,0.01,0.05\ncub,merge_sort_keys_u32,512,0.02,0.025\n\
+         cub,merge_sort_keys_u128_visibility,16384,0.05,0.32\n",
+    )
+    .unwrap();
+    let r = vksort(
+        &[
+            "bench",
+            "--ops",
+            "sort",
+            "--algos",
+            "onesweep,small,bitonic",
+            "--keys",
+            "u32,u128",
+            "--values",
+            "none",
+            "--dists",
+            "uniform,visibility",
+            "--sizes",
+            "9,14",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--no-plots",
+            "--out-dir",
+            path(&out),
+            "--compare",
+            path(&cub),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.out(), r.stderr);
+    let text = r.out();
+    assert!(text.contains("skipped"), "{text}");
+    assert!(
+        text.contains("onesweep: the onesweep algorithm cannot do this: u128 keys"),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
+    for want in [
+        "sort_keys_u128,sort,bitonic,u128,none,uniform,512,",
+        "sort_keys_u128_visibility,sort,bitonic,u128,none,visibility,16384,",
+        "sort_keys_u32,sort,onesweep,u32,none,uniform,16384,",
+        "sort_keys_u32_visibility,sort,small,u32,none,visibility,512,",
+    ] {
+        assert!(csv.contains(want), "{want} missing:\n{csv}");
+    }
+    assert!(!csv.contains("sort_keys_u128,sort,onesweep"), "{csv}");
+    let skipped = std::fs::read_to_string(out.join("skipped.csv")).unwrap();
+    assert!(
+        skipped.contains("sort_keys_u128_visibility,sort,onesweep,u128,none,visibility,512,"),
+        "{skipped}"
+    );
+    assert!(
+        skipped.contains("sort_keys_u128,sort,small,u128,none,uniform,512,"),
+        "{skipped}"
+    );
+    // the one-workgroup sort above its capacity (2048 keys on lavapipe, 8192 with NVIDIA's policy)
+    assert!(
+        skipped.contains(
+            "sort_keys_u32,sort,small,u32,none,uniform,16384,\"the small sort takes at most"
+        ),
+        "{skipped}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["verified"] == true), "{json}");
+    let merged = rows
+        .iter()
+        .find(|r| r["op"] == "sort_keys_u32" && r["n"] == 512 && r["algo"] == "bitonic")
+        .unwrap();
+    assert!(merged["cub_merge_ratio"].as_f64().is_some(), "{merged}");
+    assert!(merged["cub_ratio"].as_f64().is_some(), "{merged}");
+    let md = std::fs::read_to_string(out.join("bench.md")).unwrap();
+    for want in [
+        "## Sort algorithms x distributions",
+        "### sort_keys_u32, N = 2^9",
+        "| algorithm | uniform | visibility |",
+        "## Sort rate by N",
+        "## Key widths",
+        "### sort_keys_u128 relative to sort_keys_u32, uniform",
+        "CUB merge sort",
+        "## Notes",
+        "— [",
+    ] {
+        assert!(md.contains(want), "{want} missing from bench.md:\n{md}");
+    }
+    assert!(text.contains("versus CUB's merge sort"), "{text}");
 }

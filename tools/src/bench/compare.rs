@@ -1,5 +1,8 @@
-//! CUB's figures: the CSV printed by `cub_bench.cu` (`# device ...` comment lines, then
-//! `impl,op,n,ms_median,gitems_per_s`), matched with vksort's rows by operation name and N.
+//! CUB's figures: the CSV printed by `cub_bench.cu` and `scripts/anchors/cub_merge_bench.cu` (`# device ...`
+//! comment lines, then `impl,op,n,ms_median,gitems_per_s`), matched with vksort's rows by operation name and N:
+//! `op` is CUB's radix sort (or scan, select, memcpy) of the same operation, `merge_<op>` its merge sort (the
+//! comparison-sort anchor). Several files may be merged ([`CubFigures::merge`]); a later figure of the same op
+//! and N replaces an earlier one.
 
 use super::Report;
 use std::collections::BTreeMap;
@@ -11,6 +14,26 @@ pub struct CubFigures {
     pub device: Option<String>,
     /// (op, n) -> median milliseconds.
     pub ms: BTreeMap<(String, u64), f64>,
+}
+
+impl CubFigures {
+    /// Adds `other`'s figures (replacing the same op and N); keeps the first device line.
+    pub fn merge(&mut self, other: CubFigures) {
+        if self.device.is_none() {
+            self.device = other.device;
+        }
+        self.ms.extend(other.ms);
+    }
+
+    /// CUB's radix sort (or other primitive) time of `op` at `n`.
+    pub fn radix_ms(&self, op: &str, n: u64) -> Option<f64> {
+        self.ms.get(&(op.to_string(), n)).copied()
+    }
+
+    /// CUB's merge sort time of sort `op` at `n`.
+    pub fn merge_ms(&self, op: &str, n: u64) -> Option<f64> {
+        self.ms.get(&(format!("merge_{op}"), n)).copied()
+    }
 }
 
 /// Parses the CSV text of `cub_bench`.
@@ -51,14 +74,22 @@ pub fn parse(text: &str) -> Result<CubFigures, String> {
     Ok(out)
 }
 
-/// Adds CUB's time and the ratio CUB time / vksort time to every row with a matching op and N.
+/// Adds CUB's times and the ratios CUB time / vksort time to every row with a matching op and N: CUB's radix
+/// sort (or other primitive) of the op, and for sorts CUB's merge sort of it.
 pub fn attach(report: &mut Report, cub: &CubFigures) {
     report.cub_device = cub.device.clone();
+    report.cub = Some(cub.clone());
+    let ratio =
+        |r: &super::Row, ms: f64| (r.verified && r.ms_median > 0.0).then(|| ms / r.ms_median);
     for r in report.rows.iter_mut() {
-        if let Some(&ms) = cub.ms.get(&(r.op.clone(), r.n)) {
+        if let Some(ms) = cub.radix_ms(&r.op, r.n) {
             r.cub_ms = Some(ms);
-            if r.verified && r.ms_median > 0.0 {
-                r.cub_ratio = Some(ms / r.ms_median);
+            r.cub_ratio = ratio(r, ms);
+        }
+        if r.family == "sort" {
+            if let Some(ms) = cub.merge_ms(&r.op, r.n) {
+                r.cub_merge_ms = Some(ms);
+                r.cub_merge_ratio = ratio(r, ms);
             }
         }
     }

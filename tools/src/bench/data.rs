@@ -1,9 +1,13 @@
 //! Typed host arrays of every element type vksort handles (the CLI's files, the benchmark's inputs, the
 //! verification functions' arguments), and the order-preserving unsigned image of each type.
 //!
-//! The order key ([`Column::order_key`]) is the unsigned integer whose unsigned order is the order a radix sort
-//! gives the type: signed integers with the sign bit flipped, floats with the sign bit flipped when positive
-//! and all bits flipped when negative (IEEE-754 total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+//! The order key ([`Column::order_key`]) is the unsigned integer whose unsigned order is the order vksort's
+//! sorts give the type: unsigned integers (u128 too) unchanged, signed integers with the sign bit flipped, floats
+//! with the sign bit flipped when positive and all bits flipped when negative (IEEE-754 total order: -NaN < -inf
+//! < ... < -0.0 < +0.0 < ... < +inf < +NaN).
+//!
+//! Raw bits and order keys travel as `u128` (narrower types in the low bits, the rest zero), so one code path
+//! serves keys of 32, 64 and 128 bits.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -19,19 +23,22 @@ pub enum ElemType {
     U64,
     I64,
     F64,
+    /// 128-bit unsigned integers (Rust `u128`, little-endian: 16 bytes, lowest first). Sort keys only.
+    U128,
 }
 
 impl ElemType {
-    pub const ALL: [ElemType; 6] = [
+    pub const ALL: [ElemType; 7] = [
         ElemType::U32,
         ElemType::I32,
         ElemType::F32,
         ElemType::U64,
         ElemType::I64,
         ElemType::F64,
+        ElemType::U128,
     ];
 
-    /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`.
+    /// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `u128`.
     pub fn name(self) -> &'static str {
         match self {
             ElemType::U32 => "u32",
@@ -40,6 +47,7 @@ impl ElemType {
             ElemType::U64 => "u64",
             ElemType::I64 => "i64",
             ElemType::F64 => "f64",
+            ElemType::U128 => "u128",
         }
     }
 
@@ -53,6 +61,7 @@ impl ElemType {
     pub fn bytes(self) -> usize {
         match self {
             ElemType::U32 | ElemType::I32 | ElemType::F32 => 4,
+            ElemType::U128 => 16,
             _ => 8,
         }
     }
@@ -62,10 +71,18 @@ impl ElemType {
         self.bytes() as u32 * 8
     }
 
+    /// All ones in the element's width (`u128::MAX` for u128).
+    pub fn mask(self) -> u128 {
+        match self.bits() {
+            128 => u128::MAX,
+            b => (1u128 << b) - 1,
+        }
+    }
+
     /// The order key of the element whose raw bits are `raw` (see the module docs).
-    pub fn order_key(self, raw: u64) -> u64 {
+    pub fn order_key(self, raw: u128) -> u128 {
         match self {
-            ElemType::U32 | ElemType::U64 => raw,
+            ElemType::U32 | ElemType::U64 | ElemType::U128 => raw,
             ElemType::I32 => raw ^ 0x8000_0000,
             ElemType::I64 => raw ^ (1 << 63),
             ElemType::F32 => {
@@ -77,7 +94,7 @@ impl ElemType {
             }
             ElemType::F64 => {
                 if raw & (1 << 63) != 0 {
-                    !raw
+                    !raw & 0xffff_ffff_ffff_ffff
                 } else {
                     raw | (1 << 63)
                 }
@@ -86,9 +103,9 @@ impl ElemType {
     }
 
     /// The raw bits of the element whose order key is `key` (inverse of [`ElemType::order_key`]).
-    pub fn from_order_key(self, key: u64) -> u64 {
+    pub fn from_order_key(self, key: u128) -> u128 {
         match self {
-            ElemType::U32 | ElemType::U64 => key,
+            ElemType::U32 | ElemType::U64 | ElemType::U128 => key,
             ElemType::I32 => key ^ 0x8000_0000,
             ElemType::I64 => key ^ (1 << 63),
             ElemType::F32 => {
@@ -102,7 +119,7 @@ impl ElemType {
                 if key & (1 << 63) != 0 {
                     key & !(1 << 63)
                 } else {
-                    !key
+                    !key & 0xffff_ffff_ffff_ffff
                 }
             }
         }
@@ -124,6 +141,7 @@ pub enum Column {
     U64(Vec<u64>),
     I64(Vec<i64>),
     F64(Vec<f64>),
+    U128(Vec<u128>),
 }
 
 /// Runs `$body` with `$v` bound to the typed vector inside a [`Column`] (by reference or value as given).
@@ -137,6 +155,7 @@ macro_rules! with_column {
             $crate::bench::data::Column::U64($v) => $body,
             $crate::bench::data::Column::I64($v) => $body,
             $crate::bench::data::Column::F64($v) => $body,
+            $crate::bench::data::Column::U128($v) => $body,
         }
     };
 }
@@ -155,6 +174,7 @@ impl Column {
             Column::U64(_) => ElemType::U64,
             Column::I64(_) => ElemType::I64,
             Column::F64(_) => ElemType::F64,
+            Column::U128(_) => ElemType::U128,
         }
     }
 
@@ -195,50 +215,80 @@ impl Column {
             ElemType::U64 => Column::U64(fill(n, bytes)),
             ElemType::I64 => Column::I64(fill(n, bytes)),
             ElemType::F64 => Column::F64(fill(n, bytes)),
+            ElemType::U128 => Column::U128(fill(n, bytes)),
         })
     }
 
-    /// A column from raw bit patterns (the low 32 bits for 32-bit types).
-    pub fn from_raw_bits(ty: ElemType, raw: &[u64]) -> Self {
+    /// A column from raw bit patterns (the low bits for narrower types).
+    pub fn from_raw_bits(ty: ElemType, raw: &[u128]) -> Self {
+        Self::from_fn(ty, raw.len(), |i| raw[i])
+    }
+
+    /// A column of `n` elements whose raw bits are `f(i)` (the low bits for narrower types), generated on all
+    /// host cores for large `n`.
+    pub fn from_fn(ty: ElemType, n: usize, f: impl Fn(usize) -> u128 + Sync) -> Self {
         match ty {
-            ElemType::U32 => Column::U32(raw.iter().map(|&r| r as u32).collect()),
-            ElemType::I32 => Column::I32(raw.iter().map(|&r| r as u32 as i32).collect()),
-            ElemType::F32 => Column::F32(raw.iter().map(|&r| f32::from_bits(r as u32)).collect()),
-            ElemType::U64 => Column::U64(raw.to_vec()),
-            ElemType::I64 => Column::I64(raw.iter().map(|&r| r as i64).collect()),
-            ElemType::F64 => Column::F64(raw.iter().map(|&r| f64::from_bits(r)).collect()),
+            ElemType::U32 => Column::U32(par_generate(n, |i| f(i) as u32)),
+            ElemType::I32 => Column::I32(par_generate(n, |i| f(i) as u32 as i32)),
+            ElemType::F32 => Column::F32(par_generate(n, |i| f32::from_bits(f(i) as u32))),
+            ElemType::U64 => Column::U64(par_generate(n, |i| f(i) as u64)),
+            ElemType::I64 => Column::I64(par_generate(n, |i| f(i) as u64 as i64)),
+            ElemType::F64 => Column::F64(par_generate(n, |i| f64::from_bits(f(i) as u64))),
+            ElemType::U128 => Column::U128(par_generate(n, f)),
         }
     }
 
     /// A column from order keys (see the module docs).
-    pub fn from_order_keys(ty: ElemType, keys: &[u64]) -> Self {
-        let raw: Vec<u64> = keys.iter().map(|&k| ty.from_order_key(k)).collect();
-        Self::from_raw_bits(ty, &raw)
+    pub fn from_order_keys(ty: ElemType, keys: &[u128]) -> Self {
+        Self::from_fn(ty, keys.len(), |i| ty.from_order_key(keys[i]))
     }
 
-    /// The raw bits of element `i` (zero-extended for 32-bit types).
-    pub fn raw_bits(&self, i: usize) -> u64 {
+    /// The raw bits of element `i` (zero-extended for narrower types).
+    pub fn raw_bits(&self, i: usize) -> u128 {
         match self {
-            Column::U32(v) => v[i] as u64,
-            Column::I32(v) => v[i] as u32 as u64,
-            Column::F32(v) => v[i].to_bits() as u64,
-            Column::U64(v) => v[i],
-            Column::I64(v) => v[i] as u64,
-            Column::F64(v) => v[i].to_bits(),
+            Column::U32(v) => v[i] as u128,
+            Column::I32(v) => v[i] as u32 as u128,
+            Column::F32(v) => v[i].to_bits() as u128,
+            Column::U64(v) => v[i] as u128,
+            Column::I64(v) => v[i] as u64 as u128,
+            Column::F64(v) => v[i].to_bits() as u128,
+            Column::U128(v) => v[i],
         }
     }
 
     /// The order key of element `i`.
-    pub fn order_key(&self, i: usize) -> u64 {
+    pub fn order_key(&self, i: usize) -> u128 {
         self.ty().order_key(self.raw_bits(i))
     }
 
     /// All order keys.
-    pub fn order_keys(&self) -> Vec<u64> {
+    pub fn order_keys(&self) -> Vec<u128> {
+        (0..self.len()).map(|i| self.order_key(i)).collect()
+    }
+
+    /// Sorts the column by order key, ascending or descending (the CPU side of the `sorted` and `reverse`
+    /// distributions).
+    pub fn sort_by_order_key(&mut self, descending: bool) {
         let ty = self.ty();
-        (0..self.len())
-            .map(|i| ty.order_key(self.raw_bits(i)))
-            .collect()
+        macro_rules! by_key {
+            ($v:expr, $raw:expr) => {{
+                let raw = $raw;
+                if descending {
+                    $v.sort_unstable_by(|a, b| ty.order_key(raw(b)).cmp(&ty.order_key(raw(a))));
+                } else {
+                    $v.sort_unstable_by_key(|a| ty.order_key(raw(a)));
+                }
+            }};
+        }
+        match self {
+            Column::U32(v) => by_key!(v, |x: &u32| *x as u128),
+            Column::I32(v) => by_key!(v, |x: &i32| *x as u32 as u128),
+            Column::F32(v) => by_key!(v, |x: &f32| x.to_bits() as u128),
+            Column::U64(v) => by_key!(v, |x: &u64| *x as u128),
+            Column::I64(v) => by_key!(v, |x: &i64| *x as u64 as u128),
+            Column::F64(v) => by_key!(v, |x: &f64| x.to_bits() as u128),
+            Column::U128(v) => by_key!(v, |x: &u128| *x),
+        }
     }
 
     /// Element `i` as text (floats in Rust's shortest round-trip form).
@@ -266,26 +316,31 @@ impl Column {
             let hex = t
                 .strip_prefix("0x")
                 .or_else(|| t.strip_prefix("0X"))
-                .map(|h| u64::from_str_radix(h, 16));
-            let bits = match ty {
+                .map(|h| u128::from_str_radix(&h.replace('_', ""), 16));
+            let fits = |x: &u128| *x <= ty.mask();
+            let bits: Option<u128> = match ty {
                 ElemType::U32 => match hex {
-                    Some(h) => h.ok().filter(|&x| x <= u32::MAX as u64),
-                    None => t.parse::<u32>().ok().map(|x| x as u64),
+                    Some(h) => h.ok().filter(fits),
+                    None => t.parse::<u32>().ok().map(|x| x as u128),
                 },
                 ElemType::I32 => match hex {
-                    Some(h) => h.ok().filter(|&x| x <= u32::MAX as u64),
-                    None => t.parse::<i32>().ok().map(|x| x as u32 as u64),
+                    Some(h) => h.ok().filter(fits),
+                    None => t.parse::<i32>().ok().map(|x| x as u32 as u128),
                 },
                 ElemType::U64 => match hex {
-                    Some(h) => h.ok(),
-                    None => t.parse::<u64>().ok(),
+                    Some(h) => h.ok().filter(fits),
+                    None => t.parse::<u64>().ok().map(|x| x as u128),
                 },
                 ElemType::I64 => match hex {
-                    Some(h) => h.ok(),
-                    None => t.parse::<i64>().ok().map(|x| x as u64),
+                    Some(h) => h.ok().filter(fits),
+                    None => t.parse::<i64>().ok().map(|x| x as u64 as u128),
                 },
-                ElemType::F32 => t.parse::<f32>().ok().map(|x| x.to_bits() as u64),
-                ElemType::F64 => t.parse::<f64>().ok().map(|x| x.to_bits()),
+                ElemType::U128 => match hex {
+                    Some(h) => h.ok(),
+                    None => t.parse::<u128>().ok(),
+                },
+                ElemType::F32 => t.parse::<f32>().ok().map(|x| x.to_bits() as u128),
+                ElemType::F64 => t.parse::<f64>().ok().map(|x| x.to_bits() as u128),
             };
             raw.push(bits.ok_or_else(bad)?);
         }
@@ -306,13 +361,38 @@ impl Column {
     /// random keys, so that stability can be checked.
     pub fn index(ty: ElemType, n: usize) -> Self {
         match ty {
-            ElemType::U64 => Column::U64((0..n as u64).collect()),
-            _ => Column::U32((0..n as u32).collect()),
+            ElemType::U64 => Column::U64(par_generate(n, |i| i as u64)),
+            _ => Column::U32(par_generate(n, |i| i as u32)),
         }
     }
 }
 
-/// The library's key type of a column type.
+/// Generates `n` values of `f(i)` on all host cores (one thread below 2^16 elements).
+pub fn par_generate<T: Copy + Default + Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let mut out = vec![T::default(); n];
+    let threads = std::thread::available_parallelism()
+        .map(|t| t.get())
+        .unwrap_or(1)
+        .min(16);
+    if n < 1 << 16 || threads == 1 {
+        out.iter_mut().enumerate().for_each(|(i, x)| *x = f(i));
+        return out;
+    }
+    let chunk = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        for (c, part) in out.chunks_mut(chunk).enumerate() {
+            let f = &f;
+            s.spawn(move || {
+                for (j, x) in part.iter_mut().enumerate() {
+                    *x = f(c * chunk + j);
+                }
+            });
+        }
+    });
+    out
+}
+
+/// The library's key type of a column type (every column type is one).
 pub fn key_type(key: ElemType) -> vksort::Result<KeyType> {
     KeyType::from_name(key.name())
         .ok_or_else(|| vksort::Error::InvalidArgument(format!("unknown key type {key}")))

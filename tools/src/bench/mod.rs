@@ -8,6 +8,13 @@
 //!
 //! Inputs are generated once per (element types, distribution, N) and shared by the algorithms that run them;
 //! in-place sorts restore their input from the pristine copy before each run (not timed).
+//!
+//! Sort algorithms come from the library's `SortAlgorithm::ALL` (`--algos all`). A configuration an algorithm
+//! cannot run is skipped with the reason, never dropped silently: the library refuses the key type (the radix
+//! sorts and u128 keys), the size is above the algorithm's capacity (the one-workgroup sorts), or the device
+//! cannot hold it. The reasons appear under the text table, in `bench.md` (the issue tables: algorithm x
+//! distribution per N, rate by N per key type, key-width ratios, the fastest algorithm per N) and in
+//! `skipped.csv`.
 
 pub mod compare;
 pub mod data;
@@ -15,6 +22,7 @@ pub mod dist;
 pub mod ops;
 pub mod plot;
 pub mod report;
+pub mod tables;
 pub mod verify;
 
 use crate::model::{self, Calibration};
@@ -22,9 +30,10 @@ use data::ElemType;
 use dist::Dist;
 use ops::{DeviceInput, FlagMode, Input, OpSpec};
 use serde::Serialize;
+use std::collections::HashMap;
 use std::sync::Arc;
 use vksort::gpu::Context;
-use vksort::Result;
+use vksort::{Error, Result};
 
 /// What to sweep.
 #[derive(Clone, Debug)]
@@ -92,9 +101,12 @@ impl BenchOptions {
         }
     }
 
-    /// Every configuration to run, in an order that keeps configurations sharing an input together.
-    pub fn plan(&self, caps: &vksort::gpu::DeviceCaps) -> Vec<(OpSpec, Dist, u64)> {
-        let mut out = Vec::new();
+    /// Every configuration, in an order that keeps configurations sharing an input together; sorts an
+    /// algorithm cannot run carry the reason ([`ops::sort_check`]: the library's check, the published
+    /// capacities) and are skipped.
+    pub fn plan(&self, ctx: &Arc<Context>) -> Vec<Planned> {
+        let mut out: Vec<Planned> = Vec::new();
+        let mut checked: HashMap<String, std::result::Result<(), String>> = HashMap::new();
         let has = |f: &str| self.ops.iter().any(|o| o == f);
         let sort_algos: Vec<String> = match &self.sort_algos {
             Some(a) => a.clone(),
@@ -128,19 +140,24 @@ impl BenchOptions {
                                 };
                                 for bits in ranges {
                                     for algo in &sort_algos {
-                                        if ops::sort_supports(algo, n, key, value, caps) {
-                                            out.push((
-                                                OpSpec::Sort {
-                                                    algo: algo.clone(),
-                                                    key,
-                                                    value,
-                                                    descending: desc,
-                                                    bits,
-                                                },
-                                                dist,
-                                                n,
-                                            ));
-                                        }
+                                        let spec = OpSpec::Sort {
+                                            algo: algo.clone(),
+                                            key,
+                                            value,
+                                            descending: desc,
+                                            bits,
+                                        };
+                                        let skip = checked
+                                            .entry(format!("{spec:?}|{n}"))
+                                            .or_insert_with(|| ops::sort_check(ctx, &spec, n))
+                                            .clone()
+                                            .err();
+                                        out.push(Planned {
+                                            spec,
+                                            dist,
+                                            n,
+                                            skip,
+                                        });
                                     }
                                 }
                             }
@@ -158,7 +175,7 @@ impl BenchOptions {
                             if algo == "hillis-steele" && lg > 24 {
                                 continue;
                             }
-                            out.push((
+                            out.push(Planned::run(
                                 OpSpec::Scan {
                                     algo: algo.clone(),
                                     elem,
@@ -171,7 +188,7 @@ impl BenchOptions {
                     }
                 }
                 if has("compact") {
-                    out.push((
+                    out.push(Planned::run(
                         OpSpec::Compact {
                             elem: ElemType::U32,
                             flags: FlagMode::Odd,
@@ -186,7 +203,7 @@ impl BenchOptions {
                         .iter()
                         .filter(|k| matches!(k, ElemType::U32 | ElemType::U64))
                     {
-                        out.push((
+                        out.push(Planned::run(
                             OpSpec::Reduce {
                                 elem,
                                 op: "sum".into(),
@@ -197,7 +214,7 @@ impl BenchOptions {
                     }
                 }
                 if has("copy") {
-                    out.push((
+                    out.push(Planned::run(
                         OpSpec::Copy {
                             elem: ElemType::U32,
                         },
@@ -211,11 +228,38 @@ impl BenchOptions {
     }
 }
 
+/// One configuration of a sweep.
+#[derive(Clone, Debug)]
+pub struct Planned {
+    pub spec: OpSpec,
+    pub dist: Dist,
+    pub n: u64,
+    /// Why it will not run (known before running it), if so.
+    pub skip: Option<String>,
+}
+
+impl Planned {
+    fn run(spec: OpSpec, dist: Dist, n: u64) -> Self {
+        Self {
+            spec,
+            dist,
+            n,
+            skip: None,
+        }
+    }
+}
+
 /// Why a configuration was not run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Skipped {
     pub op: String,
+    /// The operation without its distribution suffix (as [`Row::base_op`]).
+    pub base_op: String,
+    pub family: String,
     pub algo: String,
+    pub key: String,
+    pub value: String,
+    pub dist: String,
     pub n: u64,
     pub reason: String,
 }
@@ -237,10 +281,14 @@ pub struct PassRow {
 /// One measured configuration.
 #[derive(Clone, Debug, Serialize)]
 pub struct Row {
-    /// CUB-style operation name (`sort_pairs_u32_u32`, ...).
+    /// CUB-style operation name (`sort_pairs_u32_u32`, `sort_keys_u32_gaussian`, ...).
     pub op: String,
+    /// The operation name without the distribution suffix (`sort_keys_u32`).
+    pub base_op: String,
     pub family: String,
     pub algo: String,
+    /// The algorithm that ran (what `auto` resolved to; the same as `algo` otherwise).
+    pub ran: String,
     pub key: String,
     pub value: String,
     pub dist: String,
@@ -270,6 +318,11 @@ pub struct Row {
     pub cub_ms: Option<f64>,
     /// CUB time / vksort time (> 1: vksort is faster).
     pub cub_ratio: Option<f64>,
+    /// CUB's merge sort median for the same op and N (`merge_<op>` in the CUB file: `cub_bench.cu`,
+    /// `scripts/anchors/cub_merge_bench.cu`).
+    pub cub_merge_ms: Option<f64>,
+    /// CUB merge sort time / vksort time.
+    pub cub_merge_ratio: Option<f64>,
 }
 
 /// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
@@ -303,6 +356,9 @@ pub struct Report {
     pub skipped: Vec<Skipped>,
     /// The device line of the CUB file compared with.
     pub cub_device: Option<String>,
+    /// CUB's figures compared with (for the tables' CUB rows).
+    #[serde(skip)]
+    pub cub: Option<compare::CubFigures>,
 }
 
 impl Report {
@@ -343,12 +399,15 @@ pub fn run(
     roofline: f64,
     progress: Progress,
 ) -> Result<Report> {
-    let plan = opts.plan(ctx.caps());
+    let plan = opts.plan(ctx);
     let total = plan.len();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
     let mut cache: Option<(String, Input, DeviceInput)> = None;
-    for (i, (spec, dist, n)) in plan.iter().enumerate() {
+    // capacities sorters reported (Error::AlgorithmLimit), by algorithm and element types
+    let mut limits: HashMap<String, (u64, String)> = HashMap::new();
+    for (i, planned) in plan.iter().enumerate() {
+        let (spec, dist, n) = (&planned.spec, &planned.dist, &planned.n);
         let name = spec.op_name(*dist);
         progress(
             i,
@@ -356,12 +415,11 @@ pub fn run(
             &format!("{name} {} 2^{}", spec.algo(), n.trailing_zeros()),
             None,
         );
-        let skip = |reason: String| Skipped {
-            op: name.clone(),
-            algo: spec.algo(),
-            n: *n,
-            reason,
-        };
+        let skip = |reason: String| skipped_entry(spec, *dist, *n, reason);
+        if let Some(reason) = &planned.skip {
+            skipped.push(skip(reason.clone()));
+            continue;
+        }
         if !spec.available() {
             skipped.push(skip("not in this build".into()));
             continue;
@@ -370,6 +428,21 @@ pub fn run(
             skipped.push(skip("larger than the device holds".into()));
             continue;
         }
+        let limit_key = format!("{}|{:?}", spec.algo(), spec.item_types());
+        if let Some((max, note)) = limits.get(&limit_key) {
+            if n > max {
+                skipped.push(skip(note.clone()));
+                continue;
+            }
+        }
+        let mut remember = |e: &Error| -> String {
+            if let Error::AlgorithmLimit { algorithm, max, .. } = e {
+                let note = ops::capacity_note(algorithm, *max);
+                limits.insert(limit_key.clone(), (*max, note.clone()));
+                return note;
+            }
+            e.to_string()
+        };
         // inputs shared by configurations with the same element types, flags, distribution and size
         let input_key = format!(
             "{:?}|{:?}|{dist}|{n}",
@@ -395,12 +468,16 @@ pub fn run(
         let runner = match ops::prepare(ctx, spec, dev) {
             Ok(r) => r,
             Err(e) => {
-                skipped.push(skip(e.to_string()));
+                skipped.push(skip(remember(&e)));
                 continue;
             }
         };
         let timing = match ops::time(ctx, runner.as_ref(), opts.warmup, opts.reps) {
             Ok(t) => t,
+            Err(e @ Error::AlgorithmLimit { .. }) => {
+                skipped.push(skip(remember(&e)));
+                continue;
+            }
             Err(e) => {
                 skipped.push(skip(format!("run: {e}")));
                 continue;
@@ -413,6 +490,7 @@ pub fn run(
                 continue;
             }
         };
+        let sort_run = runner.sort_run();
         drop(runner);
         let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
         rows.push(make_row(
@@ -425,6 +503,7 @@ pub fn run(
             roofline,
             check.err(),
             ctx.caps(),
+            sort_run.as_ref(),
         ));
         progress(i + 1, total, "", rows.last());
     }
@@ -441,7 +520,24 @@ pub fn run(
         auto,
         skipped,
         cub_device: None,
+        cub: None,
     })
+}
+
+/// The skip entry of a configuration.
+fn skipped_entry(spec: &OpSpec, dist: Dist, n: u64, reason: String) -> Skipped {
+    let (key, value) = spec.type_names();
+    Skipped {
+        op: spec.op_name(dist),
+        base_op: spec.op_name(Dist::Uniform),
+        family: spec.family().into(),
+        algo: spec.algo(),
+        key,
+        value,
+        dist: dist.to_string(),
+        n,
+        reason,
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -455,8 +551,9 @@ fn make_row(
     roofline: f64,
     failure: Option<verify::Mismatch>,
     caps: &vksort::gpu::DeviceCaps,
+    sort_run: Option<&ops::SortRun>,
 ) -> Row {
-    let shape = spec.shape(n, caps);
+    let shape = spec.shape_with(n, caps, sort_run);
     let model_passes = model::passes(&shape);
     let key = shape.algo_key();
     let bytes = model::bytes_moved(&shape);
@@ -495,17 +592,13 @@ fn make_row(
             });
         }
     }
-    let (key_name, value_name) = match spec {
-        OpSpec::Sort { key, value, .. } => (
-            key.name().to_string(),
-            value.map_or("none".to_string(), |v| v.name().to_string()),
-        ),
-        _ => (spec.elem().name().to_string(), "none".to_string()),
-    };
+    let (key_name, value_name) = spec.type_names();
     Row {
         op: spec.op_name(dist),
+        base_op: spec.op_name(Dist::Uniform),
         family: spec.family().into(),
         algo: spec.algo(),
+        ran: sort_run.map_or_else(|| spec.algo(), |r| r.algorithm.name().to_string()),
         key: key_name,
         value: value_name,
         dist: dist.to_string(),
@@ -537,6 +630,8 @@ fn make_row(
         passes,
         cub_ms: None,
         cub_ratio: None,
+        cub_merge_ms: None,
+        cub_merge_ratio: None,
     }
 }
 

@@ -3,6 +3,12 @@
 //! [`Recorder`] (after restoring in-place inputs under the label [`RESTORE`], which timing leaves out), reads
 //! back the result ([`Output`]) and checks it against the CPU ([`verify()`]), and the model [`Shape`] of a run.
 //!
+//! Sorts take their algorithm names from the library's `SortAlgorithm::ALL` (every family registered there
+//! appears here without a change), ask the library whether an algorithm takes a configuration
+//! ([`sort_check`]: a family that refuses a key type says so through `Error::UnsupportedAlgorithm` before
+//! anything is built), and take a run's resolved algorithm and modelled passes from the sorter that runs it
+//! ([`Runner::sort_run`]), so the model and `auto` know every family.
+//!
 //! This is the only file that names the sort, scan, compaction and reduction APIs.
 
 use super::data::{Column, ElemType};
@@ -16,6 +22,7 @@ use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profile
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
 use vksort::sort::radix::RadixPolicy;
 use vksort::sort::{Order, SortAlgorithm, SortConfig, Sorter};
+use vksort::workload::PassModel;
 use vksort::{Error, Result};
 
 /// The label of the copies that restore an in-place input before each run; left out of every timing.
@@ -141,6 +148,26 @@ impl OpSpec {
         }
     }
 
+    /// The (key, value) type names of a row: a sort's key and value types (`none` without values), the element
+    /// type and `none` otherwise.
+    pub fn type_names(&self) -> (String, String) {
+        match self {
+            OpSpec::Sort { key, value, .. } => (
+                key.name().to_string(),
+                value.map_or("none".to_string(), |v| v.name().to_string()),
+            ),
+            _ => (self.elem().name().to_string(), "none".to_string()),
+        }
+    }
+
+    /// The element types of the main input and of the values (sorts).
+    pub fn item_types(&self) -> (ElemType, Option<ElemType>) {
+        match self {
+            OpSpec::Sort { key, value, .. } => (*key, *value),
+            _ => (self.elem(), None),
+        }
+    }
+
     /// Bytes per item the caller's arrays hold (keys + values), for the size limits.
     pub fn item_bytes(&self) -> u64 {
         match self {
@@ -154,7 +181,30 @@ impl OpSpec {
         }
     }
 
-    /// The model's shape of a run over `n` items on a device with `caps` (whose policies set tile sizes).
+    /// The model's shape of a run over `n` items on a device with `caps` (whose policies set tile sizes). A
+    /// sort's algorithm and passes come from `run` (the sorter that runs it: [`Runner::sort_run`]) when given,
+    /// else from the library's radix workload formulas (other families' passes are known only to their
+    /// sorters: empty here).
+    pub fn shape_with(&self, n: u64, caps: &DeviceCaps, run: Option<&SortRun>) -> Shape {
+        match (self, run) {
+            (
+                OpSpec::Sort {
+                    key, value, bits, ..
+                },
+                Some(r),
+            ) => Shape::Sort {
+                algo: r.algorithm.name().to_string(),
+                key: *key,
+                value: *value,
+                key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
+                n,
+                passes: r.passes.clone(),
+            },
+            _ => self.shape(n, caps),
+        }
+    }
+
+    /// The model's shape of a run over `n` items without a sorter at hand (see [`OpSpec::shape_with`]).
     pub fn shape(&self, n: u64, caps: &DeviceCaps) -> Shape {
         match self {
             OpSpec::Sort {
@@ -163,14 +213,18 @@ impl OpSpec {
                 value,
                 bits,
                 ..
-            } => Shape::Sort {
-                algo: resolve_sort_algo(algo, n, *key, *value, caps),
-                key: *key,
-                value: *value,
-                key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
-                n,
-                radix: radix_policy(caps, *key, *value),
-            },
+            } => {
+                let algo = resolve_sort_algo(algo, n, *key, *value, caps);
+                let key_bits = bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo));
+                Shape::Sort {
+                    passes: radix_workload(caps, &algo, *key, *value, key_bits, n),
+                    algo,
+                    key: *key,
+                    value: *value,
+                    key_bits,
+                    n,
+                }
+            }
             OpSpec::Scan { algo, elem, .. } => Shape::Scan {
                 algo: algo.clone(),
                 elem: *elem,
@@ -246,6 +300,8 @@ impl Input {
 pub struct Output {
     pub keys: Column,
     pub values: Option<Column>,
+    /// The sort algorithm that ran (what `auto` resolved to); None for other operations.
+    pub algorithm: Option<SortAlgorithm>,
 }
 
 /// An input uploaded to the device (each buffer padded to a multiple of 16 bytes).
@@ -297,6 +353,17 @@ pub trait Runner {
     fn record(&self, rec: &mut Recorder) -> Result<()>;
     /// Reads back the result of the last run.
     fn output(&self) -> Result<Output>;
+    /// A sort's resolved algorithm and modelled passes, from the library's sorter; None for other operations.
+    fn sort_run(&self) -> Option<SortRun> {
+        None
+    }
+}
+
+/// What a sorter runs for one size: the algorithm (Auto resolved) and the library's modelled passes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortRun {
+    pub algorithm: SortAlgorithm,
+    pub passes: Vec<PassModel>,
 }
 
 /// Prepares `spec` over the uploaded `input`.
@@ -340,6 +407,7 @@ impl Runner for CopyRunner<'_> {
         Ok(Output {
             keys: download(&self.dst, self.elem, self.src.n)?,
             values: None,
+            algorithm: None,
         })
     }
 }
@@ -371,26 +439,149 @@ pub fn has_compact() -> bool {
 
 pub use crate::bench::data::{key_type, value_type};
 
-/// The radix policy the sort uses for (key, value) on a device.
+/// The radix policy the sort uses for (key, value) on a device (the device's for keys the radix sorts do not
+/// take).
 pub fn radix_policy(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> RadixPolicy {
     match (key_type(key), value_type(value)) {
-        (Ok(k), Ok(v)) => RadixPolicy::for_sort(caps, k, v),
+        (Ok(k), Ok(v)) if k.bits() <= 64 => RadixPolicy::for_sort(caps, k, v),
         _ => RadixPolicy::for_device(caps),
     }
 }
 
-/// Whether sort algorithm `algo` runs `n` keys of (key, value) on a device with `caps`.
-pub fn sort_supports(
+/// The family (registry name) that runs sort algorithm `algo`, if any (none for `auto`).
+pub fn sort_family(algo: &str) -> Option<&'static str> {
+    let a = SortAlgorithm::from_name(algo)?;
+    vksort::sort::registry::families()
+        .find(|(_, algos)| algos.contains(&a))
+        .map(|(name, _)| name)
+}
+
+/// The library's modelled passes of a radix sort without building a sorter (empty for other families, whose
+/// passes come from their sorters: [`Runner::sort_run`]).
+fn radix_workload(
+    caps: &DeviceCaps,
     algo: &str,
+    key: ElemType,
+    value: Option<ElemType>,
+    key_bits: u32,
     n: u64,
+) -> Vec<PassModel> {
+    match (
+        SortAlgorithm::from_name(algo),
+        sort_family(algo),
+        key_type(key),
+        value_type(value),
+    ) {
+        (Some(a), Some("radix"), Ok(k), Ok(v)) if k.bits() <= 64 => {
+            vksort::sort::radix::workload(&radix_policy(caps, key, value), a, k, v, key_bits, n)
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The most keys sort algorithm `algo` takes for (key, value) on a device, where the library publishes it
+/// without building a sorter (the one-workgroup radix sort's capacity, the MSD sort's limit); None otherwise
+/// (a sorter then reports `Error::AlgorithmLimit` when asked for more, which the benchmark remembers).
+pub fn sort_capacity(
+    algo: &str,
     key: ElemType,
     value: Option<ElemType>,
     caps: &DeviceCaps,
-) -> bool {
+) -> Option<u64> {
     match algo {
-        "small" => n <= radix_policy(caps, key, value).small_capacity() as u64,
-        "msd" => n <= vksort::sort::radix::MSD_MAX_KEYS,
-        _ => true,
+        "small" => Some(radix_policy(caps, key, value).small_capacity() as u64),
+        "msd" => Some(vksort::sort::radix::MSD_MAX_KEYS),
+        _ => None,
+    }
+}
+
+/// The library's configuration of a sort spec for `n` keys.
+pub fn sort_config(spec: &OpSpec, n: u64) -> Result<SortConfig> {
+    let OpSpec::Sort {
+        algo,
+        key,
+        value,
+        descending,
+        bits,
+    } = spec
+    else {
+        return Err(Error::InvalidArgument("not a sort".into()));
+    };
+    Ok(SortConfig {
+        key: key_type(*key)?,
+        value: value_type(*value)?,
+        order: if *descending {
+            Order::Descending
+        } else {
+            Order::Ascending
+        },
+        bits: *bits,
+        algorithm: SortAlgorithm::from_name(algo)
+            .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?,
+        max_n: n.max(1),
+    })
+}
+
+/// Why sort `spec` cannot run `n` keys on this device, or Ok: the library's own check of the configuration
+/// (a family that does not take the key type, a bad bit range, a missing device feature: the sorter's
+/// assembly, which builds no pipeline), then the algorithm's published capacity ([`sort_capacity`]).
+pub fn sort_check(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> std::result::Result<(), String> {
+    let OpSpec::Sort {
+        algo, key, value, ..
+    } = spec
+    else {
+        return Ok(());
+    };
+    let config = sort_config(spec, n).map_err(|e| e.to_string())?;
+    Sorter::builder(ctx, config)
+        .choose(n.max(1))
+        .map_err(|e| e.to_string())?;
+    match sort_capacity(algo, *key, *value, ctx.caps()) {
+        Some(cap) if n > cap => Err(capacity_note(algo, cap)),
+        _ => Ok(()),
+    }
+}
+
+/// The note of a sort skipped above its algorithm's capacity (no N in it, so that notes group).
+pub fn capacity_note(algo: &str, cap: u64) -> String {
+    format!("the {algo} sort takes at most {cap} keys")
+}
+
+/// The sort algorithms of this build that take `spec`'s configuration for `n` keys (for error messages).
+pub fn sort_algorithms_for(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> Vec<&'static str> {
+    let OpSpec::Sort { .. } = spec else {
+        return Vec::new();
+    };
+    sort_algorithms()
+        .into_iter()
+        .filter(|a| {
+            let mut s = spec.clone();
+            if let OpSpec::Sort { algo, .. } = &mut s {
+                *algo = a.to_string();
+            }
+            sort_check(ctx, &s, n).is_ok()
+        })
+        .collect()
+}
+
+/// Whether sort algorithm `algo` keeps equal keys in input order (the library's `SortAlgorithm::stable`;
+/// `auto` is resolved before it runs, see [`Output::algorithm`]).
+pub fn sort_stable(algo: SortAlgorithm) -> bool {
+    algo.stable()
+}
+
+/// The size calibration measures `spec` at (and at 4x): `default` (2^21 on GPUs), or for the radix sorts with
+/// a published range, a size inside it (a quarter of the one-workgroup sort's capacity; the MSD sort between
+/// 2^10 and 2^15 keys).
+pub fn calibration_size(caps: &DeviceCaps, spec: &OpSpec, default: usize) -> usize {
+    match spec {
+        OpSpec::Sort {
+            algo, key, value, ..
+        } if algo == "small" => (small_capacity(caps, *key, *value) / 4).max(16) as usize,
+        OpSpec::Sort {
+            algo, key, value, ..
+        } if algo == "msd" => (msd_max(caps, *key, *value) / 4).clamp(1 << 10, 1 << 15) as usize,
+        _ => default,
     }
 }
 
@@ -404,8 +595,9 @@ pub fn small_capacity(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>)
     radix_policy(caps, key, value).small_capacity() as u64
 }
 
-/// The algorithm the library's `auto` runs for `n` keys ([`vksort::sort::radix::RadixPolicy::auto_algorithm`], as
-/// `Sorter::algorithm_for`); other names unchanged.
+/// The algorithm the library's `auto` runs for `n` keys without a cost model, as far as it is known without
+/// building a sorter: the radix policy's choice for keys the radix sorts take; other names unchanged. (A
+/// sorter knows for sure: [`Runner::sort_run`].)
 pub fn resolve_sort_algo(
     algo: &str,
     n: u64,
@@ -413,7 +605,7 @@ pub fn resolve_sort_algo(
     value: Option<ElemType>,
     caps: &DeviceCaps,
 ) -> String {
-    if algo != "auto" {
+    if algo != "auto" || key.bits() > 64 {
         return algo.to_string();
     }
     radix_policy(caps, key, value)
@@ -435,9 +627,29 @@ pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
     ]
 }
 
-/// Most keys one sort takes (beyond the device's memory limits).
+/// Most keys one radix sort takes (beyond the device's memory limits).
 pub fn sort_max_keys() -> u64 {
     vksort::sort::radix::MAX_KEYS
+}
+
+/// The sort families of this build and their algorithms, one line each (for `vksort info`).
+pub fn sort_families_summary() -> Vec<String> {
+    vksort::sort::registry::families()
+        .map(|(name, algos)| {
+            format!(
+                "{name}: {}",
+                algos
+                    .iter()
+                    .map(|a| if a.stable() {
+                        a.name().to_string()
+                    } else {
+                        format!("{} (unstable)", a.name())
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
+        .collect()
 }
 
 /// GPU times of repeated runs.
@@ -622,11 +834,16 @@ pub fn verify(
 ) -> std::result::Result<(), Mismatch> {
     match spec {
         OpSpec::Sort {
-            descending, bits, ..
+            descending,
+            bits,
+            algo,
+            ..
         } => {
+            let ran = out.algorithm.or_else(|| SortAlgorithm::from_name(algo));
             let s = SortSpec {
                 descending: *descending,
                 bits: *bits,
+                unstable: ran.is_some_and(|a| !sort_stable(a)),
             };
             let values = match (&input.values, &out.values) {
                 (Some(a), Some(b)) => Some((a, b)),
@@ -722,8 +939,9 @@ pub fn calibration_ops() -> Vec<OpSpec> {
 
 /// Calibrates `spec`: times it at `n` and `4n` and fits `time = launches + overhead + bytes / (roofline x
 /// efficiency)`: the efficiency from the slope (so fixed costs drop out), the overhead (a per-algorithm fixed
-/// cost beyond the calibrated per-dispatch cost, at least 0) from the intercept. Each run is verified.
-/// Returns (efficiency, overhead in ns).
+/// cost beyond the calibrated per-dispatch cost, at least 0) from the intercept. Each run is verified. A sort's
+/// bytes and dispatches are the library's model of the passes its sorter records. Returns (efficiency,
+/// overhead in ns); the library's error when the algorithm cannot run that many keys (`AlgorithmLimit`).
 pub fn measure_efficiency(
     ctx: &Arc<Context>,
     spec: &OpSpec,
@@ -742,7 +960,7 @@ pub fn measure_efficiency(
                 spec.algo()
             )));
         }
-        let shape = spec.shape(m as u64, ctx.caps());
+        let shape = spec.shape_with(m as u64, ctx.caps(), runner.sort_run().as_ref());
         let launch = cal.fixed_ns_per_dispatch * model::dispatches(&shape) as f64;
         points.push((model::bytes_moved(&shape), t.median_ns(), launch));
     }
@@ -775,37 +993,18 @@ fn prepare_sort<'a>(
     input: &'a DeviceInput,
 ) -> Result<Box<dyn Runner + 'a>> {
     let n = input.n;
-    let OpSpec::Sort {
-        algo,
-        key,
-        value,
-        descending,
-        bits,
-    } = spec
-    else {
+    let OpSpec::Sort { key, value, .. } = spec else {
         unreachable!("prepare_sort takes sorts")
     };
-    let algorithm = SortAlgorithm::from_name(algo)
-        .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?;
-    let (kt, vt) = (key_type(*key)?, value_type(*value)?);
-    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's policy (see RadixPolicy::with_overrides).
+    let config = sort_config(spec, n as u64)?;
+    let (kt, vt) = (config.key, config.value);
+    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's radix policy (see
+    // RadixPolicy::with_overrides); other families ignore it.
     let policy = match std::env::var("VKSORT_POLICY") {
-        Ok(spec) if !spec.is_empty() => {
+        Ok(spec) if !spec.is_empty() && kt.bits() <= 64 => {
             Some(RadixPolicy::for_sort(ctx.caps(), kt, vt).with_overrides(&spec)?)
         }
         _ => None,
-    };
-    let config = SortConfig {
-        key: kt,
-        value: vt,
-        order: if *descending {
-            Order::Descending
-        } else {
-            Order::Ascending
-        },
-        bits: *bits,
-        algorithm,
-        max_n: (n as u64).max(1),
     };
     let mut builder = Sorter::builder(ctx, config);
     if let Some(p) = policy {
@@ -871,6 +1070,14 @@ impl Runner for SortRunner<'_> {
                 (Some(b), Some(t)) => Some(download(b, t, self.input.n)?),
                 _ => None,
             },
+            algorithm: Some(self.sorter.algorithm_for(self.input.n as u64)),
+        })
+    }
+    fn sort_run(&self) -> Option<SortRun> {
+        let n = self.input.n as u64;
+        Some(SortRun {
+            algorithm: self.sorter.algorithm_for(n),
+            passes: self.sorter.workload(n),
         })
     }
 }
@@ -984,6 +1191,7 @@ mod scans {
             Ok(Output {
                 keys: download(&self.output, self.elem, self.input.n)?,
                 values: None,
+                algorithm: None,
             })
         }
     }
@@ -1019,6 +1227,7 @@ mod scans {
             Ok(Output {
                 keys: download(&self.output, ElemType::U32, count)?,
                 values: None,
+                algorithm: None,
             })
         }
     }
@@ -1049,6 +1258,7 @@ mod scans {
             Ok(Output {
                 keys: download(&self.output, self.elem, 1)?,
                 values: None,
+                algorithm: None,
             })
         }
     }

@@ -1,6 +1,7 @@
 //! SVG plots of a benchmark run (plotters, SVG backend, no system fonts): per family, the rate (G items/s)
-//! against N per operation and algorithm (and CUB's, when compared); and a per-pass GPU time breakdown of every
-//! operation and algorithm at its largest N.
+//! against N per operation and algorithm (and CUB's, when compared); per sort operation (`rate-sort_keys_u32.svg`,
+//! ...), the rate against N of every sort algorithm of the run with CUB's radix and merge sorts; and a per-pass
+//! GPU time breakdown of every operation and algorithm at its largest N.
 
 use super::Report;
 use plotters::prelude::*;
@@ -218,6 +219,71 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> 
         rate_plot(
             &path,
             &format!("vksort {fam} on {}", report.device),
+            &series,
+        )?;
+        out.push(path);
+    }
+    // per sort operation: one line per algorithm (every algorithm of the run, new families included) and CUB's
+    // radix and merge sorts, on the uniform distribution (else the first measured)
+    let bases: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for r in report.rows.iter().filter(|r| r.family == "sort") {
+            if !v.contains(&r.base_op) {
+                v.push(r.base_op.clone());
+            }
+        }
+        v
+    };
+    for base in bases {
+        let rows: Vec<&super::Row> = report
+            .rows
+            .iter()
+            .filter(|r| r.base_op == base && r.verified)
+            .collect();
+        let Some(dist) = rows
+            .iter()
+            .find(|r| r.dist == "uniform")
+            .or(rows.first())
+            .map(|r| r.dist.clone())
+        else {
+            continue;
+        };
+        let mut series: Vec<Series> = Vec::new();
+        let mut add = |name: String, p: (f64, f64)| match series.iter_mut().find(|s| s.0 == name) {
+            Some(s) => {
+                if !s.1.contains(&p) {
+                    s.1.push(p)
+                }
+            }
+            None => series.push((name, vec![p])),
+        };
+        for r in rows.iter().filter(|r| r.dist == dist) {
+            add(r.algo.clone(), (r.n as f64, r.gitems_per_s));
+            if let Some(ms) = r.cub_ms {
+                add(
+                    "CUB radix sort".into(),
+                    (r.n as f64, r.n as f64 / (ms * 1e6)),
+                );
+            }
+            if let Some(ms) = r.cub_merge_ms {
+                add(
+                    "CUB merge sort".into(),
+                    (r.n as f64, r.n as f64 / (ms * 1e6)),
+                );
+            }
+        }
+        for s in series.iter_mut() {
+            s.1.sort_by(|a, b| a.0.total_cmp(&b.0));
+        }
+        let file = if dist == "uniform" {
+            format!("rate-{base}.svg")
+        } else {
+            format!("rate-{base}-{dist}.svg")
+        };
+        let path = dir.join(file);
+        rate_plot(
+            &path,
+            &format!("{base} ({dist}) on {}: G keys/s", report.device),
             &series,
         )?;
         out.push(path);

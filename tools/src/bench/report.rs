@@ -1,7 +1,8 @@
-//! The benchmark's outputs: a text table (and with `--explain` the per-pass model comparison), CSV, JSON and
-//! CUB-format CSV. Files are written to a temporary name and renamed.
+//! The benchmark's outputs: a text table (and with `--explain` the per-pass model comparison), CSV, JSON,
+//! CUB-format CSV, the skipped configurations as CSV, and the markdown tables of [`super::tables`]. Files are
+//! written to a temporary name and renamed.
 
-use super::{compare, Report, Row};
+use super::{compare, tables, Report, Row};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +36,7 @@ pub fn table(report: &Report) -> String {
         writeln!(s, "CUB figures from: {d}").unwrap();
     }
     let has_cub = report.rows.iter().any(|r| r.cub_ms.is_some());
+    let has_merge = report.rows.iter().any(|r| r.cub_merge_ms.is_some());
     write!(
         s,
         "{:<36} {:<17} {:<10} {:>6} {:>10} {:>21} {:>9} {:>8} {:>6} {:>9}",
@@ -52,6 +54,9 @@ pub fn table(report: &Report) -> String {
     .unwrap();
     if has_cub {
         write!(s, " {:>9} {:>8}", "CUB ms", "CUB/vk").unwrap();
+    }
+    if has_merge {
+        write!(s, " {:>9} {:>8}", "merge ms", "merge/vk").unwrap();
     }
     s.push('\n');
     for r in &report.rows {
@@ -86,6 +91,15 @@ pub fn table(report: &Report) -> String {
         if has_cub {
             write!(s, " {:>9} {:>8}", opt(r.cub_ms, 4), opt(r.cub_ratio, 2)).unwrap();
         }
+        if has_merge {
+            write!(
+                s,
+                " {:>9} {:>8}",
+                opt(r.cub_merge_ms, 4),
+                opt(r.cub_merge_ratio, 2)
+            )
+            .unwrap();
+        }
         s.push('\n');
     }
     if !report.auto.is_empty() {
@@ -118,53 +132,114 @@ pub fn table(report: &Report) -> String {
             .unwrap();
         }
     }
-    if has_cub {
-        writeln!(
-            s,
-            "\nversus CUB (best vksort algorithm per op and N; ratio = CUB time / vksort time):"
-        )
-        .unwrap();
-        let mut seen: Vec<(String, String, u64)> = Vec::new();
-        for r in report.rows.iter().filter(|r| r.cub_ratio.is_some()) {
-            let k = (r.op.clone(), r.dist.clone(), r.n);
+    for (title, label, pick) in [
+        (
+            "versus CUB (best vksort algorithm per op and N; ratio = CUB time / vksort time):",
+            "CUB",
+            (|r: &Row| r.cub_ms.zip(r.cub_ratio)) as fn(&Row) -> Option<(f64, f64)>,
+        ),
+        (
+            "versus CUB's merge sort (best vksort algorithm, and the best comparison sort, per op and N; ratio = \
+             CUB merge sort time / vksort time):",
+            "CUB merge",
+            (|r: &Row| r.cub_merge_ms.zip(r.cub_merge_ratio)) as fn(&Row) -> Option<(f64, f64)>,
+        ),
+    ] {
+        if !report.rows.iter().any(|r| pick(r).is_some()) {
+            continue;
+        }
+        writeln!(s, "\n{title}").unwrap();
+        let mut seen: Vec<(String, u64)> = Vec::new();
+        for r in report.rows.iter().filter(|r| pick(r).is_some()) {
+            let k = (r.op.clone(), r.n);
             if seen.contains(&k) {
                 continue;
             }
             seen.push(k);
-            let best = report
-                .rows
-                .iter()
-                .filter(|x| x.op == r.op && x.n == r.n && x.dist == r.dist && x.cub_ratio.is_some())
-                .max_by(|a, b| a.cub_ratio.unwrap().total_cmp(&b.cub_ratio.unwrap()))
+            let same = |x: &&Row| x.op == r.op && x.n == r.n && pick(x).is_some();
+            let best_of = |filter: &dyn Fn(&Row) -> bool| {
+                report
+                    .rows
+                    .iter()
+                    .filter(same)
+                    .filter(|x| filter(x))
+                    .max_by(|a, b| pick(a).unwrap().1.total_cmp(&pick(b).unwrap().1))
+            };
+            let mut line = |best: &Row, what: &str| {
+                let (cub_ms, ratio) = pick(best).unwrap();
+                writeln!(
+                    s,
+                    "{:<36} {:>6} {:<17} {:>10.4} ms  {label} {:>10.4} ms  ratio {:.2}{what}",
+                    best.op,
+                    fmt_n(best.n),
+                    best.algo,
+                    best.ms_median,
+                    cub_ms,
+                    ratio
+                )
                 .unwrap();
-            writeln!(
-                s,
-                "{:<36} {:>6} {:<17} {:>10.4} ms  CUB {:>10.4} ms  ratio {:.2}",
-                best.op,
-                fmt_n(best.n),
-                best.algo,
-                best.ms_median,
-                best.cub_ms.unwrap(),
-                best.cub_ratio.unwrap()
-            )
-            .unwrap();
+            };
+            let best = best_of(&|_| true).unwrap();
+            line(best, "");
+            if label == "CUB merge" && tables::is_radix(&best.ran) {
+                if let Some(cmp) = best_of(&|x: &Row| !tables::is_radix(&x.ran)) {
+                    line(cmp, "  (best comparison sort)");
+                }
+            }
         }
     }
     if !report.skipped.is_empty() {
         writeln!(s, "\nskipped {} configurations:", report.skipped.len()).unwrap();
-        let mut reasons: Vec<(String, usize)> = Vec::new();
-        for k in &report.skipped {
-            let key = format!("{} {}: {}", k.op, k.algo, k.reason);
-            match reasons.iter_mut().find(|(r, _)| *r == key) {
-                Some((_, c)) => *c += 1,
-                None => reasons.push((key, 1)),
-            }
-        }
-        for (r, c) in reasons {
-            writeln!(s, "  {r} ({c}x)").unwrap();
+        for (algo, reason, ops, sizes, count) in skipped_groups(report) {
+            writeln!(
+                s,
+                "  {algo}: {reason} ({count}x: {} at {})",
+                ops.join(", "),
+                sizes
+            )
+            .unwrap();
         }
     }
     s
+}
+
+/// The skipped configurations grouped by (algorithm, reason): (algorithm, reason, the operations (at most
+/// four, then `...`), the sizes `2^a..2^b`, count).
+pub fn skipped_groups(report: &Report) -> Vec<(String, String, Vec<String>, String, usize)> {
+    let mut groups: Vec<(String, String, Vec<String>, u64, u64, usize)> = Vec::new();
+    for k in &report.skipped {
+        let g = match groups
+            .iter_mut()
+            .position(|g| g.0 == k.algo && g.1 == k.reason)
+        {
+            Some(i) => &mut groups[i],
+            None => {
+                groups.push((k.algo.clone(), k.reason.clone(), Vec::new(), k.n, k.n, 0));
+                groups.last_mut().unwrap()
+            }
+        };
+        if !g.2.contains(&k.base_op) {
+            g.2.push(k.base_op.clone());
+        }
+        g.3 = g.3.min(k.n);
+        g.4 = g.4.max(k.n);
+        g.5 += 1;
+    }
+    groups
+        .into_iter()
+        .map(|(algo, reason, mut ops, lo, hi, count)| {
+            if ops.len() > 4 {
+                ops.truncate(4);
+                ops.push("...".into());
+            }
+            let sizes = if lo == hi {
+                fmt_n(lo)
+            } else {
+                format!("{}..{}", fmt_n(lo), fmt_n(hi))
+            };
+            (algo, reason, ops, sizes, count)
+        })
+        .collect()
 }
 
 /// `--explain`: per pass, measured versus predicted time, achieved bandwidth and what bounds it.
@@ -231,12 +306,13 @@ pub fn explain(report: &Report) -> String {
 /// The CSV header line (with its newline).
 pub const CSV_HEADER: &str =
     "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,\
-model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio\n";
+model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio,cub_merge_ms,cub_merge_ratio,ran,\
+key_bits\n";
 
 /// One row as a CSV line (with its newline).
 pub fn csv_line(r: &Row) -> String {
     format!(
-        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{},{},{},{},{}\n",
         r.op,
         r.family,
         r.algo,
@@ -255,8 +331,33 @@ pub fn csv_line(r: &Row) -> String {
         r.roofline_fraction,
         r.predicted_ms,
         r.cub_ms.map_or(String::new(), |x| format!("{x:.5}")),
-        r.cub_ratio.map_or(String::new(), |x| format!("{x:.4}"))
+        r.cub_ratio.map_or(String::new(), |x| format!("{x:.4}")),
+        r.cub_merge_ms.map_or(String::new(), |x| format!("{x:.5}")),
+        r.cub_merge_ratio.map_or(String::new(), |x| format!("{x:.4}")),
+        r.ran,
+        r.key_bits
     )
+}
+
+/// The skipped configurations as CSV: `op,family,algo,key,value,dist,n,reason` (the reason quoted).
+pub fn skipped_csv(report: &Report) -> String {
+    let mut s = String::from("op,family,algo,key,value,dist,n,reason\n");
+    for k in &report.skipped {
+        writeln!(
+            s,
+            "{},{},{},{},{},{},{},\"{}\"",
+            k.op,
+            k.family,
+            k.algo,
+            k.key,
+            k.value,
+            k.dist,
+            k.n,
+            k.reason.replace('"', "'")
+        )
+        .unwrap();
+    }
+    s
 }
 
 /// The rows as CSV.
@@ -281,7 +382,8 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     })
 }
 
-/// Writes `bench.csv`, `bench.json`, `vksort-cub-format.csv` into `dir`; returns the paths.
+/// Writes `bench.csv`, `bench.json`, `vksort-cub-format.csv`, `skipped.csv` and `bench.md` (the sort tables)
+/// into `dir`; returns the paths.
 pub fn write_files(report: &Report, dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut out = Vec::new();
@@ -290,6 +392,8 @@ pub fn write_files(report: &Report, dir: &Path) -> std::io::Result<Vec<PathBuf>>
         ("bench.csv", csv(report)),
         ("bench.json", json),
         ("vksort-cub-format.csv", compare::to_cub_csv(report)),
+        ("skipped.csv", skipped_csv(report)),
+        ("bench.md", tables::markdown(report)),
     ] {
         let p = dir.join(name);
         write_atomic(&p, data.as_bytes())?;

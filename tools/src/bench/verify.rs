@@ -3,7 +3,8 @@
 //!
 //! Sort semantics checked: ascending (or descending) order of the order keys (see [`super::data`]) restricted to
 //! the bit range `[lo, hi)` when one is given; the output a permutation of the input; with values, pairs moved
-//! together and equal keys in their input order (stability).
+//! together and, for stable sorts, equal keys in their input order (an unstable sort, such as the bitonic sort,
+//! may leave equal keys in any order, their values with them).
 
 use super::data::Column;
 use std::fmt;
@@ -38,26 +39,28 @@ pub struct SortSpec {
     pub descending: bool,
     /// Only bits `[lo, hi)` of the order key take part in the comparison.
     pub bits: Option<(u32, u32)>,
+    /// The sort does not promise to keep equal keys in input order (values still travel with their keys).
+    pub unstable: bool,
 }
 
 impl SortSpec {
-    fn key(&self, col: &Column, i: usize) -> u64 {
+    fn key(&self, col: &Column, i: usize) -> u128 {
         let k = col.order_key(i);
         match self.bits {
             Some((lo, hi)) if hi > lo => {
                 let w = hi - lo;
-                let shifted = if lo >= 64 { 0 } else { k >> lo };
-                if w >= 64 {
+                let shifted = if lo >= 128 { 0 } else { k >> lo };
+                if w >= 128 {
                     shifted
                 } else {
-                    shifted & ((1u64 << w) - 1)
+                    shifted & ((1u128 << w) - 1)
                 }
             }
             Some(_) => 0,
             None => k,
         }
     }
-    fn out_of_order(&self, prev: u64, next: u64) -> bool {
+    fn out_of_order(&self, prev: u128, next: u128) -> bool {
         if self.descending {
             prev < next
         } else {
@@ -86,7 +89,7 @@ pub fn check_sorted(output: &Column, spec: &SortSpec) -> Result<(), Mismatch> {
 
 /// The input indices in the order a stable sort by `spec` puts them.
 fn stable_order(input: &Column, spec: &SortSpec) -> Vec<usize> {
-    let keys: Vec<u64> = (0..input.len()).map(|i| spec.key(input, i)).collect();
+    let keys: Vec<u128> = (0..input.len()).map(|i| spec.key(input, i)).collect();
     let mut idx: Vec<usize> = (0..input.len()).collect();
     if spec.descending {
         idx.sort_by(|&a, &b| keys[b].cmp(&keys[a]));
@@ -97,7 +100,7 @@ fn stable_order(input: &Column, spec: &SortSpec) -> Vec<usize> {
 }
 
 /// Exact check of a sort (keys, or keys and values): sorted, a permutation of the input, and with values,
-/// every pair intact and equal keys in their input order. O(n log n) on the host.
+/// every pair intact and (unless `spec.unstable`) equal keys in their input order. O(n log n) on the host.
 pub fn check_sort(
     input: &Column,
     output: &Column,
@@ -130,8 +133,8 @@ pub fn check_sort(
     match values {
         None => {
             // keys only: a permutation of the input (the order among keys equal in the compared bits is free)
-            let mut a: Vec<u64> = (0..input.len()).map(|i| input.raw_bits(i)).collect();
-            let mut b: Vec<u64> = (0..output.len()).map(|i| output.raw_bits(i)).collect();
+            let mut a: Vec<u128> = (0..input.len()).map(|i| input.raw_bits(i)).collect();
+            let mut b: Vec<u128> = (0..output.len()).map(|i| output.raw_bits(i)).collect();
             a.sort_unstable();
             b.sort_unstable();
             if a != b {
@@ -145,6 +148,34 @@ pub fn check_sort(
                         "not a permutation of the input: {} where the sorted input has {}",
                         output.format(i),
                         input.format(order[i])
+                    ),
+                ));
+            }
+        }
+        Some((vin, vout)) if spec.unstable => {
+            // pairs intact: the output's (key, value) pairs are the input's, as a multiset
+            let pairs = |k: &Column, v: &Column| {
+                let mut p: Vec<(u128, u128)> = (0..k.len())
+                    .map(|i| (k.raw_bits(i), v.raw_bits(i)))
+                    .collect();
+                p.sort_unstable();
+                p
+            };
+            if pairs(input, vin) != pairs(output, vout) {
+                let inp = pairs(input, vin);
+                let i = (0..output.len())
+                    .find(|&i| {
+                        inp.binary_search(&(output.raw_bits(i), vout.raw_bits(i)))
+                            .is_err()
+                    })
+                    .unwrap_or(0);
+                return Err(bad(
+                    i,
+                    format!(
+                        "key {} with value {} is not a (key, value) pair of the input (pairs broken or not a \
+                         permutation)",
+                        output.format(i),
+                        vout.format(i)
                     ),
                 ));
             }
@@ -182,8 +213,8 @@ pub fn check_sort(
 
 /// Linear-time check of a sort for large inputs. With values that are the input index (`0..n`, as the CLI's
 /// `--random` and the benchmark give), it is exact: every value names a distinct input element whose key is
-/// the output key, and equal keys have increasing values. Keys only, the permutation check is a multiset hash
-/// (a wrong result passes with probability about 2^-64).
+/// the output key, and (unless `spec.unstable`) equal keys have increasing values. Keys only, the permutation
+/// check is a multiset hash (a wrong result passes with probability about 2^-64).
 pub fn check_sort_fast(
     input: &Column,
     output: &Column,
@@ -201,10 +232,10 @@ pub fn check_sort_fast(
                 return Err(bad(v.len().min(n), "value count differs from key count"));
             }
             let mut seen = vec![false; n];
-            let mut prev: Option<(u64, u64)> = None;
+            let mut prev: Option<(u128, u128)> = None;
             for i in 0..n {
                 let src = v.raw_bits(i);
-                if src >= n as u64 || seen[src as usize] {
+                if src >= n as u128 || seen[src as usize] {
                     return Err(bad(
                         i,
                         format!(
@@ -227,7 +258,7 @@ pub fn check_sort_fast(
                 }
                 let k = spec.key(output, i);
                 if let Some((pk, pv)) = prev {
-                    if pk == k && pv > src {
+                    if !spec.unstable && pk == k && pv > src {
                         return Err(bad(
                             i,
                             format!("equal keys out of input order (value {pv} before {src})"),
@@ -253,8 +284,14 @@ pub fn check_sort_fast(
 pub fn multiset_hash(col: &Column) -> (u64, u64) {
     let mut s1 = 0u64;
     let mut s2 = 0u64;
+    let zero_high = super::dist::hash(0x8765_4321, 0);
     for i in 0..col.len() {
-        let h = super::dist::hash(0x1234_5678, col.raw_bits(i));
+        let r = col.raw_bits(i);
+        let high = match (r >> 64) as u64 {
+            0 => zero_high,
+            h => super::dist::hash(0x8765_4321, h),
+        };
+        let h = super::dist::hash(0x1234_5678 ^ high, r as u64);
         s1 = s1.wrapping_add(h);
         s2 ^= h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
@@ -269,13 +306,13 @@ pub fn check_scan(input: &Column, output: &Column, inclusive: bool) -> Result<()
             format!("{} elements in, {} out", input.len(), output.len()),
         ));
     }
-    let wide = input.ty().bytes() == 8;
-    let mut acc = 0u64;
+    let mask = input.ty().mask();
+    let mut acc = 0u128;
     for i in 0..input.len() {
         let x = input.raw_bits(i);
         let expect = if inclusive { acc.wrapping_add(x) } else { acc };
         acc = acc.wrapping_add(x);
-        let expect = if wide { expect } else { expect & 0xffff_ffff };
+        let expect = expect & mask;
         if output.raw_bits(i) != expect {
             return Err(bad(
                 i,
@@ -292,7 +329,7 @@ pub fn check_scan(input: &Column, output: &Column, inclusive: bool) -> Result<()
 
 /// What a compaction keeps: the elements whose flag is non-zero, or with no flags, the non-zero elements.
 pub fn compact_expected(input: &Column, flags: Option<&Column>) -> Column {
-    let keep: Vec<u64> = (0..input.len())
+    let keep: Vec<u128> = (0..input.len())
         .filter(|&i| match flags {
             Some(f) => f.raw_bits(i) != 0,
             None => input.raw_bits(i) != 0,
@@ -334,14 +371,13 @@ pub fn check_compact(
     Ok(())
 }
 
-/// The CPU reduction (`sum` wrapping, `min`, `max`) of u32 or u64 elements, as raw bits.
-pub fn cpu_reduce(input: &Column, op: &str) -> u64 {
-    let wide = input.ty().bytes() == 8;
-    let mask = if wide { u64::MAX } else { 0xffff_ffff };
+/// The CPU reduction (`sum` wrapping, `min`, `max`) of unsigned elements, as raw bits.
+pub fn cpu_reduce(input: &Column, op: &str) -> u128 {
+    let mask = input.ty().mask();
     let it = (0..input.len()).map(|i| input.raw_bits(i));
     match op {
         "min" => it.min().unwrap_or(mask),
         "max" => it.max().unwrap_or(0),
-        _ => it.fold(0u64, |a, x| a.wrapping_add(x)) & mask,
+        _ => it.fold(0u128, |a, x| a.wrapping_add(x)) & mask,
     }
 }

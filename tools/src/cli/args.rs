@@ -53,7 +53,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "S", default_value_t = 1)]
     pub seed: u64,
     /// Distribution of --random: uniform, gaussian, bucket, sorted, reverse, zero, staggered, few-unique,
-    /// entropy-K (K random words ANDed).
+    /// entropy-K (K random words ANDed), visibility (view depths of a particle cloud seen from a camera; see
+    /// `vksort_tools::bench::dist`).
     #[arg(long, value_name = "D", default_value = "uniform")]
     pub dist: String,
 }
@@ -77,7 +78,8 @@ pub struct OutputArgs {
 
 #[derive(Args, Debug)]
 pub struct SortArgs {
-    /// Key type: u32, i32, f32, u64, i64, f64.
+    /// Key type: u32, i32, f32, u64, i64, f64, u128 (little-endian 16-byte words in files; decimal or 0x hex
+    /// in text). The radix sorts take keys of up to 64 bits; u128 keys go to the comparison sorts.
     #[arg(long, default_value = "u32", value_name = "TYPE")]
     pub keys: String,
     /// Value type carried with the keys: none, u32, u64. Random input (or a key file without
@@ -96,7 +98,9 @@ pub struct SortArgs {
     /// Sort by bits LO..HI of the key's order-preserving image only (e.g. 0..16).
     #[arg(long, value_name = "LO..HI")]
     pub bits: Option<String>,
-    /// Algorithm: auto (the calibrated model picks), onesweep, reduce-then-scan, small, msd.
+    /// Algorithm: auto (the calibrated model picks among the stable ones), or any name `vksort info` lists
+    /// (onesweep, reduce-then-scan, small, msd, bitonic, ...). One that cannot sort the key type is refused
+    /// with the list of those that can.
     #[arg(long, default_value = "auto", value_name = "ALGO")]
     pub algo: String,
     #[command(flatten)]
@@ -150,19 +154,21 @@ pub struct BenchArgs {
     /// Families: sort, scan, compact, reduce, copy.
     #[arg(long, value_delimiter = ',', value_name = "OP,...")]
     pub ops: Option<Vec<String>>,
-    /// Sort algorithms to run (default: all of this build).
+    /// Sort algorithms to run (default or `all`: every one of this build, the library's SortAlgorithm::ALL).
     #[arg(long, value_delimiter = ',', value_name = "ALGO,...")]
     pub algos: Option<Vec<String>>,
     /// Scan algorithms to run (default: all of this build).
     #[arg(long, value_delimiter = ',', value_name = "ALGO,...")]
     pub scan_algos: Option<Vec<String>>,
-    /// Key types (default u32,f32,u64).
+    /// Key types: u32, i32, f32, u64, i64, f64, u128 (default u32,f32,u64). Algorithms that refuse a key type
+    /// (the radix sorts and u128) are skipped with a note.
     #[arg(long, value_delimiter = ',', value_name = "TYPE,...")]
     pub keys: Option<Vec<String>>,
     /// Value types: none, u32, u64 (default none,u32).
     #[arg(long, value_delimiter = ',', value_name = "TYPE,...")]
     pub values: Option<Vec<String>>,
-    /// Distributions (default uniform; `all` for every one).
+    /// Distributions (default uniform; `all` for every one; `paper` for the GPU-quicksort paper's uniform,
+    /// gaussian, bucket, sorted, zero, staggered, visibility).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
     pub dists: Option<Vec<String>>,
     /// Timed repeats per configuration (default 10; 3 with --quick).
@@ -183,9 +189,11 @@ pub struct BenchArgs {
     /// A small sweep (sizes 2^10 and 2^14, u32 keys, 3 repeats).
     #[arg(long)]
     pub quick: bool,
-    /// CUB's figures (the CSV of cub_bench.cu) to compare with.
-    #[arg(long, value_name = "CUB.CSV")]
-    pub compare: Option<PathBuf>,
+    /// CUB's figures to compare with: the CSV of cub_bench.cu and/or scripts/anchors/cub_merge_bench.cu
+    /// (comma-separated or repeated; a later file's figure of the same op and N wins). `merge_<op>` lines are
+    /// CUB's merge sort, reported beside its radix sort.
+    #[arg(long, value_name = "CUB.CSV,...", value_delimiter = ',')]
+    pub compare: Vec<PathBuf>,
     /// Print, per pass, predicted versus measured time and what bounds it.
     #[arg(long)]
     pub explain: bool,

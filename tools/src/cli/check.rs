@@ -8,7 +8,7 @@ use crate::bench::ops::{self, Input, OpSpec, Output};
 pub fn report(spec: &OpSpec, input: &Input, out: &Output) -> i32 {
     match ops::verify(spec, input, out, true) {
         Ok(()) => {
-            eprintln!("check passed: {}", what(spec));
+            eprintln!("check passed: {}", what(spec, out));
             0
         }
         Err(m) => {
@@ -18,8 +18,13 @@ pub fn report(spec: &OpSpec, input: &Input, out: &Output) -> i32 {
     }
 }
 
-fn what(spec: &OpSpec) -> &'static str {
+fn what(spec: &OpSpec, out: &Output) -> &'static str {
+    let stable = !matches!(out.algorithm, Some(a) if !ops::sort_stable(a));
     match spec {
+        OpSpec::Sort { value: Some(_), .. } if !stable => {
+            "sorted, a permutation of the input, every value with its key (an unstable sort: equal keys in any \
+             order)"
+        }
         OpSpec::Sort { value: Some(_), .. } => {
             "sorted, a permutation of the input, equal keys in input order"
         }

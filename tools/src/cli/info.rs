@@ -93,6 +93,9 @@ pub fn run(selected: Option<&str>) -> Result<i32> {
             plan,
             plan.workgroup_size(caps, 256)
         );
+        for line in crate::bench::ops::sort_families_summary() {
+            println!("    sort family {line}");
+        }
         for line in crate::bench::ops::policy_summary(caps) {
             println!("    policy: {line}");
         }

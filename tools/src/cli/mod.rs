@@ -223,12 +223,15 @@ fn finish(
     } else {
         format!("{} {unit}/s", io::fmt_rate(n / (gpu_ms * 1e-3)))
     };
+    let algo = match out.algorithm {
+        Some(a) if a.name() != spec.algo() => format!("{} -> {}", spec.algo(), a.name()),
+        _ => spec.algo(),
+    };
     let line = format!(
-        "{verb_line} on {} in {} GPU ({rate}), {:.0} ms total [{}]",
+        "{verb_line} on {} in {} GPU ({rate}), {:.0} ms total [{algo}]",
         ctx.caps().name,
         io::fmt_ms(gpu_ms.max(0.0)),
         start.elapsed().as_secs_f64() * 1e3,
-        spec.algo()
     );
     // stdout carries data when printing or writing to `-`: the report line then goes to stderr
     if o.print || o.output.as_deref() == Some("-") || output_values == Some("-") {
@@ -298,6 +301,19 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         bail!(
             "sort algorithm `{}` is not in this build of vksort",
             spec.algo()
+        );
+    }
+    if let Err(reason) = ops::sort_check(&ctx, &spec, n as u64) {
+        let can = ops::sort_algorithms_for(&ctx, &spec, n as u64);
+        bail!(
+            "sort algorithm `{}` cannot sort {n} {key} keys{} here: {reason} (algorithms that can: {})",
+            spec.algo(),
+            value.map_or(String::new(), |v| format!(" with {v} values")),
+            if can.is_empty() {
+                "none".to_string()
+            } else {
+                can.join(", ")
+            }
         );
     }
     let input = Input {
@@ -497,6 +513,8 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     if let Some(d) = a.dists {
         opts.dists = if d.iter().any(|x| x == "all") {
             Dist::ALL.to_vec()
+        } else if d.iter().any(|x| x == "paper") {
+            Dist::PAPER.to_vec()
         } else {
             d.iter()
                 .map(|s| s.parse::<Dist>().map_err(|e| anyhow::anyhow!(e)))
@@ -504,12 +522,16 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         };
     }
     if let Some(al) = a.algos {
-        opts.sort_algos = Some(algorithm_names(
-            &al,
-            ops::sort_algorithm_name,
-            "sort",
-            &sort_algos(),
-        )?);
+        opts.sort_algos = if al.iter().any(|x| x == "all") {
+            None
+        } else {
+            Some(algorithm_names(
+                &al,
+                ops::sort_algorithm_name,
+                "sort",
+                &sort_algos(),
+            )?)
+        };
     }
     if let Some(al) = a.scan_algos {
         opts.scan_algos = Some(algorithm_names(
@@ -528,19 +550,19 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     opts.seed = a.seed;
     opts.descending = a.descending;
     if let Some(b) = &a.bits {
-        opts.bits = Some(parse_bits(b, ElemType::U64)?);
+        opts.bits = Some(parse_bits(b, ElemType::U128)?);
     }
-    let cub = match &a.compare {
-        Some(p) => {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading `{}`", p.display()))?;
-            Some(
-                bench::compare::parse(&text)
-                    .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-            )
+    let mut cub: Option<bench::compare::CubFigures> = None;
+    for p in &a.compare {
+        let text =
+            std::fs::read_to_string(p).with_context(|| format!("reading `{}`", p.display()))?;
+        let figures =
+            bench::compare::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        match &mut cub {
+            Some(c) => c.merge(figures),
+            None => cub = Some(figures),
         }
-        None => None,
-    };
+    }
     let ctx = context(device)?;
     eprintln!(
         "measuring the compute-copy roofline on {} ...",
@@ -556,7 +578,7 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
             c
         }
     };
-    let total = opts.plan(ctx.caps()).len() as u64;
+    let total = opts.plan(&ctx).len() as u64;
     let bar = indicatif::ProgressBar::with_draw_target(
         Some(total),
         indicatif::ProgressDrawTarget::stderr(),
