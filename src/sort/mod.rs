@@ -41,6 +41,7 @@ pub mod count;
 pub mod items;
 pub mod radix;
 pub mod registry;
+pub mod split;
 pub mod types;
 
 pub use algorithm::SortAlgorithm;
