@@ -21,6 +21,9 @@
 //!   `maxStorageBufferRange`, the device's subgroup operations and 64-bit support. A rejected call returns
 //!   a typed [`Error`] and records nothing.
 //! - `n = 0` records nothing.
+//! - [`Scanner::cmd_scan_indirect`] (look-back only): the same for up to `max_n` elements, the workgroup count
+//!   read on the GPU from a `VkDispatchIndirectCommand` (a prefix of the tiles is scanned; 0 groups scan
+//!   nothing), for callers whose length is decided on the GPU (the split radix sorts).
 //!
 //! Scratch layouts (every region starts at a multiple of max(16, `minStorageBufferOffsetAlignment`)):
 //! - `DecoupledLookback`: 16-byte header (tile counter, fallback counter) + 2 (u32) or 4 (u64) status words

@@ -1,7 +1,7 @@
 #version 460
-// split_bit_scatter.comp (vksort::split::bit_scatter): the scatter of the per-bit form: with zeros[i] the
-// exclusive scan of the flags of split_flags (zeros before key i) and Z the number of zeros, key i goes to
-// zeros[i] when its bit is 0, else to Z + i - zeros[i] (ones keep their order after the zeros: stable). Moves
+// split_bit_scatter.comp (vksort::split::bit_scatter): the scatter of the per-bit form. With zeros the
+// exclusive scan of the flags of split_flags (zeros[i]: the zeros before key i) and Z the number of zeros, key i
+// goes to zeros[i] when its bit is 0, else to Z + i - zeros[i] (ones keep their order after the zeros). Moves
 // the raw key and its value from the source side to the destination side. Reads k + v + 4 bytes and writes
 // k + v bytes per key. Dispatched indirectly: 0 workgroups when the pass does not run.
 #include "common.glsl"

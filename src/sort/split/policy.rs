@@ -7,7 +7,9 @@ use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::scan::ScanPolicy;
+use crate::sort::config::SortConfig;
 use crate::sort::items::Items;
+use crate::sort::types::{KeyType, ValueType};
 
 /// The most digit bits one pass of the blocked form takes (the split words carry the digit in 8 bits).
 pub const MAX_DIGIT_BITS: u32 = 8;
@@ -36,6 +38,17 @@ pub struct SplitPolicy {
 }
 
 impl SplitPolicy {
+    /// The policy a sorter picks on a device for keys `key` with values `value` when it is given none.
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
+        let config = SortConfig {
+            key,
+            value,
+            ..Default::default()
+        };
+        let items = Items::new(&config).expect("the full bit range is valid");
+        Self::for_items(caps, &items)
+    }
+
     /// The device's policy for `items` (the blocked form's shared memory grows with the key words).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
