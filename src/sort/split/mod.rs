@@ -450,8 +450,11 @@ impl SortBackend for SplitSort {
     }
 
     /// The passes of a sort of `n` keys whose every bit in the range varies (uniform keys): fewer run where
-    /// fewer bits vary.
+    /// fewer bits vary (those recorded for the other bits cost their dispatches only). Nothing for n <= 1.
     fn workload(&self, algorithm: SortAlgorithm, n: u64) -> Vec<PassModel> {
+        if n <= 1 {
+            return Vec::new();
+        }
         let k = (self.items.key_words * 4) as f64;
         let v = (self.items.val_words * 4) as f64;
         let nf = n as f64;
