@@ -30,17 +30,10 @@ fn main() -> anyhow::Result<()> {
         max_n: n,
         ..Default::default()
     };
-    let caps = ctx.caps();
-    let builder = Sorter::builder(&ctx, config);
-    let builder = match (algorithm, &spec) {
-        (SortAlgorithm::Bitonic, Some(s)) => {
-            builder.tuning(vksort::sort::bitonic::BitonicPolicy::for_sort(caps, key, value).with_overrides(s)?)
-        }
-        (_, Some(s)) => builder.tuning(
-            vksort::sort::radix::RadixPolicy::for_sort(caps, key, value).with_overrides(s)?,
-        ),
-        (_, None) => builder,
-    };
+    let mut builder = Sorter::builder(&ctx, config);
+    if let Some(s) = &spec {
+        builder = builder.policy_overrides(s)?;
+    }
     let sorter = builder.build()?;
     // VKSORT_ENTROPY=k: each key word the AND of k random words (skewed keys; default 1: uniform).
     let and_of: u32 = std::env::var("VKSORT_ENTROPY").map_or(Ok(1), |s| s.parse())?;

@@ -4,7 +4,8 @@
 //! 8 + 8 for u64), plus 8 (u32) or 16 (u64) status bytes per tile written and a few read per look-back.
 //!
 //! Scratch: the region given here (cleared to zero by this pass's fill): 16-byte header and the tiles'
-//! status words (layout and protocol in `glsl/include/lookback.glsl`).
+//! status words (layout and protocol in `glsl/include/lookback.glsl`). [`record_indirect`] is the same pass with
+//! its workgroup count read on the GPU (the tiles are claimed in order, so any number of them scans a prefix).
 
 use super::ScanElem;
 use crate::error::Result;
@@ -47,5 +48,29 @@ pub fn record(
         &[input, output, status],
         &LookbackPush { n, groups: tiles },
         tiles,
+    )
+}
+
+/// [`record`] with the workgroup count read on the GPU from `args` (see [`super::Scanner::cmd_scan_indirect`]):
+/// the clear of `status`, then the look-back pass over at most `n` elements in at most `tiles` tiles.
+#[allow(clippy::too_many_arguments)]
+pub fn record_indirect(
+    rec: &mut Recorder,
+    kernel: &Kernel,
+    input: BufferRef,
+    output: BufferRef,
+    status: BufferRef,
+    n: u32,
+    tiles: u32,
+    args: BufferRef,
+) -> Result<()> {
+    rec.fill("vksort::scan::clear", status, 0)?;
+    rec.barrier();
+    rec.dispatch_indirect(
+        "vksort::scan::lookback",
+        kernel,
+        &[input, output, status],
+        &LookbackPush { n, groups: tiles },
+        args,
     )
 }

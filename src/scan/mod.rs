@@ -21,6 +21,9 @@
 //!   `maxStorageBufferRange`, the device's subgroup operations and 64-bit support. A rejected call returns
 //!   a typed [`Error`] and records nothing.
 //! - `n = 0` records nothing.
+//! - [`Scanner::cmd_scan_indirect`] (look-back only): the same for up to `max_n` elements, the workgroup count
+//!   read on the GPU from a `VkDispatchIndirectCommand` (a prefix of the tiles is scanned; 0 groups scan
+//!   nothing), for callers whose length is decided on the GPU (the split radix sorts).
 //!
 //! Scratch layouts (every region starts at a multiple of max(16, `minStorageBufferOffsetAlignment`)):
 //! - `DecoupledLookback`: 16-byte header (tile counter, fallback counter) + 2 (u32) or 4 (u64) status words
@@ -585,20 +588,110 @@ impl Scanner {
         scratch: BufferRef,
         n: u64,
     ) -> Result<()> {
+        let same = self.check_scan(rec.ctx(), &input, &output, &scratch, n)?;
+        if n == 0 {
+            return Ok(());
+        }
+        let bytes = n * self.config.elem.bytes();
+        let input = input.slice(0, bytes);
+        let output = output.slice(0, bytes);
+        let n32 = n as u32;
+        rec.scope("vksort::scan", |rec| match self.config.algorithm {
+            ScanAlgorithm::DecoupledLookback => {
+                self.record_lookback(rec, input, output, scratch, n32, same)
+            }
+            ScanAlgorithm::ReduceThenScan => self.record_rts(rec, input, output, scratch, n32),
+            ScanAlgorithm::Blelloch => self.record_blelloch(rec, input, output, scratch, n32),
+            ScanAlgorithm::HillisSteele => self.record_hs(rec, input, output, scratch, n32),
+        })
+    }
+
+    /// Records a scan whose length is decided on the GPU: like [`Scanner::cmd_scan`] for up to `max_n`
+    /// elements (buffers, scratch and checks as for `max_n`), but the look-back pass is dispatched indirectly
+    /// with the workgroup count in `args` (a `VkDispatchIndirectCommand` at a 4-byte aligned offset, with
+    /// `INDIRECT_BUFFER` usage, written before the caller's last barrier). A grid of `x * y` workgroups scans
+    /// the first `min(x * y * tile_size(), max_n)` elements (the other elements of `output` are not written;
+    /// `x * y` beyond `max_n.div_ceil(tile_size())` counts as that); 0 workgroups scan nothing. Passes:
+    /// `vksort::scan::clear` (the fill of the status region, always) and `vksort::scan::lookback`
+    /// (indirect). Only [`ScanAlgorithm::DecoupledLookback`] (its tiles are claimed in order, so any prefix
+    /// of the tiles is a complete scan); other algorithms are rejected with [`Error::InvalidPolicy`].
+    /// `max_n = 0` records nothing.
+    pub fn cmd_scan_indirect(
+        &self,
+        rec: &mut Recorder,
+        input: BufferRef,
+        output: BufferRef,
+        scratch: BufferRef,
+        max_n: u64,
+        args: BufferRef,
+    ) -> Result<()> {
+        if self.config.algorithm != ScanAlgorithm::DecoupledLookback {
+            return Err(Error::InvalidPolicy {
+                family: "scan",
+                what: format!(
+                    "an indirect scan needs the look-back algorithm, not {}",
+                    self.config.algorithm.name()
+                ),
+            });
+        }
         let ctx = rec.ctx();
+        let same = self.check_scan(ctx, &input, &output, &scratch, max_n)?;
+        if args.offset % 4 != 0 {
+            return Err(Error::Misaligned {
+                what: "indirect arguments",
+                offset: args.offset,
+                alignment: 4,
+            });
+        }
+        args.check(
+            ctx,
+            "indirect arguments",
+            12,
+            vk::BufferUsageFlags::INDIRECT_BUFFER,
+        )?;
+        if max_n == 0 {
+            return Ok(());
+        }
+        let bytes = max_n * self.config.elem.bytes();
+        let kernel = self.kernel_lookback(same)?;
+        let tiles = self.tiles(max_n) as u32;
+        let status = scratch.slice(0, lookback::status_bytes(tiles as u64, self.config.elem));
+        rec.scope("vksort::scan", |rec| {
+            lookback::record_indirect(
+                rec,
+                &kernel,
+                input.slice(0, bytes),
+                output.slice(0, bytes),
+                status,
+                max_n as u32,
+                tiles,
+                args,
+            )
+        })
+    }
+
+    /// The checks of [`Scanner::cmd_scan`] for `n` elements; returns whether the scan is in place.
+    fn check_scan(
+        &self,
+        ctx: &Context,
+        input: &BufferRef,
+        output: &BufferRef,
+        scratch: &BufferRef,
+        n: u64,
+    ) -> Result<bool> {
         let caps = ctx.caps();
         check_device(caps, self.config.elem)?;
         let eb = self.config.elem.bytes();
         check_count(caps, n, eb)?;
         let bytes = n * eb;
-        check_data(ctx, &input, "input", bytes)?;
-        check_data(ctx, &output, "output", bytes)?;
+        check_data(ctx, input, "input", bytes)?;
+        check_data(ctx, output, "output", bytes)?;
         let mut scratch_usage = vk::BufferUsageFlags::STORAGE_BUFFER;
         if self.config.algorithm == ScanAlgorithm::DecoupledLookback {
             scratch_usage |= vk::BufferUsageFlags::TRANSFER_DST;
         }
         let same = input.buffer == output.buffer && input.offset == output.offset;
-        if !same && overlaps(&input, &output, bytes) {
+        if !same && overlaps(input, output, bytes) {
             return Err(Error::Overlap {
                 what:
                     "scan input and output overlap partially (only an identical region is allowed)",
@@ -619,20 +712,7 @@ impl Scanner {
         }
         let scratch_needed = if n == 0 { 0 } else { self.scratch_bytes(n) };
         scratch.check(ctx, "scratch", scratch_needed, scratch_usage)?;
-        if n == 0 {
-            return Ok(());
-        }
-        let input = input.slice(0, bytes);
-        let output = output.slice(0, bytes);
-        let n32 = n as u32;
-        rec.scope("vksort::scan", |rec| match self.config.algorithm {
-            ScanAlgorithm::DecoupledLookback => {
-                self.record_lookback(rec, input, output, scratch, n32, same)
-            }
-            ScanAlgorithm::ReduceThenScan => self.record_rts(rec, input, output, scratch, n32),
-            ScanAlgorithm::Blelloch => self.record_blelloch(rec, input, output, scratch, n32),
-            ScanAlgorithm::HillisSteele => self.record_hs(rec, input, output, scratch, n32),
-        })
+        Ok(same)
     }
 
     fn record_lookback(

@@ -24,16 +24,26 @@ pub enum SortAlgorithm {
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
     /// global passes. See [`crate::sort::bitonic`].
     Bitonic,
+    /// Split radix sort, the blocked form (Satish et al.): LSD passes of `digit_bits` bits
+    /// ([`crate::sort::split::SplitPolicy`], default 4), each a per-tile digit histogram, a global scan, and
+    /// per tile `digit_bits` stable 1-bit splits in shared memory before the global scatter; only the bits
+    /// that vary between the keys are sorted on (decided on the GPU). See [`crate::sort::split`].
+    SplitRadix,
+    /// Split radix sort, the per-bit form (Seed 002): one global stable 1-bit split (flags, exclusive scan,
+    /// scatter) per bit that varies between the keys (decided on the GPU). See [`crate::sort::split`].
+    SplitRadixBit,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 6] = [
+    pub const ALL: [SortAlgorithm; 8] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
         SortAlgorithm::Bitonic,
+        SortAlgorithm::SplitRadix,
+        SortAlgorithm::SplitRadixBit,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -45,6 +55,8 @@ impl SortAlgorithm {
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
             SortAlgorithm::Bitonic => "bitonic",
+            SortAlgorithm::SplitRadix => "split-radix",
+            SortAlgorithm::SplitRadixBit => "split-radix-bit",
         }
     }
 

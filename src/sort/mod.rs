@@ -41,6 +41,7 @@ pub mod count;
 pub mod items;
 pub mod radix;
 pub mod registry;
+pub mod split;
 pub mod types;
 
 pub use algorithm::SortAlgorithm;
@@ -83,6 +84,22 @@ impl SorterBuilder {
         self
     }
 
+    /// Tuning sweeps: the policy of the configured algorithm's family (Auto: the first family that takes the
+    /// configuration) with the fields a comma-separated `key=value` string names changed (each family's
+    /// `with_overrides` lists its keys, e.g. [`radix::RadixPolicy::with_overrides`]). Unknown keys give
+    /// [`Error::InvalidPolicy`].
+    pub fn policy_overrides(mut self, spec: &str) -> Result<Self> {
+        let family = match self.config.algorithm {
+            SortAlgorithm::Auto => FAMILIES
+                .iter()
+                .find(|f| (f.supports)(&self.config).is_none())
+                .ok_or_else(|| unsupported(&self.config))?,
+            a => family_of(a).expect("every algorithm but Auto has a family"),
+        };
+        (family.parse_overrides)(&self.ctx, &self.config, spec, &mut self.overrides)?;
+        Ok(self)
+    }
+
     /// How Auto chooses (default [`Selector::Policy`]).
     pub fn selector(mut self, selector: Selector) -> Self {
         self.selector = selector;
@@ -117,7 +134,9 @@ impl SorterBuilder {
         // The families the sorter needs, each with the algorithms it may record (Auto standing for the
         // family's own policy choice). Auto considers only families that take the configuration and, to keep
         // the sort's stability promise, only stable algorithms.
-        let takes = |f: &&'static Family| (f.supports)(&config).is_none();
+        let takes = |f: &&'static Family| {
+            (f.supports)(&config).is_none() && f.algorithms.iter().any(|a| a.stable())
+        };
         let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
         {
             (SortAlgorithm::Auto, Selector::Policy) => {

@@ -22,6 +22,15 @@ pub(crate) type Factory = fn(
 /// Why a family cannot sort a configuration at all (a key type it does not take, say), or None.
 pub(crate) type Supports = fn(config: &SortConfig) -> Option<String>;
 
+/// Parses a `key=value,...` override string into the family's policy for a configuration (the device's policy
+/// with those fields changed) and adds it to `overrides`.
+pub(crate) type ParseOverrides = fn(
+    ctx: &Context,
+    config: &SortConfig,
+    spec: &str,
+    overrides: &mut Overrides,
+) -> Result<()>;
+
 /// An algorithm family.
 pub(crate) struct Family {
     /// Its name (the folder: `radix`).
@@ -31,12 +40,18 @@ pub(crate) struct Family {
     /// Whether it takes a configuration (checked before its factory runs).
     pub supports: Supports,
     pub new: Factory,
+    /// Its policy's override strings (tuning sweeps: `VKSORT_POLICY` in the tools and examples).
+    pub parse_overrides: ParseOverrides,
 }
 
 /// Every family, in the order Auto prefers them: without a cost model, [`SortAlgorithm::Auto`] is decided by
 /// the policy of the first family that takes the configuration (the radix sort, or merge sort for keys the
 /// radix sort does not take).
-pub(crate) const FAMILIES: &[Family] = &[super::radix::FAMILY, super::bitonic::FAMILY];
+pub(crate) const FAMILIES: &[Family] = &[
+    super::radix::FAMILY,
+    super::bitonic::FAMILY,
+    super::split::FAMILY,
+];
 
 /// The family that runs `algorithm` (None for Auto).
 pub(crate) fn family_of(algorithm: SortAlgorithm) -> Option<&'static Family> {

@@ -17,8 +17,8 @@ pub enum KeyType {
     I64,
     F64,
     /// 128-bit unsigned keys (Rust `u128`, little-endian: four u32 words, lowest first). Sorted by the
-    /// comparison sorts (merge sort, bitonic sort, WarpSort, quicksort); the radix sorts take keys of up to 64
-    /// bits and report [`crate::Error::UnsupportedAlgorithm`] for them.
+    /// comparison sorts (merge sort, bitonic sort, WarpSort, quicksort) and the split radix sorts; the radix
+    /// sorts take keys of up to 64 bits and report [`crate::Error::UnsupportedAlgorithm`] for them.
     U128,
 }
 

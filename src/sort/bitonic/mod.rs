@@ -49,6 +49,10 @@ pub(crate) const FAMILY: Family = Family {
     algorithms: &[SortAlgorithm::Bitonic],
     supports: |_| None,
     new: |ctx, config, overrides, _| Ok(Box::new(BitonicSort::new(ctx, config, overrides)?)),
+    parse_overrides: |ctx, config, spec, overrides| {
+        overrides.set(BitonicPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        Ok(())
+    },
 };
 
 /// The bitonic sort behind a [`crate::sort::Sorter`].

@@ -116,6 +116,10 @@ pub(crate) const FAMILY: Family = Family {
             )
         })
     },
+    parse_overrides: |ctx, config, spec, overrides| {
+        overrides.set(RadixPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        Ok(())
+    },
 };
 
 /// Usage flags the scratch buffer needs (plus `SHADER_DEVICE_ADDRESS` for sorts whose arrays exceed one

@@ -997,18 +997,13 @@ fn prepare_sort<'a>(
         unreachable!("prepare_sort takes sorts")
     };
     let config = sort_config(spec, n as u64)?;
-    let (kt, vt) = (config.key, config.value);
-    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's radix policy (see
-    // RadixPolicy::with_overrides); other families ignore it.
-    let policy = match std::env::var("VKSORT_POLICY") {
-        Ok(spec) if !spec.is_empty() && kt.bits() <= 64 => {
-            Some(RadixPolicy::for_sort(ctx.caps(), kt, vt).with_overrides(&spec)?)
-        }
-        _ => None,
-    };
+    // Tuning sweeps: VKSORT_POLICY overrides fields of the policy of the algorithm's family (see each
+    // family's `with_overrides`; Auto: the radix policy).
     let mut builder = Sorter::builder(ctx, config);
-    if let Some(p) = policy {
-        builder = builder.tuning(p);
+    if let Ok(overrides) = std::env::var("VKSORT_POLICY") {
+        if !overrides.is_empty() {
+            builder = builder.policy_overrides(&overrides)?;
+        }
     }
     let sorter = builder.build()?;
     let req = sorter.storage_requirements(n as u64);

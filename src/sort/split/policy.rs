@@ -1,0 +1,154 @@
+//! The split radix sort's policy: the tiling of its tile passes, the digit width of the blocked form and the
+//! scan's policy, chosen per device from its limits (shared memory, workgroup size, subgroup size) and passed
+//! to the shaders as specialization constants. Override it with `SorterBuilder::tuning(SplitPolicy { .. })`
+//! or, from a tuning string, [`SplitPolicy::with_overrides`].
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+use crate::policy::SubgroupPlan;
+use crate::scan::ScanPolicy;
+use crate::sort::config::SortConfig;
+use crate::sort::items::Items;
+use crate::sort::types::{KeyType, ValueType};
+
+/// The most digit bits one pass of the blocked form takes (the split words carry the digit in 8 bits).
+pub const MAX_DIGIT_BITS: u32 = 8;
+
+/// The largest tile of the blocked form's scatter (the split words carry the tile index in 16 bits).
+pub const MAX_TILE: u32 = 1 << 16;
+
+/// How the split radix sort's passes are tiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SplitPolicy {
+    /// Invocations per workgroup of the tile passes (`differ`, `flags`, `bit_scatter`, `histogram`,
+    /// `scatter`, `copy`): a power of two and a multiple of the subgroup size. Default 256 on GPUs, 128 on CPUs.
+    pub workgroup_size: u32,
+    /// Keys per invocation of the tile passes, 1..=32: a tile is `workgroup_size * keys_per_invocation` keys
+    /// (at most [`MAX_TILE`]). Each invocation scans this many keys sequentially in a split of the blocked
+    /// form (Satish et al.'s "vertical" scan; they found at least 13 per thread best on a GTX 280). Default 8,
+    /// less where the blocked form's tile would not fit the shared memory.
+    pub keys_per_invocation: u32,
+    /// Bits per pass of the blocked form ([`crate::sort::SortAlgorithm::SplitRadix`]), 1..=8: a pass is that
+    /// many 1-bit splits inside each tile, then one global scatter; the histograms hold `2^digit_bits` counters
+    /// per tile. Default 4 (Satish et al.'s D). The per-bit form (`SplitRadixBit`) always takes one bit per pass.
+    pub digit_bits: u32,
+    /// The look-back scan of the per-bit form's flags and of the blocked form's histograms. Default
+    /// [`ScanPolicy::for_device`].
+    pub scan: ScanPolicy,
+}
+
+impl SplitPolicy {
+    /// The policy a sorter picks on a device for keys `key` with values `value` when it is given none.
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
+        let config = SortConfig {
+            key,
+            value,
+            ..Default::default()
+        };
+        let items = Items::new(&config).expect("the full bit range is valid");
+        Self::for_items(caps, &items)
+    }
+
+    /// The device's policy for `items` (the blocked form's shared memory grows with the key words).
+    pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+        let wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }))
+            .max(plan.max);
+        let mut p = Self {
+            workgroup_size: wg,
+            keys_per_invocation: 8,
+            digit_bits: 4,
+            scan: ScanPolicy::for_device(caps),
+        };
+        while p.keys_per_invocation > 1
+            && scatter_shared_bytes(&p, items, plan.min) > caps.max_shared_memory as u64
+        {
+            p.keys_per_invocation /= 2;
+        }
+        p
+    }
+
+    /// Keys per tile of the tile passes.
+    pub fn tile(&self) -> u64 {
+        (self.workgroup_size * self.keys_per_invocation) as u64
+    }
+
+    /// Counters per tile of the blocked form's histograms (`2^digit_bits`).
+    pub fn radix(&self) -> u64 {
+        1 << self.digit_bits
+    }
+
+    /// Checks the policy against the device and the items.
+    pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
+        let plan = SubgroupPlan::for_device(caps);
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "split",
+                what,
+            })
+        };
+        let wg = self.workgroup_size;
+        if !wg.is_power_of_two() || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
+            return bad(format!(
+                "workgroup_size {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
+                plan.max, caps.max_workgroup_invocations
+            ));
+        }
+        if !(1..=32).contains(&self.keys_per_invocation) {
+            return bad(format!(
+                "keys_per_invocation {} must be in 1..=32",
+                self.keys_per_invocation
+            ));
+        }
+        if self.tile() > MAX_TILE as u64 {
+            return bad(format!(
+                "a tile of {} keys is above {MAX_TILE}",
+                self.tile()
+            ));
+        }
+        if !(1..=MAX_DIGIT_BITS).contains(&self.digit_bits) {
+            return bad(format!(
+                "digit_bits {} must be in 1..={MAX_DIGIT_BITS}",
+                self.digit_bits
+            ));
+        }
+        let need = scatter_shared_bytes(self, items, plan.min);
+        if need > caps.max_shared_memory as u64 {
+            return bad(format!(
+                "the scatter's tile of {} keys needs {need} bytes of shared memory; the device has {}",
+                self.tile(),
+                caps.max_shared_memory
+            ));
+        }
+        self.scan.validate(caps)
+    }
+
+    /// Overrides fields from a tuning string `key=value,...` (as `RadixPolicy::with_overrides`; the bench's
+    /// `VKSORT_POLICY` for the split algorithms). Keys: wg (workgroup_size), kpt (keys_per_invocation), bits
+    /// (digit_bits), scan_wg and scan_ipt (the scan's workgroup size and items per invocation). Nothing is
+    /// checked against a device here (the sorter does that).
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::policy::for_each_override(spec, "split", |k, v, bad| {
+            match k {
+                "wg" => self.workgroup_size = v,
+                "kpt" => self.keys_per_invocation = v,
+                "bits" => self.digit_bits = v,
+                "scan_wg" => self.scan.workgroup_size = v,
+                "scan_ipt" => self.scan.items_per_thread = v,
+                other => return Err(bad(format!("unknown key `{other}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
+    }
+}
+
+/// Shared memory of the blocked form's scatter (split_scatter.comp): the tile's raw keys, the split words with
+/// one padding word per 32, the per-digit offsets and the workgroup scan's partials (one per subgroup of at
+/// least `min_subgroup` invocations, and one).
+pub(crate) fn scatter_shared_bytes(p: &SplitPolicy, items: &Items, min_subgroup: u32) -> u64 {
+    let tile = p.tile();
+    let subgroups = (p.workgroup_size / min_subgroup.max(1)) as u64 + 1;
+    4 * (tile * items.key_words as u64 + tile + tile / 32 + p.radix() + subgroups)
+}
