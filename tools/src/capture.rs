@@ -1,5 +1,7 @@
 //! RenderDoc captures of vksort's work through RenderDoc's in-application API (`renderdoc_app.h`, API 1.6.0),
-//! for `vksort sort|scan|compact --capture FILE.rdc` and the capture tests.
+//! for `vksort sort|scan|compact --capture FILE.rdc` and the capture tests. The particle renderer example
+//! (`examples/particles`, `--capture`) and the root package's `tests/renderdoc.rs` include this file by path: it
+//! needs only vksort, ash, anyhow and libloading.
 //!
 //! Contract:
 //! - [`RenderDoc::load`] loads `librenderdoc.so` (RenderDoc's capture library, Debian's `librenderdoc`) and
@@ -18,6 +20,9 @@
 //!   option `DebugOutputMute` is off; `load` turns it off, so a context with validation on still receives
 //!   the validation errors (the RenderDoc tests check it). RenderDoc adds transfer usage to the buffers it
 //!   captures, so a missing `TRANSFER_*` usage goes unreported under capture.
+//! - [`summarize`] reads a capture back the way the RenderDoc GUI opens it (a replay on the local device, through
+//!   RenderDoc's Python module and `scripts/rdc-summary.py`, embedded here): its labelled regions and its named
+//!   resources.
 //! - Nothing here changes what vksort records: a capture shows the same passes, labels and names
 //!   (`VK_EXT_debug_utils`) as a run without RenderDoc. RenderDoc hides device features it cannot capture
 //!   (for example `bufferDeviceAddress` without `bufferDeviceAddressCaptureReplay`), so a context created under
@@ -27,6 +32,7 @@ use anyhow::{anyhow, bail, Context as _, Result};
 use ash::vk::Handle;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::Mutex;
 use vksort::Context;
 
@@ -226,4 +232,154 @@ impl RenderDoc {
         // SAFETY: RenderDoc's table is static data of the library, which `self` keeps loaded.
         unsafe { &*self.api }
     }
+}
+
+/// `scripts/rdc-summary.py`: prints a capture's regions and resources (see the script's docs).
+pub const SUMMARY_SCRIPT: &str = include_str!("../../scripts/rdc-summary.py");
+
+/// The Python interpreter RenderDoc's module is built for: Debian's `python3-renderdoc` installs it for the
+/// system interpreter, which another `python3` on the PATH (pyenv, a virtual environment) may hide.
+pub fn python() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
+/// Whether RenderDoc's Python module can be imported (Err: why not).
+pub fn python_module() -> Result<()> {
+    let out = Command::new(python())
+        .args(["-c", "import renderdoc"])
+        .env_remove(LAYER_ENV)
+        .output()
+        .with_context(|| format!("running {}", python()))?;
+    if !out.status.success() {
+        bail!(
+            "RenderDoc's Python module is missing (apt install python3-renderdoc): {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// A labelled region of a capture and the commands inside it (nested regions included).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// The nested labels, outermost first.
+    pub path: Vec<String>,
+    pub dispatches: u64,
+    pub draws: u64,
+    pub copies: u64,
+    pub clears: u64,
+}
+
+impl Region {
+    /// Every command inside: dispatches, draws, copies and clears (fills).
+    pub fn commands(&self) -> u64 {
+        self.dispatches + self.draws + self.copies + self.clears
+    }
+
+    /// The innermost label.
+    pub fn label(&self) -> &str {
+        self.path.last().map_or("", String::as_str)
+    }
+}
+
+/// A resource of a capture.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resource {
+    /// RenderDoc's resource type (`Buffer`, `Texture`, `PipelineState`, `Shader`, `ShaderBinding`, ...).
+    pub kind: String,
+    pub name: String,
+    /// The application named it (false: RenderDoc's generated name, e.g. "Buffer 123").
+    pub named: bool,
+}
+
+/// What a capture holds: its API, regions (in replay order) and resources.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub driver: String,
+    pub regions: Vec<Region>,
+    pub resources: Vec<Resource>,
+}
+
+impl Summary {
+    /// The regions directly inside the label path `parent` (`&[]`: the outermost ones), in order.
+    pub fn children(&self, parent: &[&str]) -> Vec<&Region> {
+        self.regions
+            .iter()
+            .filter(|r| {
+                r.path.len() == parent.len() + 1 && r.path.iter().zip(parent).all(|(a, b)| a == b)
+            })
+            .collect()
+    }
+
+    /// The labels of [`Summary::children`].
+    pub fn child_labels(&self, parent: &[&str]) -> Vec<&str> {
+        self.children(parent)
+            .into_iter()
+            .map(Region::label)
+            .collect()
+    }
+
+    /// Whether a resource of type `kind` carries the name `name` given by the application.
+    pub fn has_named(&self, kind: &str, name: &str) -> bool {
+        self.resources
+            .iter()
+            .any(|r| r.kind == kind && r.name == name && r.named)
+    }
+
+    /// The regions, one a line, for messages.
+    pub fn dump(&self) -> String {
+        self.regions
+            .iter()
+            .map(|r| format!("  {} ({} commands)", r.path.join(" > "), r.commands()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// Replays the capture `rdc` with RenderDoc's Python module and reads its regions and resources.
+pub fn summarize(rdc: &Path) -> Result<Summary> {
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(SUMMARY_SCRIPT)
+        .arg(rdc)
+        // The replay makes its own instance: keep RenderDoc's capture layer out of it.
+        .env_remove(LAYER_ENV)
+        .output()
+        .with_context(|| format!("running {}", python()))?;
+    if !out.status.success() {
+        bail!(
+            "reading {} with RenderDoc's Python module failed: {}",
+            rdc.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut s = Summary::default();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f.as_slice() {
+            ["driver", d] => s.driver = d.to_string(),
+            ["region", counts @ ..] if counts.len() > 4 => {
+                let n = |i: usize| counts[i].parse::<u64>().unwrap_or(0);
+                s.regions.push(Region {
+                    dispatches: n(0),
+                    draws: n(1),
+                    copies: n(2),
+                    clears: n(3),
+                    path: counts[4..].iter().map(|l| l.to_string()).collect(),
+                });
+            }
+            ["resource", kind, named, name @ ..] => s.resources.push(Resource {
+                kind: kind.to_string(),
+                named: *named == "1",
+                name: name.join("\t"),
+            }),
+            _ => bail!("unexpected line from rdc-summary.py: {line:?}"),
+        }
+    }
+    Ok(s)
 }

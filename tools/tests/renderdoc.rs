@@ -10,31 +10,22 @@
 //! - `cli_captures_sort_scan_and_compact`: `vksort sort|scan|compact --capture FILE.rdc --passes`, the passes it
 //!   prints against the capture's regions.
 //!
-//! Each capture is read by `scripts/rdc-summary.py` (RenderDoc's Python module, `/usr/bin/python3`), which replays
-//! it on the local device (lavapipe here) and prints its regions and resources as JSON. The tests skip, saying
+//! Each capture is read by `vksort_tools::capture::summarize` (`scripts/rdc-summary.py` with RenderDoc's Python
+//! module, `/usr/bin/python3`), which replays it on the local device (lavapipe here) and lists its regions and
+//! resources. The tests skip, saying
 //! why, only where RenderDoc (`librenderdoc`, `python3-renderdoc`) is not installed (`./dev` installs it; the
 //! GPU machine has none).
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 use vksort::gpu::{Buffer, Profiler};
 use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, ContextOptions};
-use vksort_tools::capture::{RenderDoc, LAYER_ENV};
+use vksort_tools::capture::{summarize, RenderDoc, Summary, LAYER_ENV};
 
 /// RenderDoc captures must not overlap; the context is shared.
 static LOCK: Mutex<()> = Mutex::new(());
-
-fn python() -> &'static str {
-    // Debian's python3-renderdoc is built for the system interpreter, not for another python3 on the PATH.
-    if Path::new("/usr/bin/python3").exists() {
-        "/usr/bin/python3"
-    } else {
-        "python3"
-    }
-}
 
 /// RenderDoc, loaded before any Vulkan instance of this process; None (with the reason printed) where it is not
 /// installed.
@@ -48,21 +39,10 @@ fn renderdoc() -> Option<&'static RenderDoc> {
                 return None;
             }
         };
-        let module = Command::new(python())
-            .args(["-c", "import renderdoc"])
-            .env_remove(LAYER_ENV)
-            .output();
-        match module {
-            Ok(o) if o.status.success() => Some(rd),
-            Ok(o) => {
-                println!(
-                    "skipped: RenderDoc's Python module is missing (apt install python3-renderdoc): {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
+        match vksort_tools::capture::python_module() {
+            Ok(()) => Some(rd),
             Err(e) => {
-                println!("skipped: cannot run {}: {e}", python());
+                println!("skipped: {e:#}");
                 None
             }
         }
@@ -85,99 +65,24 @@ fn tmp(name: &str) -> PathBuf {
     d
 }
 
-/// What `scripts/rdc-summary.py` reads from a capture.
-struct Summary {
-    /// Each labelled region: its path of labels and the (dispatches + draws + copies + clears) inside it.
-    regions: Vec<(Vec<String>, u64)>,
-    /// (type, name, named by the application).
-    resources: Vec<(String, String, bool)>,
-}
-
-impl Summary {
-    fn read(rdc: &Path) -> Summary {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/rdc-summary.py");
-        let out = Command::new(python())
-            .arg(&script)
-            .arg(rdc)
-            // The replay makes its own instance: keep RenderDoc's capture layer out of it.
-            .env_remove(LAYER_ENV)
-            .output()
-            .expect("run rdc-summary.py");
-        assert!(
-            out.status.success(),
-            "rdc-summary.py {} failed: {}",
-            rdc.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let v: Value = serde_json::from_slice(&out.stdout).expect("rdc-summary.py JSON");
-        assert_eq!(v["driver"], "Vulkan", "{v}");
-        let regions = v["regions"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                let path = r["path"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|s| s.as_str().unwrap().to_string())
-                    .collect();
-                let work = ["dispatches", "draws", "copies", "clears"]
-                    .iter()
-                    .map(|k| r[k].as_u64().unwrap())
-                    .sum();
-                (path, work)
-            })
-            .collect();
-        let resources = v["resources"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| {
-                (
-                    r["type"].as_str().unwrap().to_string(),
-                    r["name"].as_str().unwrap().to_string(),
-                    r["named"].as_bool().unwrap(),
-                )
-            })
-            .collect();
-        Summary { regions, resources }
-    }
-
-    /// The regions directly under the label path `parent`, in order, with their work.
-    fn children(&self, parent: &[&str]) -> Vec<(String, u64)> {
-        self.regions
-            .iter()
-            .filter(|(p, _)| {
-                p.len() == parent.len() + 1 && p.iter().zip(parent).all(|(a, b)| a == b)
-            })
-            .map(|(p, w)| (p.last().unwrap().clone(), *w))
-            .collect()
-    }
-
-    fn has_named(&self, ty: &str, name: &str) -> bool {
-        self.resources
-            .iter()
-            .any(|(t, n, named)| t == ty && n == name && *named)
-    }
-
-    /// Every buffer, pipeline, layout and shader module carries the name it was given (vksort's:
-    /// `vksort::<shader>`, `::layout`, `::set_layout`, `::module`).
-    fn assert_named(&self, what: &str) {
-        for (ty, name, named) in &self.resources {
-            if ["Buffer", "PipelineState", "ShaderBinding", "Shader"].contains(&ty.as_str()) {
-                assert!(*named, "{what}: {ty} `{name}` has no name of its own");
-            }
+/// Every buffer, pipeline, layout and shader module carries the name it was given (vksort's:
+/// `vksort::<shader>`, `::layout`, `::set_layout`, `::module`).
+fn assert_named(s: &Summary, what: &str) {
+    for r in &s.resources {
+        if ["Buffer", "PipelineState", "ShaderBinding", "Shader"].contains(&r.kind.as_str()) {
+            assert!(
+                r.named,
+                "{what}: {} `{}` has no name of its own",
+                r.kind, r.name
+            );
         }
     }
+}
 
-    fn dump(&self) -> String {
-        self.regions
-            .iter()
-            .map(|(p, w)| format!("  {} ({w} actions)", p.join(" > ")))
-            .collect::<Vec<_>>()
-            .join("\n")
-    }
+fn summary(rdc: &Path) -> Summary {
+    let s = summarize(rdc).unwrap_or_else(|e| panic!("{e:#}"));
+    assert_eq!(s.driver, "Vulkan");
+    s
 }
 
 #[test]
@@ -280,30 +185,32 @@ fn recorded_sorts_are_labelled_regions_of_a_capture() {
             sorted.windows(2).all(|w| w[0] >= w[1]),
             "{algo:?}: not sorted"
         );
-        let s = Summary::read(&rdc);
-        let frame = s.children(&[]);
+        let s = summary(&rdc);
         assert_eq!(
-            frame.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+            s.child_labels(&[]),
             ["renderdoc_test::frame"],
             "{algo:?}: regions at the top:\n{}",
             s.dump()
         );
-        let sort = s.children(&["renderdoc_test::frame"]);
         assert_eq!(
-            sort.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+            s.child_labels(&["renderdoc_test::frame"]),
             ["vksort::sort"],
             "{algo:?}: regions in the frame:\n{}",
             s.dump()
         );
         let passes = s.children(&["renderdoc_test::frame", "vksort::sort"]);
         assert_eq!(
-            passes.iter().map(|r| r.0.clone()).collect::<Vec<_>>(),
+            passes.iter().map(|r| r.label()).collect::<Vec<_>>(),
             labels,
             "{algo:?}: the capture's passes (left) are not the profiler's (right):\n{}",
             s.dump()
         );
-        for (label, work) in &passes {
-            assert!(*work > 0, "{algo:?}: region {label} holds no command");
+        for r in &passes {
+            assert!(
+                r.commands() > 0,
+                "{algo:?}: region {} holds no command",
+                r.label()
+            );
         }
         for name in [
             "renderdoc_test::keys",
@@ -317,11 +224,11 @@ fn recorded_sorts_are_labelled_regions_of_a_capture() {
                 s.resources
             );
         }
-        s.assert_named(&format!("{algo:?}"));
+        assert_named(&s, &format!("{algo:?}"));
         assert!(
             s.resources
                 .iter()
-                .any(|(t, n, _)| t == "PipelineState" && n.starts_with("vksort::radix_")),
+                .any(|r| r.kind == "PipelineState" && r.name.starts_with("vksort::radix_")),
             "{algo:?}: no vksort radix pipeline: {:?}",
             s.resources
         );
@@ -393,7 +300,7 @@ fn cli_captures_sort_scan_and_compact() {
             .filter_map(|l| l.split_whitespace().next())
             .collect();
         assert!(!printed.is_empty(), "no passes printed: {stderr}");
-        let s = Summary::read(&rdc);
+        let s = summary(&rdc);
         // The run's submission, the operation's scope (`vksort::sort`, `vksort::scan`, `vksort::compact`), its
         // passes.
         let scope = format!("vksort::{cmd}");
@@ -401,14 +308,13 @@ fn cli_captures_sort_scan_and_compact() {
         let regions = s.children(&parent);
         for label in &printed {
             assert!(
-                regions
-                    .iter()
-                    .any(|(r, w)| *w > 0 && (r == label || r.starts_with(&format!("{label}::")))),
+                regions.iter().any(|r| r.commands() > 0
+                    && (r.label() == *label || r.label().starts_with(&format!("{label}::")))),
                 "vksort {cmd}: pass {label} is not a region under {parent:?} in the capture:\n{}",
                 s.dump()
             );
         }
-        s.assert_named(&format!("vksort {cmd}"));
+        assert_named(&s, &format!("vksort {cmd}"));
         assert!(
             s.has_named("Buffer", "vksort::bench::input_keys"),
             "vksort {cmd}: {:?}",
