@@ -2,7 +2,7 @@
 //!
 //! ```sh
 //! cargo run --release --example particles -- --particles N --frames F --width W --height H --out FILE.png
-//!     [--algo NAME] [--no-sort] [--size S] [--seed S] [--device INDEX|NAME] [--quiet]
+//!     [--algo NAME] [--no-sort] [--size S] [--seed S] [--device INDEX|NAME] [--quiet] [--capture FILE.rdc]
 //! ```
 //!
 //! A headless renderer (`renderer.rs`; no window) with its own instance and device, adopted into vksort, renders
@@ -26,8 +26,16 @@
 //! (`--algo`, any `vksort::sort::SortAlgorithm::from_name` name, default `auto`), `sort` what it recorded
 //! (`none` with `--no-sort`). `VKSORT_VALIDATION=1` runs under the validation layer (with synchronization
 //! validation); any validation error makes the run fail (exit status 1). `VKSORT_DEVICE` picks the device as
-//! `--device` does.
+//! `--device` does. `--capture FILE.rdc` captures the last frame with RenderDoc (loading librenderdoc.so before the
+//! instance is created; its in-application API brackets the frame's submission): open it with
+//! `qrenderdoc FILE.rdc` to see `particles::frame` > `particles::simulate`, `particles::cull`, `vksort::sort` >
+//! `vksort::radix::...`, `particles::draw`, and every object by its name.
 
+// RenderDoc's in-application API: the command line's module, shared by path (its capture-reading half serves the
+// tests, not this example).
+#[path = "../../tools/src/capture.rs"]
+#[allow(dead_code)]
+mod capture;
 mod renderer;
 mod scene;
 
@@ -42,10 +50,12 @@ struct Args {
     out: PathBuf,
     algo: String,
     quiet: bool,
+    capture: Option<PathBuf>,
 }
 
 const USAGE: &str = "usage: particles [--particles N] [--frames F] [--width W] [--height H] [--out FILE.png] \
-                     [--algo NAME] [--no-sort] [--size S] [--seed S] [--device INDEX|NAME] [--quiet]";
+                     [--algo NAME] [--no-sort] [--size S] [--seed S] [--device INDEX|NAME] [--quiet] \
+                     [--capture FILE.rdc]";
 
 /// A count: an integer, or a float form such as 1e6.
 fn count(s: &str) -> Result<u32> {
@@ -64,7 +74,7 @@ fn parse() -> Result<Args> {
     let mut out = PathBuf::from("particles.png");
     let mut algo = "auto".to_string();
     let (mut sort, mut quiet) = (true, false);
-    let (mut size, mut seed, mut device) = (None, 1u64, None);
+    let (mut size, mut seed, mut device, mut capture) = (None, 1u64, None, None);
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut value = || {
@@ -83,6 +93,7 @@ fn parse() -> Result<Args> {
             "--seed" => seed = value()?.parse().context("--seed")?,
             "--device" => device = Some(value()?),
             "--quiet" => quiet = true,
+            "--capture" => capture = Some(PathBuf::from(value()?)),
             "-h" | "--help" => {
                 println!("{USAGE}");
                 std::process::exit(0);
@@ -111,6 +122,7 @@ fn parse() -> Result<Args> {
         out,
         algo,
         quiet,
+        capture,
     })
 }
 
@@ -121,6 +133,11 @@ fn ms(ns: f64) -> f64 {
 fn main() -> Result<()> {
     let args = parse()?;
     let opts = &args.opts;
+    // RenderDoc hooks only instances created after it is loaded.
+    let renderdoc = match &args.capture {
+        Some(_) => Some(capture::RenderDoc::load()?),
+        None => None,
+    };
     let mut r = Renderer::new(opts)?;
     let sort_name = r.sort_algorithm().map_or("none", |a| a.name());
     println!(
@@ -133,7 +150,7 @@ fn main() -> Result<()> {
         opts.validation
     );
     let quiet = args.quiet;
-    let stats = r.render(args.frames, |t: &FrameTimes| {
+    let print = move |t: &FrameTimes| {
         if !quiet {
             println!(
                 "frame {}: simulate {:.3} ms, cull {:.3} ms, sort {:.3} ms, draw {:.3} ms, total {:.3} ms",
@@ -145,7 +162,24 @@ fn main() -> Result<()> {
                 ms(t.total())
             );
         }
-    })?;
+    };
+    let stats = match (&renderdoc, &args.capture) {
+        (Some(rd), Some(path)) => {
+            // Every frame but the last, then the last one inside the capture.
+            let mut stats = r.render(args.frames - 1, print)?;
+            let ctx = r.context().clone();
+            let last = rd.capture(&ctx, path, "particles: one frame", || r.render(1, print))?;
+            stats.frames.extend(last.frames);
+            stats.wall += last.wall;
+            let (a, b, c) = rd.api_version();
+            println!(
+                "captured the last frame into {} (RenderDoc API {a}.{b}.{c}; open it with `qrenderdoc {0}`)",
+                path.display()
+            );
+            stats
+        }
+        _ => r.render(args.frames, print)?,
+    };
     let (image, visible) = r.read_image()?;
     write_png(&args.out, &image)?;
     let errors = r.take_validation_errors();

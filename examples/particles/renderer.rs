@@ -5,8 +5,8 @@
 //! Contract:
 //! - [`Renderer::new`] creates everything: an instance (with `VK_EXT_debug_utils`, and with
 //!   `VK_LAYER_KHRONOS_validation` plus synchronization validation when [`Options::validation`]), a device with a
-//!   graphics+compute queue (Vulkan 1.3: dynamic rendering; the extensions `vksort::Context::device_extensions`
-//!   lists), the particle buffer (uploaded once from [`crate::scene::initial_particles`]), the key, value, draw
+//!   graphics+compute queue (Vulkan 1.2, vksort's minimum; the extensions `vksort::Context::device_extensions`
+//!   lists; subgroup size control where the device has Vulkan 1.3), the particle buffer (uploaded once from [`crate::scene::initial_particles`]), the key, value, draw
 //!   argument and sort scratch buffers, an `R16G16B16A16_SFLOAT` colour image, the renderer's shaders (GLSL
 //!   under `shaders/`, compiled with shaderc at start-up) and pipelines, then adopts the device into vksort and
 //!   builds the [`Sorter`] (every sort pipeline, before the first frame). Every object it creates is named,
@@ -228,9 +228,14 @@ struct Gpu {
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     log: Arc<Log>,
     buffers: Vec<GpuBuffer>,
+    /// What `create_device` enabled of vksort's optional features (told to `Context::adopt`).
+    size_control: bool,
+    partitioned: bool,
     image: vk::Image,
     image_memory: vk::DeviceMemory,
     view: vk::ImageView,
+    render_pass: vk::RenderPass,
+    framebuffer: vk::Framebuffer,
     set_layouts: Vec<vk::DescriptorSetLayout>,
     layouts: Vec<vk::PipelineLayout>,
     pipelines: Vec<vk::Pipeline>,
@@ -264,6 +269,8 @@ pub struct Renderer {
     gpu: Gpu,
     opts: Options,
     groups: [u32; 2],
+    /// The number of the next frame to render (the animation goes on across `render` calls).
+    next_frame: u32,
 }
 
 impl Renderer {
@@ -282,6 +289,7 @@ impl Renderer {
                 gpu,
                 opts: opts.clone(),
                 groups,
+                next_frame: 0,
             }),
             Err(e) => {
                 // SAFETY: nothing of `gpu` is in use (no submission is pending after a failed build).
@@ -335,9 +343,9 @@ impl Renderer {
                 queue_family_index: gpu.family,
                 queue: gpu.queue,
                 debug_utils: gpu.debug.is_some(),
-                subgroup_size_control: gpu.enabled_size_control(),
+                subgroup_size_control: gpu.size_control,
                 int64: false,
-                subgroup_partitioned: gpu.enabled_partitioned(),
+                subgroup_partitioned: gpu.partitioned,
                 buffer_device_address: false,
                 wait_timeout: WAIT,
             })
@@ -415,8 +423,14 @@ impl Renderer {
         std::mem::take(&mut *self.gpu.log.errors.lock().unwrap())
     }
 
-    /// Renders frames `0..frames` (simulating from the current particle state), calling `on_frame` with each
-    /// frame's GPU times as it completes.
+    /// The vksort context the renderer adopted its device into. A clone of it must be dropped before the
+    /// renderer (the renderer destroys the device; while a clone lives, it leaks the device instead).
+    pub fn context(&self) -> &Arc<vksort::Context> {
+        self.ctx.as_ref().expect("context")
+    }
+
+    /// Renders the next `frames` frames (the animation goes on from the previous call's last frame), calling
+    /// `on_frame` with each frame's GPU times as it completes; returns when the last one has completed.
     pub fn render(
         &mut self,
         frames: u32,
@@ -424,7 +438,9 @@ impl Renderer {
     ) -> Result<RunStats> {
         let start = Instant::now();
         let mut times = Vec::with_capacity(frames as usize);
-        for frame in 0..frames {
+        let first = self.next_frame;
+        self.next_frame += frames;
+        for frame in first..first + frames {
             let slot = frame as usize % FRAMES_IN_FLIGHT;
             if let Some(t) = self.retire(slot)? {
                 on_frame(&t);
@@ -474,8 +490,12 @@ impl Renderer {
             }
             s.pending = Some(frame);
         }
-        for frame in frames.saturating_sub(FRAMES_IN_FLIGHT as u32)..frames {
-            if let Some(t) = self.retire(frame as usize % FRAMES_IN_FLIGHT)? {
+        let mut pending: Vec<(u32, usize)> = (0..FRAMES_IN_FLIGHT)
+            .filter_map(|i| self.slots[i].pending.map(|f| (f, i)))
+            .collect();
+        pending.sort_unstable();
+        for (_, slot) in pending {
+            if let Some(t) = self.retire(slot)? {
                 on_frame(&t);
                 times.push(t);
             }
@@ -624,8 +644,18 @@ impl Drop for Renderer {
             s.profiler = None;
         }
         self.sorter = None;
-        self.ctx = None;
-        // SAFETY: the device is idle and vksort holds nothing of it any more.
+        if let Some(ctx) = self.ctx.take() {
+            if let Err(ctx) = Arc::try_unwrap(ctx) {
+                // Someone still holds the context (a clone of `context()`): its objects need the device, which
+                // is then left alive rather than destroyed under it.
+                eprintln!(
+                    "particles: the vksort context outlives the renderer; leaking the device"
+                );
+                std::mem::forget(ctx);
+                return;
+            }
+        }
+        // SAFETY: the device is idle and vksort holds nothing of it any more (the context was the last one).
         unsafe { self.gpu.destroy() };
     }
 }
@@ -815,21 +845,17 @@ fn record_frame(
         width: opts.width,
         height: opts.height,
     };
-    let color = [vk::RenderingAttachmentInfo::default()
-        .image_view(gpu.view)
-        .image_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
-        .load_op(vk::AttachmentLoadOp::CLEAR)
-        .store_op(vk::AttachmentStoreOp::STORE)
-        .clear_value(vk::ClearValue {
-            color: vk::ClearColorValue { float32: CLEAR },
-        })];
-    let rendering = vk::RenderingInfo::default()
+    let clear = [vk::ClearValue {
+        color: vk::ClearColorValue { float32: CLEAR },
+    }];
+    let pass = vk::RenderPassBeginInfo::default()
+        .render_pass(gpu.render_pass)
+        .framebuffer(gpu.framebuffer)
         .render_area(extent.into())
-        .layer_count(1)
-        .color_attachments(&color);
-    // SAFETY: as above; the graphics pipeline was built for this colour format (dynamic rendering).
+        .clear_values(&clear);
+    // SAFETY: as above; the graphics pipeline was built for this render pass.
     unsafe {
-        dev.cmd_begin_rendering(cmd, &rendering);
+        dev.cmd_begin_render_pass(cmd, &pass, vk::SubpassContents::INLINE);
         dev.cmd_bind_pipeline(
             cmd,
             vk::PipelineBindPoint::GRAPHICS,
@@ -864,7 +890,7 @@ fn record_frame(
             bytemuck::bytes_of(&draw),
         );
         dev.cmd_draw_indirect(cmd, gpu.buffers[DRAW_ARGS].buffer, 0, 1, 16);
-        dev.cmd_end_rendering(cmd);
+        dev.cmd_end_render_pass(cmd);
     }
     gpu.end_label(cmd);
     rec.stamp(DRAW);
@@ -1022,13 +1048,14 @@ impl Gpu {
                 return Err(e);
             }
         };
-        let device = match Self::create_device(&instance, physical, family) {
-            Ok(d) => d,
-            Err(e) => {
-                destroy_instance(&messenger);
-                return Err(e);
-            }
-        };
+        let (device, size_control, partitioned) =
+            match Self::create_device(&instance, physical, family) {
+                Ok(d) => d,
+                Err(e) => {
+                    destroy_instance(&messenger);
+                    return Err(e);
+                }
+            };
         // SAFETY: queue 0 of the family was created with the device.
         let queue = unsafe { device.get_device_queue(family, 0) };
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
@@ -1045,9 +1072,13 @@ impl Gpu {
             messenger,
             log,
             buffers: Vec::new(),
+            size_control,
+            partitioned,
             image: vk::Image::null(),
             image_memory: vk::DeviceMemory::null(),
             view: vk::ImageView::null(),
+            render_pass: vk::RenderPass::null(),
+            framebuffer: vk::Framebuffer::null(),
             set_layouts: Vec::new(),
             layouts: Vec::new(),
             pipelines: Vec::new(),
@@ -1064,7 +1095,7 @@ impl Gpu {
         Ok(gpu)
     }
 
-    /// The best Vulkan 1.3 device with a graphics+compute queue family (discrete, integrated, virtual, then CPU),
+    /// The best Vulkan 1.2 device with a graphics+compute queue family (discrete, integrated, virtual, then CPU),
     /// or the one `opts.device` names.
     fn pick_device(instance: &ash::Instance, opts: &Options) -> Result<(vk::PhysicalDevice, u32)> {
         // SAFETY: plain queries on a live instance.
@@ -1079,7 +1110,7 @@ impl Gpu {
             }) else {
                 continue;
             };
-            if props.api_version < vk::API_VERSION_1_3 {
+            if props.api_version < vk::API_VERSION_1_2 {
                 continue;
             }
             let name = props
@@ -1104,7 +1135,7 @@ impl Gpu {
         };
         let Some(c) = chosen else {
             bail!(
-                "no Vulkan 1.3 device with a graphics+compute queue{}",
+                "no Vulkan 1.2 device with a graphics+compute queue{}",
                 opts.device
                     .as_ref()
                     .map(|d| format!(" matches `{d}`"))
@@ -1114,70 +1145,56 @@ impl Gpu {
         Ok((c.1, c.2))
     }
 
-    /// The device: dynamic rendering, vksort's extensions, and subgroup size control where the device has it.
+    /// The device: vksort's extensions, and subgroup size control where the device has Vulkan 1.3 and the
+    /// feature (RenderDoc 1.24 presents lavapipe as Vulkan 1.2). Returns it with what it enabled of subgroup size
+    /// control and `VK_NV_shader_subgroup_partitioned`.
     fn create_device(
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
         family: u32,
-    ) -> Result<ash::Device> {
-        // What vksort uses of what the device has (VK_KHR_push_descriptor required). The extension of subgroup
-        // size control is core in Vulkan 1.3 (enabled below as a feature); pipeline statistics and shader clocks
-        // are vksort's diagnostics, left off.
+    ) -> Result<(ash::Device, bool, bool)> {
+        // What vksort uses of what the device has (VK_KHR_push_descriptor required). Subgroup size control is a
+        // Vulkan 1.3 feature here (its extension left out); pipeline statistics and shader clocks are vksort's
+        // diagnostics, left off.
         // SAFETY: `instance` is live and `physical` was enumerated from it.
-        let exts: Vec<*const c_char> =
-            unsafe { vksort::Context::device_extensions(instance, physical) }?
-                .into_iter()
-                .filter(|e| {
-                    [
-                        ash::khr::push_descriptor::NAME,
-                        ash::nv::shader_subgroup_partitioned::NAME,
-                    ]
-                    .contains(e)
-                })
-                .map(|e| e.as_ptr())
-                .collect();
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
-        // SAFETY: a valid output chain.
-        unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-        if f13.dynamic_rendering != vk::TRUE {
-            bail!("the device lacks dynamicRendering");
+        let names: Vec<&CStr> = unsafe { vksort::Context::device_extensions(instance, physical) }?
+            .into_iter()
+            .filter(|e| {
+                [
+                    ash::khr::push_descriptor::NAME,
+                    ash::nv::shader_subgroup_partitioned::NAME,
+                ]
+                .contains(e)
+            })
+            .collect();
+        let partitioned = names.contains(&ash::nv::shader_subgroup_partitioned::NAME);
+        let exts: Vec<*const c_char> = names.iter().map(|e| e.as_ptr()).collect();
+        // SAFETY: plain queries with valid output chains.
+        let api = unsafe { instance.get_physical_device_properties(physical) }.api_version;
+        let mut size_control = false;
+        if api >= vk::API_VERSION_1_3 {
+            let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
+            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
+            size_control =
+                f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE;
         }
-        let size_control =
-            f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE;
         let mut enable13 = vk::PhysicalDeviceVulkan13Features::default()
-            .dynamic_rendering(true)
             .subgroup_size_control(size_control)
             .compute_full_subgroups(size_control);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&prio)];
-        let info = vk::DeviceCreateInfo::default()
+        let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
-            .enabled_extension_names(&exts)
-            .push_next(&mut enable13);
+            .enabled_extension_names(&exts);
+        if size_control {
+            info = info.push_next(&mut enable13);
+        }
         // SAFETY: every pointer in `info` outlives the call.
-        Ok(unsafe { instance.create_device(physical, &info, None) }?)
-    }
-
-    /// Whether `subgroupSizeControl` and `computeFullSubgroups` were enabled (as `create_device` decides).
-    fn enabled_size_control(&self) -> bool {
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
-        // SAFETY: a valid output chain on a live instance.
-        unsafe {
-            self.instance
-                .get_physical_device_features2(self.physical, &mut f2)
-        };
-        f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE
-    }
-
-    /// Whether `VK_NV_shader_subgroup_partitioned` was enabled (as `create_device` decides).
-    fn enabled_partitioned(&self) -> bool {
-        // SAFETY: live instance, enumerated physical device.
-        unsafe { vksort::Context::device_extensions(&self.instance, self.physical) }
-            .is_ok_and(|e| e.contains(&ash::nv::shader_subgroup_partitioned::NAME))
+        let device = unsafe { instance.create_device(physical, &info, None) }?;
+        Ok((device, size_control, partitioned))
     }
 
     /// Names `handle` (a debugging aid: failures are ignored).
@@ -1333,6 +1350,38 @@ impl Gpu {
             .subresource_range(color_range());
         self.view = unsafe { self.device.create_image_view(&view, None) }?;
         self.name(self.view, "particles::color_view");
+        // One subpass drawing into the colour image, cleared on load. The image stays in
+        // COLOR_ATTACHMENT_OPTIMAL through the pass: the frame's own barrier (record_frame) makes the layout
+        // transition and orders the previous frame's writes, so the pass needs no dependency of its own.
+        let attachment = [vk::AttachmentDescription::default()
+            .format(COLOR_FORMAT)
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .load_op(vk::AttachmentLoadOp::CLEAR)
+            .store_op(vk::AttachmentStoreOp::STORE)
+            .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+            .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+            .initial_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+            .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let color_ref = [vk::AttachmentReference::default()
+            .attachment(0)
+            .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
+        let subpass = [vk::SubpassDescription::default()
+            .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+            .color_attachments(&color_ref)];
+        let info = vk::RenderPassCreateInfo::default()
+            .attachments(&attachment)
+            .subpasses(&subpass);
+        self.render_pass = unsafe { self.device.create_render_pass(&info, None) }?;
+        self.name(self.render_pass, "particles::render_pass");
+        let views = [self.view];
+        let info = vk::FramebufferCreateInfo::default()
+            .render_pass(self.render_pass)
+            .attachments(&views)
+            .width(width)
+            .height(height)
+            .layers(1);
+        self.framebuffer = unsafe { self.device.create_framebuffer(&info, None) }?;
+        self.name(self.framebuffer, "particles::framebuffer");
         Ok(())
     }
 
@@ -1528,9 +1577,6 @@ impl Gpu {
         let blend_state = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend);
         let dynamic = [vk::DynamicState::VIEWPORT, vk::DynamicState::SCISSOR];
         let dynamic_state = vk::PipelineDynamicStateCreateInfo::default().dynamic_states(&dynamic);
-        let formats = [COLOR_FORMAT];
-        let mut rendering =
-            vk::PipelineRenderingCreateInfo::default().color_attachment_formats(&formats);
         let info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
@@ -1541,8 +1587,9 @@ impl Gpu {
             .color_blend_state(&blend_state)
             .dynamic_state(&dynamic_state)
             .layout(self.layouts[GRAPHICS])
-            .push_next(&mut rendering);
-        // SAFETY: valid create info (dynamic rendering, no render pass); kept and destroyed in `destroy`.
+            .render_pass(self.render_pass)
+            .subpass(0);
+        // SAFETY: valid create info; kept and destroyed in `destroy`.
         let p = unsafe { dev.create_graphics_pipelines(vk::PipelineCache::null(), &[info], None) }
             .map_err(|(_, e)| e)?[0];
         self.name(p, "particles::draw");
@@ -1673,6 +1720,8 @@ impl Gpu {
             for l in self.set_layouts.drain(..) {
                 dev.destroy_descriptor_set_layout(l, None);
             }
+            dev.destroy_framebuffer(self.framebuffer, None);
+            dev.destroy_render_pass(self.render_pass, None);
             dev.destroy_image_view(self.view, None);
             dev.destroy_image(self.image, None);
             dev.free_memory(self.image_memory, None);
