@@ -6,10 +6,11 @@
 //! - [`Renderer::new`] creates everything: an instance (with `VK_EXT_debug_utils`, and with
 //!   `VK_LAYER_KHRONOS_validation` plus synchronization validation when [`Options::validation`]), a device with a
 //!   graphics+compute queue (Vulkan 1.2, vksort's minimum; the extensions `vksort::Context::device_extensions`
-//!   lists; subgroup size control where the device has Vulkan 1.3), the particle buffer (uploaded once from [`crate::scene::initial_particles`]), the key, value, draw
-//!   argument and sort scratch buffers, an `R16G16B16A16_SFLOAT` colour image, the renderer's shaders (GLSL
-//!   under `shaders/`, compiled with shaderc at start-up) and pipelines, then adopts the device into vksort and
-//!   builds the [`Sorter`] (every sort pipeline, before the first frame). Every object it creates is named,
+//!   lists; subgroup size control where the device has Vulkan 1.3), the particle buffer (uploaded once from
+//!   [`crate::scene::initial_particles`]), the key, value, draw argument and sort scratch buffers, an
+//!   `R16G16B16A16_SFLOAT` colour image with its render pass, the renderer's shaders (GLSL under `shaders/`,
+//!   compiled with shaderc at start-up) and pipelines, then adopts the device into vksort and builds the
+//!   [`Sorter`] (every sort pipeline, before the first frame). Every object it creates is named,
 //!   every pass is labelled (`particles::simulate`, `particles::cull`, `particles::draw`; vksort's are
 //!   `vksort::sort` > `vksort::radix::...`).
 //! - [`Renderer::render`] records frame after frame, each into ONE command buffer (two frames in flight):
@@ -350,6 +351,15 @@ impl Renderer {
                 wait_timeout: WAIT,
             })
         }?;
+        let particle_bytes = n * std::mem::size_of::<Particle>() as u64;
+        if particle_bytes > ctx.caps().max_storage_buffer_range {
+            bail!(
+                "{n} particles ({particle_bytes} bytes) exceed one storage-buffer binding on {} (at most {} \
+                 particles)",
+                ctx.caps().name,
+                ctx.caps().max_storage_buffer_range / std::mem::size_of::<Particle>() as u64
+            );
+        }
         // The sorter is made for the capacity (every pipeline built now, none while recording a frame), and
         // its scratch sized by its storage query. None without sorting.
         let sorter = if opts.sort {
