@@ -12,9 +12,9 @@
 //!
 //! Each capture is read by `vksort_tools::capture::summarize` (`scripts/rdc-summary.py` with RenderDoc's Python
 //! module, `/usr/bin/python3`), which replays it on the local device (lavapipe here) and lists its regions and
-//! resources. The tests skip, saying
-//! why, only where RenderDoc (`librenderdoc`, `python3-renderdoc`) is not installed (`./dev` installs it; the
-//! GPU machine has none).
+//! resources. The tests skip, saying why, only where RenderDoc (`librenderdoc`, `python3-renderdoc`) is not
+//! installed (`./dev` installs it; the GPU machine has none). Named `capture` so that its executable and the
+//! library's `tests/renderdoc.rs` (one renderer frame) keep apart in scripts/gpu-prepare.sh's `test-<name>`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,9 +57,18 @@ fn ctx() -> Arc<Context> {
         .clone()
 }
 
+/// The `vksort` binary under test: `VKSORT_BIN` (as in tests/cli.rs; scripts/gpu-run.sh sets it), else the one
+/// cargo built.
+fn bin() -> PathBuf {
+    std::env::var_os("VKSORT_BIN")
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vksort")))
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("renderdoc-{}-{name}", std::process::id()));
+        .join(format!("capture-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
@@ -275,7 +284,7 @@ fn cli_captures_sort_scan_and_compact() {
     ];
     for (cmd, args) in cases {
         let rdc = d.join(format!("{cmd}.rdc"));
-        let out = Command::new(env!("CARGO_BIN_EXE_vksort"))
+        let out = Command::new(bin())
             .arg(cmd)
             .args(args)
             .args(["--check", "--passes", "--capture"])
