@@ -1,6 +1,6 @@
 //! The library stays light: `cargo tree` of the root package's normal dependencies (what a renderer depending on
-//! vksort builds) names none of the tools' crates, nor the examples' own. Skipped, with a note, where cargo cannot be run (the GPU
-//! machine has no toolchain).
+//! vksort builds) names none of the tools' crates, nor the examples' own. Skipped, with a note, where cargo cannot
+//! be run (the GPU machine has no toolchain).
 
 use std::path::Path;
 use std::process::Command;
