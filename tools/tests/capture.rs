@@ -128,12 +128,11 @@ fn recorded_sorts_are_labelled_regions_of_a_capture() {
         .map(|i| ((i * 7919) % 4001) as f32 * 0.5 - 600.0)
         .collect();
     let values_host: Vec<u32> = (0..n as u32).collect();
-    for algo in [
-        SortAlgorithm::Onesweep,
-        SortAlgorithm::ReduceThenScan,
-        SortAlgorithm::Small,
-        SortAlgorithm::Msd,
-    ] {
+    // Every algorithm of this build (Auto stands for one of them).
+    for algo in SortAlgorithm::ALL
+        .into_iter()
+        .filter(|&a| a != SortAlgorithm::Auto)
+    {
         let sorter = Sorter::new(
             &ctx,
             SortConfig {
