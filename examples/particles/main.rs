@@ -5,13 +5,13 @@
 //!     [--algo NAME] [--no-sort] [--size S] [--seed S] [--device INDEX|NAME] [--quiet] [--capture FILE.rdc]
 //! ```
 //!
-//! A headless renderer (`renderer.rs`; no window) with its own instance and device, adopted into vksort, renders
-//! F frames of N particles (`scene.rs`: a disc of particles orbiting a central mass, seen by a slowly turning
-//! camera). Each frame is ONE command buffer: simulate (compute), cull against the view frustum (compute; the
-//! visible count stays on the GPU, as the indirect draw's instance count and the sort's GPU-side count), sort
-//! the visible particles back to front by view depth (vksort, `Sorter::cmd_sort_indirect`), draw them as
-//! alpha-blended camera-facing quads into an offscreen `R16G16B16A16_SFLOAT` image. The last frame is written
-//! to FILE.png.
+//! A headless renderer (`renderer.rs`, the frame; `vulkan.rs`, its Vulkan objects; no window) with its own instance and
+//! device, adopted into vksort, renders F frames of N particles (`scene.rs`: a disc of particles orbiting a central
+//! mass, seen by a slowly turning camera). Each frame is ONE command buffer: simulate (compute), cull against the view
+//! frustum (compute; the visible count stays on the GPU, as the indirect draw's instance count and the sort's GPU-side
+//! count), sort the visible particles back to front by view depth (vksort, `Sorter::cmd_sort_indirect`), draw them as
+//! alpha-blended camera-facing quads into an offscreen `R16G16B16A16_SFLOAT` image. The last frame is written to
+//! FILE.png.
 //!
 //! Output: one line per frame (GPU time of each pass, from timestamps; `--quiet` leaves them out), then one
 //! summary line of `key=value` fields, for scripts:
