@@ -285,7 +285,7 @@ impl Gpu {
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
         let debug = debug_utils.then(|| ash::ext::debug_utils::Device::new(&instance, &device));
         let gpu = Gpu {
-            entry: entry,
+            entry,
             instance,
             physical,
             device,
