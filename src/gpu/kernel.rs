@@ -216,6 +216,8 @@ impl Context {
                 });
             }
         };
+        let label = format!("vksort::{shader}");
+        self.name(module, &format!("{label}::module"));
         let entries: Vec<vk::SpecializationMapEntry> = spec
             .entries()
             .iter()
@@ -268,7 +270,6 @@ impl Context {
                 });
             }
         };
-        let label = format!("vksort::{shader}");
         self.name(pipeline, &label);
         self.name(layout, &format!("{label}::layout"));
         self.name(set_layout, &format!("{label}::set_layout"));

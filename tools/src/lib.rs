@@ -1,9 +1,10 @@
 //! vksort-tools: the `vksort` command line ([`cli`]), the benchmark sweep with its tables, plots and CUB
-//! comparison ([`bench`]), the performance model ([`model`]) and its calibration ([`calibrate`]), on top of the `vksort`
-//! library. They live apart from the library so that a renderer depending on vksort builds none of their
+//! comparison ([`bench`]), the performance model ([`model`]) and its calibration ([`calibrate`]), RenderDoc
+//! captures through its in-application API ([`capture`]), on top of the `vksort` library. They live apart from the library so that a renderer depending on vksort builds none of their
 //! dependencies (clap, serde, plotters, indicatif, dirs).
 
 pub mod bench;
 pub mod calibrate;
+pub mod capture;
 pub mod cli;
 pub mod model;

@@ -1,6 +1,6 @@
 //! The library stays light: `cargo tree` of the root package's normal dependencies (what a renderer depending on
-//! vksort builds) names none of the tools' crates. Skipped, with a note, where cargo cannot be run (the GPU
-//! machine has no toolchain).
+//! vksort builds) names none of the tools' crates, nor the examples' own. Skipped, with a note, where cargo cannot
+//! be run (the GPU machine has no toolchain).
 
 use std::path::Path;
 use std::process::Command;
@@ -14,6 +14,9 @@ const TOOLS_ONLY: &[&str] = &[
     "serde_json",
     "dirs",
 ];
+
+/// The examples' and tests' own crates (root dev-dependencies: the particle renderer's PNG output).
+const DEV_ONLY: &[&str] = &["png"];
 
 #[test]
 fn library_depends_on_no_tools_crate() {
@@ -65,5 +68,14 @@ fn library_depends_on_no_tools_crate() {
     assert!(
         found.is_empty(),
         "the vksort library depends on {found:?}, which belong in tools/:\n{tree}"
+    );
+    let found: Vec<&str> = DEV_ONLY
+        .iter()
+        .copied()
+        .filter(|c| names.contains(c))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the vksort library depends on {found:?}, which belong in [dev-dependencies]:\n{tree}"
     );
 }

@@ -818,7 +818,8 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
 const RUN: &str = "vksort::bench::run";
 
 /// One run as the probe and the per-pass runs record it: the restore, a barrier, the operation.
-fn record_run(rec: &mut Recorder, runner: &dyn Runner) -> Result<()> {
+/// One run as every timing records it: the restore of in-place inputs, a barrier, the run.
+pub fn record_run(rec: &mut Recorder, runner: &dyn Runner) -> Result<()> {
     runner.restore(rec)?;
     rec.barrier();
     runner.record(rec)
@@ -896,8 +897,20 @@ pub fn verify(
 
 /// Uploads `input`, runs `spec` once (timed) and reads the result back: the CLI's path.
 pub fn run_once(ctx: &Arc<Context>, spec: &OpSpec, input: &Input) -> Result<(Output, Timing)> {
+    run_once_with(ctx, spec, input, |_| Ok::<(), Error>(()))
+}
+
+/// [`run_once`], calling `first` with the prepared runner before the timed run (the CLI's `--capture` records
+/// one run of its own there, with [`record_run`], inside a RenderDoc capture).
+pub fn run_once_with<E: From<Error>>(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    input: &Input,
+    first: impl FnOnce(&dyn Runner) -> std::result::Result<(), E>,
+) -> std::result::Result<(Output, Timing), E> {
     let dev = DeviceInput::upload(ctx, input)?;
     let runner = prepare(ctx, spec, &dev)?;
+    first(runner.as_ref())?;
     let timing = time(ctx, runner.as_ref(), 0, 1)?;
     Ok((runner.output()?, timing))
 }

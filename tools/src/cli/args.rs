@@ -74,6 +74,10 @@ pub struct OutputArgs {
     /// Print the GPU time of every pass (to standard error).
     #[arg(long)]
     pub passes: bool,
+    /// Capture one run of the operation with RenderDoc into FILE.rdc (loads librenderdoc.so: RenderDoc must be
+    /// installed); open it with `qrenderdoc FILE.rdc`. The passes are labelled `vksort::...`.
+    #[arg(long, value_name = "FILE.rdc")]
+    pub capture: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -14,6 +14,7 @@ use crate::bench::data::{Column, ElemType};
 use crate::bench::dist::Dist;
 use crate::bench::ops::{self, FlagMode, Input, OpSpec, Output, Timing};
 use crate::bench::{self, BenchOptions};
+use crate::capture::RenderDoc;
 use crate::model::Calibration;
 use anyhow::{bail, Context as _, Result};
 use args::{
@@ -82,6 +83,48 @@ fn context(device: Option<String>) -> Result<Arc<Context>> {
         opts.device = device;
     }
     Context::new(opts).context("creating the Vulkan context")
+}
+
+/// `--capture`: RenderDoc, loaded before the context's instance is created (its layer hooks only instances
+/// created after it is loaded).
+fn load_renderdoc(o: &OutputArgs) -> Result<Option<RenderDoc>> {
+    if o.capture.is_none() {
+        return Ok(None);
+    }
+    RenderDoc::load()
+        .map(Some)
+        .context("--capture needs RenderDoc")
+}
+
+/// Runs the operation once and times it ([`ops::run_once`]); with `--capture`, first records one run (the
+/// restore of its inputs and the operation) in a submission of its own, labelled `vksort::capture`, inside a
+/// RenderDoc capture written to the file asked for.
+fn run_op(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    input: &Input,
+    o: &OutputArgs,
+    renderdoc: Option<&RenderDoc>,
+) -> Result<(Output, Timing)> {
+    let (Some(rd), Some(path)) = (renderdoc, &o.capture) else {
+        return Ok(ops::run_once(ctx, spec, input)?);
+    };
+    let title = format!("vksort {} {}", spec.family(), spec.algo());
+    let r = ops::run_once_with(ctx, spec, input, |runner| -> Result<()> {
+        rd.capture(ctx, path, &title, || {
+            // Without breadcrumbs (Context::submit_timed): the capture holds the run's commands only.
+            Ok(ctx.submit_timed("vksort::capture", None, |rec| ops::record_run(rec, runner))?)
+        })
+    })?;
+    eprintln!(
+        "vksort: captured one run into {} (RenderDoc {}.{}.{} in-application API; open it with `qrenderdoc {}`)",
+        path.display(),
+        rd.api_version().0,
+        rd.api_version().1,
+        rd.api_version().2,
+        path.display()
+    );
+    Ok(r)
 }
 
 fn elem_type(s: &str, what: &str, allowed: &[ElemType]) -> Result<ElemType> {
@@ -276,6 +319,7 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     if value == Some(ElemType::U32) && values.is_none() && n as u64 > u32::MAX as u64 {
         bail!("u32 index values cannot number {n} keys; use --values u64");
     }
+    let renderdoc = load_renderdoc(&a.output)?;
     let ctx = context(device)?;
     let mut spec = OpSpec::Sort {
         algo: algo.to_string(),
@@ -321,7 +365,7 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         values,
         flags: None,
     };
-    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let (out, timing) = run_op(&ctx, &spec, &input, &a.output, renderdoc.as_ref())?;
     let n = input.len();
     let bytes = (n * (key.bytes() + value.map_or(0, |v| v.bytes()))) as u64;
     let verb = format!(
@@ -366,6 +410,7 @@ fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
         )
     })?;
     let source = Source::read(&a.input, elem)?;
+    let renderdoc = load_renderdoc(&a.output)?;
     let ctx = context(device)?;
     let spec = OpSpec::Scan {
         algo: algo.to_string(),
@@ -382,7 +427,7 @@ fn scan(a: ScanArgs, device: Option<String>, start: Instant) -> Result<i32> {
         values: None,
         flags: None,
     };
-    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let (out, timing) = run_op(&ctx, &spec, &input, &a.output, renderdoc.as_ref())?;
     let n = input.len();
     let verb = format!(
         "scanned {n} {elem} ({}, {})",
@@ -424,6 +469,7 @@ fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32
         }
         None => None,
     };
+    let renderdoc = load_renderdoc(&a.output)?;
     let ctx = context(device)?;
     let spec = OpSpec::Compact {
         elem,
@@ -454,7 +500,7 @@ fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32
         values: None,
         flags,
     };
-    let (out, timing) = ops::run_once(&ctx, &spec, &input)?;
+    let (out, timing) = run_op(&ctx, &spec, &input, &a.output, renderdoc.as_ref())?;
     let n = input.len();
     let verb = format!(
         "compacted {n} {elem} to {} ({})",
