@@ -14,7 +14,9 @@ pub struct BitonicPolicy {
     /// Invocations per workgroup of the tile pass (`vksort::bitonic::tile` / `merge`) of sorts larger than one
     /// workgroup: a power of two and a multiple of the subgroup size. Default 256 on GPUs, 128 on CPUs.
     pub workgroup_size: u32,
-    /// Items each invocation holds in registers (a power of two, 1..=32). Default 8.
+    /// Items each invocation holds in registers (a power of two, 1..=32). Default 4: on an H100 the tile and
+    /// merge passes ran 8-12x slower with 8 (2^24 u32 keys: 24.9 ms in all against 6.1 ms with 4; see
+    /// docs/tuning.md).
     pub items_per_invocation: u32,
     /// The largest workgroup a sort that fits one workgroup may use (the local form: one dispatch, the
     /// smallest power-of-two workgroup that holds n). Default: the device's largest power-of-two workgroup
@@ -41,7 +43,7 @@ impl BitonicPolicy {
 
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        let kpt = 8;
+        let kpt = 4;
         let fits =
             |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
