@@ -24,12 +24,8 @@ pub(crate) type Supports = fn(config: &SortConfig) -> Option<String>;
 
 /// Parses a `key=value,...` override string into the family's policy for a configuration (the device's policy
 /// with those fields changed) and adds it to `overrides`.
-pub(crate) type ParseOverrides = fn(
-    ctx: &Context,
-    config: &SortConfig,
-    spec: &str,
-    overrides: &mut Overrides,
-) -> Result<()>;
+pub(crate) type ParseOverrides =
+    fn(ctx: &Context, config: &SortConfig, spec: &str, overrides: &mut Overrides) -> Result<()>;
 
 /// An algorithm family.
 pub(crate) struct Family {

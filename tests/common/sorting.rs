@@ -383,20 +383,35 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
     let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
     let kbytes = kb.as_ref().size;
     let vbytes = (n * 4) as u64;
-    let run = |s: &Sorter, k: vksort::BufferRef, v: Option<vksort::BufferRef>, sc: vksort::BufferRef, n: u64| {
-        ctx.submit("test::bad", |rec| s.cmd_sort(rec, k, v, sc, n))
-    };
+    let run =
+        |s: &Sorter,
+         k: vksort::BufferRef,
+         v: Option<vksort::BufferRef>,
+         sc: vksort::BufferRef,
+         n: u64| { ctx.submit("test::bad", |rec| s.cmd_sort(rec, k, v, sc, n)) };
     let what = format!("{algorithm:?} {key:?}");
     assert!(
         matches!(
-            run(&sorter, kb.as_ref(), Some(vb.slice(0, vbytes - 4)), scratch.as_ref(), n as u64),
+            run(
+                &sorter,
+                kb.as_ref(),
+                Some(vb.slice(0, vbytes - 4)),
+                scratch.as_ref(),
+                n as u64
+            ),
             Err(Error::BufferTooSmall { .. })
         ),
         "short values: {what}"
     );
     assert!(
         matches!(
-            run(&sorter, kb.slice(0, kbytes - 4), Some(vb.as_ref()), scratch.as_ref(), n as u64),
+            run(
+                &sorter,
+                kb.slice(0, kbytes - 4),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n as u64
+            ),
             Err(Error::BufferTooSmall { .. })
         ),
         "short keys: {what}"
@@ -410,7 +425,13 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
     );
     assert!(
         matches!(
-            run(&keys_only, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n as u64),
+            run(
+                &keys_only,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n as u64
+            ),
             Err(Error::ValuesMismatch { expected: false })
         ),
         "unexpected values: {what}"
@@ -418,7 +439,13 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
     if req.scratch_bytes > 16 {
         assert!(
             matches!(
-                run(&sorter, kb.as_ref(), Some(vb.as_ref()), scratch.slice(0, req.scratch_bytes - 16), n as u64),
+                run(
+                    &sorter,
+                    kb.as_ref(),
+                    Some(vb.as_ref()),
+                    scratch.slice(0, req.scratch_bytes - 16),
+                    n as u64
+                ),
                 Err(Error::BufferTooSmall { .. })
             ),
             "short scratch: {what}"
@@ -430,32 +457,58 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
     };
     assert!(
         matches!(
-            run(&sorter, kb.as_ref(), Some(vb.as_ref()), no_storage, n as u64),
+            run(
+                &sorter,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                no_storage,
+                n as u64
+            ),
             Err(Error::MissingUsage { .. })
         ),
         "scratch usage: {what}"
     );
     assert!(
         matches!(
-            run(&sorter, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n as u64 + 1),
+            run(
+                &sorter,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n as u64 + 1
+            ),
             Err(Error::CountOverCapacity { .. })
         ),
         "over capacity: {what}"
     );
     let misaligned = ctx.submit("test::bad", |rec| {
-        sorter.cmd_sort_indirect(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), cnt.slice(2, 4), n as u64)
+        sorter.cmd_sort_indirect(
+            rec,
+            kb.as_ref(),
+            Some(vb.as_ref()),
+            scratch.as_ref(),
+            cnt.slice(2, 4),
+            n as u64,
+        )
     });
     assert!(
         matches!(misaligned, Err(Error::Misaligned { .. })),
         "misaligned count: {what}"
     );
-    assert_eq!(kb.read_vec::<u32>(kw.len()).unwrap(), kw, "keys changed: {what}");
+    assert_eq!(
+        kb.read_vec::<u32>(kw.len()).unwrap(),
+        kw,
+        "keys changed: {what}"
+    );
     let bad_bits = SortConfig {
         bits: Some((3, key.bits() + 1)),
         ..c.config(n)
     };
     assert!(
-        matches!(Sorter::new(ctx, bad_bits), Err(Error::InvalidBitRange { .. })),
+        matches!(
+            Sorter::new(ctx, bad_bits),
+            Err(Error::InvalidBitRange { .. })
+        ),
         "bit range: {what}"
     );
 }

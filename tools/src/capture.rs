@@ -315,6 +315,28 @@ impl Summary {
             .collect()
     }
 
+    /// The innermost regions anywhere inside the label path `parent` (regions that hold no region), in
+    /// order: the passes of a sort whose passes nest (a scan recorded inside a sort, say).
+    pub fn leaves(&self, parent: &[&str]) -> Vec<&Region> {
+        let under: Vec<&Region> = self
+            .regions
+            .iter()
+            .filter(|r| {
+                r.path.len() > parent.len() && r.path.iter().zip(parent).all(|(a, b)| a == b)
+            })
+            .collect();
+        under
+            .iter()
+            .enumerate()
+            .filter(|(i, r)| {
+                under.get(i + 1).map_or(true, |next| {
+                    !(next.path.len() > r.path.len() && next.path.starts_with(&r.path))
+                })
+            })
+            .map(|(_, r)| *r)
+            .collect()
+    }
+
     /// The labels of [`Summary::children`].
     pub fn child_labels(&self, parent: &[&str]) -> Vec<&str> {
         self.children(parent)

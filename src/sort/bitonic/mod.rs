@@ -50,7 +50,9 @@ pub(crate) const FAMILY: Family = Family {
     supports: |_| None,
     new: |ctx, config, overrides, _| Ok(Box::new(BitonicSort::new(ctx, config, overrides)?)),
     parse_overrides: |ctx, config, spec, overrides| {
-        overrides.set(BitonicPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        overrides.set(
+            BitonicPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?,
+        );
         Ok(())
     },
 };

@@ -38,7 +38,10 @@ impl BitonicPolicy {
             value,
             ..Default::default()
         };
-        Self::for_items(caps, &Items::new(&config).expect("the whole key is a valid bit range"))
+        Self::for_items(
+            caps,
+            &Items::new(&config).expect("the whole key is a valid bit range"),
+        )
     }
 
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {

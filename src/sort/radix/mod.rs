@@ -117,7 +117,8 @@ pub(crate) const FAMILY: Family = Family {
         })
     },
     parse_overrides: |ctx, config, spec, overrides| {
-        overrides.set(RadixPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        overrides
+            .set(RadixPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
         Ok(())
     },
 };

@@ -118,7 +118,8 @@ pub(crate) const FAMILY: Family = Family {
         Ok(Box::new(SplitSort::new(ctx, config, overrides, reachable)?))
     },
     parse_overrides: |ctx, config, spec, overrides| {
-        overrides.set(SplitPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        overrides
+            .set(SplitPolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
         Ok(())
     },
 };
