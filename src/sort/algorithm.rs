@@ -24,16 +24,21 @@ pub enum SortAlgorithm {
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
     /// global passes. See [`crate::sort::bitonic`].
     Bitonic,
+    /// Merge sort (stable; every key type, 128-bit keys included): tiles sorted in shared memory, then merge
+    /// passes whose work is split evenly by a merge-path search, so every workgroup merges the same number of
+    /// keys whatever the data. The sort of 128-bit keys. See [`crate::sort::merge`].
+    Merge,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 6] = [
+    pub const ALL: [SortAlgorithm; 7] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
         SortAlgorithm::Bitonic,
+        SortAlgorithm::Merge,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -45,6 +50,7 @@ impl SortAlgorithm {
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
             SortAlgorithm::Bitonic => "bitonic",
+            SortAlgorithm::Merge => "merge",
         }
     }
 

@@ -1,0 +1,160 @@
+//! The merge sort's policy: the tiling of its three passes and the per-workgroup merge kernel, chosen per
+//! device from its limits (shared memory, workgroup size, subgroup size) and passed to the shaders as
+//! specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`].
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+use crate::policy::SubgroupPlan;
+use crate::sort::items::Items;
+
+/// How a workgroup of `vksort::merge::merge` merges its output tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MergeKernel {
+    /// Each invocation finds where its diagonal crosses the merge path (a binary search in shared memory) and
+    /// merges its items serially; then a coalesced store through shared memory. log2(tile) search steps and
+    /// `items_per_invocation` merge steps per invocation.
+    #[default]
+    Serial,
+    /// The A slice ascending, padding, the B slice reversed form a bitonic sequence that the half-cleaner steps
+    /// of the bitonic network sort: log2(tile) compare-exchange steps over the whole tile, the long strides
+    /// through shared memory (the overheads the Intel report names: index computations and the reversal).
+    Network,
+}
+
+impl MergeKernel {
+    pub const ALL: [MergeKernel; 2] = [MergeKernel::Serial, MergeKernel::Network];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MergeKernel::Serial => "serial",
+            MergeKernel::Network => "network",
+        }
+    }
+}
+
+/// How the merge sort's passes are tiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergePolicy {
+    /// Invocations per workgroup of the block pass (`vksort::merge::block`): a power of two and a multiple of
+    /// the subgroup size. Default 256 on GPUs, 128 on CPUs, halved while a tile's shared memory does not fit.
+    pub block_workgroup_size: u32,
+    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 8.
+    /// The block tile (`block_workgroup_size` x this) is the run length the merge passes start from:
+    /// ceil(log2(n / block tile)) merge passes.
+    pub block_items_per_invocation: u32,
+    /// Invocations per workgroup of the merge passes (`vksort::merge::merge`): a power of two and a multiple of
+    /// the subgroup size. Default as `block_workgroup_size`.
+    pub merge_workgroup_size: u32,
+    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 8. The merge tile
+    /// (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile.
+    pub merge_items_per_invocation: u32,
+    /// The per-workgroup merge. Default [`MergeKernel::Serial`].
+    pub merge_kernel: MergeKernel,
+    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one invocation per merge
+    /// tile). Default 64.
+    pub partition_workgroup_size: u32,
+}
+
+impl MergePolicy {
+    /// The device's policy for `items` (the shared-memory need grows with the key words).
+    pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        let kpt = 8;
+        let fits =
+            |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
+        let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+        let mut wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
+        while wg > plan.max && !fits(wg) {
+            wg /= 2;
+        }
+        Self {
+            block_workgroup_size: wg,
+            block_items_per_invocation: kpt,
+            merge_workgroup_size: wg,
+            merge_items_per_invocation: kpt,
+            merge_kernel: MergeKernel::Serial,
+            partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
+        }
+    }
+
+    /// Keys per tile of the block pass: the sorted runs the first merge pass starts from.
+    pub fn block_tile(&self) -> u64 {
+        (self.block_workgroup_size * self.block_items_per_invocation) as u64
+    }
+
+    /// Keys per workgroup of a merge pass.
+    pub fn merge_tile(&self) -> u64 {
+        (self.merge_workgroup_size * self.merge_items_per_invocation) as u64
+    }
+
+    /// Merge passes of a sort of `n` keys: ceil(log2(ceil(n / block tile))).
+    pub fn merge_passes(&self, n: u64) -> u32 {
+        let tiles = n.div_ceil(self.block_tile());
+        if tiles <= 1 {
+            0
+        } else {
+            64 - (tiles - 1).leading_zeros()
+        }
+    }
+
+    /// Checks the policy against the device and the items.
+    pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
+        let plan = SubgroupPlan::for_device(caps);
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "merge",
+                what,
+            })
+        };
+        for (name, wg) in [
+            ("block_workgroup_size", self.block_workgroup_size),
+            ("merge_workgroup_size", self.merge_workgroup_size),
+            ("partition_workgroup_size", self.partition_workgroup_size),
+        ] {
+            if !wg.is_power_of_two() || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
+                return bad(format!(
+                    "{name} {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
+                    plan.max, caps.max_workgroup_invocations
+                ));
+            }
+        }
+        for (name, kpt) in [
+            (
+                "block_items_per_invocation",
+                self.block_items_per_invocation,
+            ),
+            (
+                "merge_items_per_invocation",
+                self.merge_items_per_invocation,
+            ),
+        ] {
+            if !kpt.is_power_of_two() || kpt > 32 {
+                return bad(format!("{name} {kpt} must be a power of two of at most 32"));
+            }
+        }
+        if self.merge_tile() > 2 * self.block_tile() {
+            return bad(format!(
+                "the merge tile ({} keys) must divide twice the block tile ({} keys)",
+                self.merge_tile(),
+                self.block_tile()
+            ));
+        }
+        for (what, tile) in [("block", self.block_tile()), ("merge", self.merge_tile())] {
+            let need = shared_bytes(tile, items);
+            if need > caps.max_shared_memory as u64 {
+                return bad(format!(
+                    "a {what} tile of {tile} keys needs {need} bytes of shared memory; the device has {}",
+                    caps.max_shared_memory
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
+/// 32 items); the block and merge passes both use it.
+pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
+    let words = items.key_words + 1;
+    (tile + tile / 32) * words as u64 * 4
+}
