@@ -8,7 +8,7 @@ use common::sorting::{check_with, gen, sizes_around, Case, Dist};
 use common::with_gpu;
 use std::sync::Arc;
 use vksort::gpu::{kernel::reflect, Buffer};
-use vksort::sort::merge::{block, partition, pass, MergeKernel, MergePolicy, MergeSort};
+use vksort::sort::merge::{block, partition, pass, MergeKernel, MergePolicy, MergeSort, Partition};
 use vksort::sort::{self, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
 
@@ -91,8 +91,9 @@ fn every_type_value_and_order() {
     });
 }
 
-/// Sizes around the tiles and across 1..=5 merge passes, with both merge kernels and several tile shapes
-/// (merge tile smaller than, equal to and twice the block tile; 1, 2, 4, 16 keys per invocation).
+/// Sizes around the tiles and across 1..=5 merge passes, with both merge kernels, both ways to find the split
+/// points, and several tile shapes (merge tile smaller than, equal to and twice the block tile; 1, 2, 4, 16
+/// keys per invocation; workgroups of one subgroup).
 #[test]
 fn sizes_kernels_and_tile_shapes() {
     with_gpu(|ctx| {
@@ -135,9 +136,19 @@ fn sizes_kernels_and_tile_shapes() {
             },
         ];
         for (si, shape) in shapes.into_iter().enumerate() {
-            for kernel in MergeKernel::ALL {
+            // Every kernel and split on the device's shape, one of each on the others.
+            let combos: Vec<(MergeKernel, Partition)> = if si == 0 {
+                MergeKernel::ALL
+                    .into_iter()
+                    .flat_map(|k| Partition::ALL.map(|p| (k, p)))
+                    .collect()
+            } else {
+                vec![(MergeKernel::ALL[si % 2], Partition::ALL[si / 2 % 2])]
+            };
+            for (kernel, partition) in combos {
                 let p = MergePolicy {
                     merge_kernel: kernel,
+                    partition,
                     ..shape
                 };
                 let sizes = if si == 0 {
@@ -219,12 +230,12 @@ fn large() {
 #[test]
 fn distributions() {
     with_gpu(|ctx| {
-        for (key, kernel) in [
-            (KeyType::U32, MergeKernel::Serial),
-            (KeyType::U32, MergeKernel::Network),
-            (KeyType::F32, MergeKernel::Serial),
-            (KeyType::F64, MergeKernel::Network),
-            (KeyType::U128, MergeKernel::Serial),
+        for (key, kernel, partition) in [
+            (KeyType::U32, MergeKernel::Serial, Partition::Fused),
+            (KeyType::U32, MergeKernel::Network, Partition::Pass),
+            (KeyType::F32, MergeKernel::Serial, Partition::Pass),
+            (KeyType::F64, MergeKernel::Network, Partition::Fused),
+            (KeyType::U128, MergeKernel::Serial, Partition::Fused),
         ] {
             let c = Case {
                 value: ValueType::U32,
@@ -232,6 +243,7 @@ fn distributions() {
             };
             let p = MergePolicy {
                 merge_kernel: kernel,
+                partition,
                 ..device_policy(ctx, &c)
             };
             let n = 5 * p.block_tile() as usize + 333;
@@ -261,13 +273,14 @@ fn bit_ranges() {
                 };
                 let d = device_policy(ctx, &c);
                 let n = 3 * d.block_tile() as usize + 3;
-                for kernel in MergeKernel::ALL {
+                for (kernel, partition) in MergeKernel::ALL.into_iter().zip(Partition::ALL) {
                     let s = sorter(
                         ctx,
                         &c,
                         n,
                         MergePolicy {
                             merge_kernel: kernel,
+                            partition,
                             ..d
                         },
                     );
@@ -283,10 +296,11 @@ fn bit_ranges() {
 #[test]
 fn gpu_side_count() {
     with_gpu(|ctx| {
-        for (key, kernel) in [
-            (KeyType::U32, MergeKernel::Serial),
-            (KeyType::U128, MergeKernel::Network),
-            (KeyType::U64, MergeKernel::Serial),
+        for (key, kernel, partition) in [
+            (KeyType::U32, MergeKernel::Serial, Partition::Pass),
+            (KeyType::U32, MergeKernel::Network, Partition::Fused),
+            (KeyType::U128, MergeKernel::Network, Partition::Pass),
+            (KeyType::U64, MergeKernel::Serial, Partition::Fused),
         ] {
             let c = Case {
                 value: ValueType::U64,
@@ -299,6 +313,7 @@ fn gpu_side_count() {
             };
             let p = MergePolicy {
                 merge_kernel: kernel,
+                partition,
                 ..device_policy(ctx, &c)
             };
             let b = p.block_tile() as usize;
@@ -412,9 +427,21 @@ fn auto_and_host_forms_on_u128() {
 #[test]
 fn recording_builds_no_pipeline() {
     with_gpu(|ctx| {
-        for (key, value, max_n, kernel) in [
-            (KeyType::U32, ValueType::U32, 20_000u64, MergeKernel::Serial),
-            (KeyType::U128, ValueType::None, 9_000, MergeKernel::Network),
+        for (key, value, max_n, kernel, partition) in [
+            (
+                KeyType::U32,
+                ValueType::U32,
+                20_000u64,
+                MergeKernel::Serial,
+                Partition::Pass,
+            ),
+            (
+                KeyType::U128,
+                ValueType::None,
+                9_000,
+                MergeKernel::Network,
+                Partition::Fused,
+            ),
         ] {
             let cfg = SortConfig {
                 key,
@@ -432,6 +459,7 @@ fn recording_builds_no_pipeline() {
             };
             let p = MergePolicy {
                 merge_kernel: kernel,
+                partition,
                 ..device_policy(ctx, &c)
             };
             let s = Sorter::builder(ctx, cfg).tuning(p).build().unwrap();

@@ -40,7 +40,11 @@ void main() {
     }
     barrier();
     smem_to_regs(lid);
-    bitonic_sort(lid, WG_SIZE, m);
+    // The network of the smallest power-of-two group of invocations that holds the tile's m keys: a short last
+    // tile (or a sort of one short tile) runs only the stages it needs; the other invocations hold positions
+    // >= m, whose comparators do nothing, and only take part in the barriers.
+    uint group = min(WG_SIZE, 1u << uint(findMSB(max(div_ceil(m, KPT), 1u) * 2u - 1u)));
+    bitonic_sort(lid, group, m);
     barrier();
     regs_to_smem(lid);
     barrier();

@@ -4,7 +4,10 @@
 // run, B its second, either shorter at the end of the array) into the other side. One workgroup per output tile
 // of WG_SIZE x KPT keys: whatever the data, each merges exactly one tile, from the A slice [i0, i1) and the B
 // slice [k0 - i0, k1 - i1) that merge_partition found (k0, k1: the tile's bounds within its pair; the tile's
-// end co-rank is the partition of the next tile, or all of A at the end of the pair). Stable: ties take from A,
+// end co-rank is the partition of the next tile, or all of A at the end of the pair). With FUSED_SPLIT the
+// workgroup finds both co-ranks itself instead (no partition pass): one subgroup per diagonal runs a k-ary
+// search of the merge path, gl_SubgroupSize probes per round (a ballot counts those before the path), so a
+// run of w keys takes ceil(log_(subgroup size)(w)) + 1 rounds of one probe per lane. Stable: ties take from A,
 // and each run is in input order. Values are gathered once, from the source position of each output key, when
 // the tile is written. Nothing to do when the pass is not needed (pass >= P(n)).
 //
@@ -21,6 +24,8 @@
 #include "items.glsl"
 
 layout(constant_id = 2) const uint KPT = 8;
+// 1: the workgroup finds its co-ranks itself (the partition binding is then unused).
+layout(constant_id = 20) const uint FUSED_SPLIT = 0;
 
 #include "bitonic.glsl"
 #include "merge_side.glsl"
@@ -46,6 +51,37 @@ uvec4 smem_key(uint p) {
     return k;
 }
 
+shared uint s_split[2];
+
+// The merge-path co-rank at diagonal k of the pair at s (runs A = [s, s + la), B = [s + la, s + la + lb) on side
+// `src`): the smallest i with B[k - i - 1] < A[i] (B goes first only when strictly smaller). Called by a whole
+// subgroup; the result is uniform in it. Each round probes gl_SubgroupSize evenly spaced points of [lo, hi) and
+// keeps the gap after the last probe that is still before the path; at most 32 rounds.
+uint split_subgroup(uint src, uint s, uint la, uint lb, uint k) {
+    uint lo = k > lb ? k - lb : 0u;
+    uint hi = min(k, la);
+    uint lane = gl_SubgroupInvocationID;
+    for (uint round = 0u; round < 32u && lo < hi; round++) {
+        uint step = div_ceil(hi - lo, gl_SubgroupSize);
+        uint i = lo + lane * step;
+        bool before = false;   // the probe is before the path: B[k - i - 1] >= A[i]
+        if (i < hi) {
+            uvec4 a = key_order(side_key(src, s + i));
+            uvec4 b = key_order(side_key(src, s + la + k - i - 1u));
+            before = !key_lt(b, a);
+        }
+        uint c = subgroupBallotBitCount(subgroupBallot(before));
+        if (c == 0u) {
+            hi = lo;
+        } else {
+            uint last = lo + (c - 1u) * step;   // the last probe before the path
+            hi = min(hi, last + step);          // the next probe (or hi) is on or after it
+            lo = last + 1u;
+        }
+    }
+    return lo;
+}
+
 void main() {
     items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
     uint n = ITEM_N(pc);
@@ -62,8 +98,20 @@ void main() {
     uint d1 = min(d0 + B_TILE, n);
     uint k0 = d0 - s;
     uint k1 = d1 - s;
-    uint i0 = part[t];
-    uint i1 = k1 == la + lb ? la : part[t + 1u];
+    uint i0;
+    uint i1;
+    if (FUSED_SPLIT != 0u) {
+        for (uint which = gl_SubgroupID; which < 2u; which += gl_NumSubgroups) {
+            uint r = split_subgroup(src, s, la, lb, which == 0u ? k0 : k1);
+            if (subgroupElect()) s_split[which] = r;
+        }
+        barrier();
+        i0 = s_split[0];
+        i1 = s_split[1];
+    } else {
+        i0 = part[t];
+        i1 = k1 == la + lb ? la : part[t + 1u];
+    }
     uint a0 = s + i0;                  // the A slice: na keys from a0
     uint na = i1 - i0;
     uint b0 = s + la + (k0 - i0);      // the B slice: nb keys from b0

@@ -1,5 +1,5 @@
-//! `vksort::merge::block` (glsl/sort/merge/merge_block.comp): one workgroup per tile of `wg` x
-//! `block_items_per_invocation` keys sorts it stably in shared memory (the bitonic network on items tagged with
+//! `vksort::merge::block` (glsl/sort/merge/merge_block.comp): one workgroup per tile of
+//! [`super::MergePolicy::block_tile`] keys sorts it stably in shared memory (the bitonic network on items tagged with
 //! their tile position), gathers the values by tag, and writes the tile to side P(n) & 1, so that the last
 //! merge pass ends in the caller's buffers. Reads the caller's keys and values; k + v bytes read and written
 //! per key.
@@ -19,27 +19,18 @@ pub struct BlockPush {
     pub block_tile: u32,
 }
 
-/// Records the block pass with workgroups of `wg` invocations (the policy's, or a smaller one for a sort of
-/// one tile).
-pub(crate) fn record(
-    s: &MergeSort,
-    rec: &mut Recorder,
-    b: &Sides,
-    count: &Count,
-    wg: u32,
-) -> Result<()> {
+pub(crate) fn record(s: &MergeSort, rec: &mut Recorder, b: &Sides, count: &Count) -> Result<()> {
     use crate::shaders::{merge_block as sh, Spec};
-    let kpt = s.policy.block_items_per_invocation;
+    let p = &s.policy;
     let k = crate::sort::items::kernel(
         rec.ctx(),
         &s.plan,
         &s.items,
         true,
         sh::SHADER,
-        wg,
-        Spec::new().with(sh::KPT, kpt),
+        p.block_workgroup_size,
+        Spec::new().with(sh::KPT, p.block_items_per_invocation),
     )?;
-    let tile = (wg * kpt) as u64;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(
         "vksort::merge::block",
@@ -47,8 +38,8 @@ pub(crate) fn record(
         &[k0, v0, k1, v1, b.meta],
         &BlockPush {
             items: s.items.push(count),
-            block_tile: s.policy.block_tile() as u32,
+            block_tile: p.block_tile() as u32,
         },
-        count.max_n().div_ceil(tile) as u32,
+        count.max_n().div_ceil(p.block_tile()) as u32,
     )
 }

@@ -8,16 +8,20 @@
 //! - `vksort::sort::count` (GPU-side counts only): the clamped count into the control block.
 //! - `vksort::merge::block` ([`block`]): one workgroup per tile of B keys sorts it in shared memory with the
 //!   bitonic network, items tagged with their position (which makes the network stable), and gathers each
-//!   value once by its tag. Reads k + v, writes k + v. A sort of at most B keys (host count) is this one pass,
-//!   in place, in one workgroup of the smallest power-of-two size that holds n.
+//!   value once by its tag. Reads k + v, writes k + v. A sort of at most B keys is this one pass, in place, in
+//!   one workgroup; a short tile runs only the network stages its keys need (the smallest power-of-two group
+//!   of invocations that holds them), so small sorts need no pipelines of their own.
 //! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
-//!   `vksort::merge::partition` ([`partition`]): one invocation per output tile of T keys finds, by a binary
-//!   search of the merge path (log2(w) + 1 probes of two keys), how many of the tile's first outputs come from
-//!   the pair's first run (ties take from the first run: stable). Writes 4 bytes per tile.
+//!   `vksort::merge::partition` ([`partition`], [`Partition::Pass`] only): one invocation per output tile of T
+//!   keys finds, by a binary search of the merge path (log2(w) + 1 probes of two keys), how many of the
+//!   outputs before the tile come from the pair's first run (ties take from the first run: stable). Writes 4
+//!   bytes per tile.
 //!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
-//!   from the two slices the partition gives, with the policy's [`MergeKernel`] (a serial merge per invocation
-//!   after a merge-path search in shared memory, or a bitonic merge network). Reads k + v (values gathered by
-//!   source position), writes k + v.
+//!   from the two slices the split points give (read from the partition array, or with
+//!   [`Partition::Fused`], the default, found by the workgroup itself: a subgroup per diagonal searches the
+//!   merge path with gl_SubgroupSize probes per round), with the policy's [`MergeKernel`] (a serial merge per
+//!   invocation after a merge-path search in shared memory, or a bitonic merge network). Reads k + v (values
+//!   gathered by source position), writes k + v.
 //!
 //! The passes ping-pong between the caller's buffers (side 0) and the scratch's alternate copies (side 1): the
 //! block pass writes side P(n) & 1 and every merge pass the other side than it reads, so the last merge pass
@@ -27,15 +31,16 @@
 //!
 //! # Scratch layout ([`Layout`])
 //! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
-//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and the partition array
-//! (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control block.
+//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, with [`Partition::Pass`], the
+//! partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
+//! block.
 
 pub mod block;
 pub mod partition;
 pub mod pass;
 pub mod policy;
 
-pub use policy::{MergeKernel, MergePolicy};
+pub use policy::{MergeKernel, MergePolicy, Partition};
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Context, Recorder};
@@ -68,7 +73,7 @@ pub struct Layout {
     /// Keys of side 1 (None when no merge pass can run: max_n at most one block tile).
     pub alt_keys: Option<(u64, u64)>,
     pub alt_values: Option<(u64, u64)>,
-    /// One u32 per merge tile: the co-rank of its start.
+    /// One u32 per merge tile: the co-rank of its start ([`Partition::Pass`] only).
     pub partition: Option<(u64, u64)>,
     /// Bytes of scratch.
     pub total: u64,
@@ -126,26 +131,14 @@ impl MergeSort {
         }
         let alt_keys = r.take(self.items.key_bytes(max_n));
         let alt_values = r.take(self.items.val_bytes(max_n));
-        let partition = r.take(max_n.div_ceil(self.policy.merge_tile()) * 4);
+        let partition = (self.policy.partition == Partition::Pass)
+            .then(|| r.take(max_n.div_ceil(self.policy.merge_tile()) * 4));
         Layout {
             alt_keys: Some(alt_keys),
             alt_values: Some(alt_values),
-            partition: Some(partition),
+            partition,
             total: r.total,
         }
-    }
-
-    /// The workgroup size of the block pass for a sort recorded for `max_n` keys: the policy's, or for one
-    /// tile the smallest power of two (at least a subgroup) that holds `max_n`.
-    fn block_workgroup(&self, max_n: u64) -> u32 {
-        let p = &self.policy;
-        if max_n > p.block_tile() {
-            return p.block_workgroup_size;
-        }
-        let need = max_n.div_ceil(p.block_items_per_invocation as u64).max(1);
-        (need.next_power_of_two() as u32)
-            .max(self.plan.max)
-            .min(p.block_workgroup_size)
     }
 
     fn cmd_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
@@ -167,11 +160,13 @@ impl MergeSort {
         let s = self.sides(&c, &layout);
         rec.scope("vksort::sort", |rec| {
             items::record_count(ctx, &self.plan, rec, &c, n)?;
-            block::record(self, rec, &s, &count, self.block_workgroup(n))?;
+            block::record(self, rec, &s, &count)?;
             for p in 0..self.policy.merge_passes(n) {
                 rec.barrier();
-                partition::record(self, rec, &s, &count, p)?;
-                rec.barrier();
+                if self.policy.partition == Partition::Pass {
+                    partition::record(self, rec, &s, &count, p)?;
+                    rec.barrier();
+                }
                 pass::record(self, rec, &s, &count, p)?;
             }
             Ok(())
@@ -260,16 +255,33 @@ impl SortBackend for MergeSort {
             return passes;
         }
         let tiles = n.div_ceil(p.merge_tile()) as f64;
-        // Partition: per tile, log2(2w) probes of two keys in pass p (w = block tile << p).
-        let probes: f64 = (0..merges).map(|q| log_b + q as f64 + 1.0).sum::<f64>() * tiles;
-        passes.push(PassModel::new(
-            "vksort::merge::partition",
-            merges,
-            probes * 2.0 * k,
-            merges as f64 * tiles * 4.0,
-            probes / nf.max(1.0),
-        ));
         let log_t = p.merge_tile().trailing_zeros() as f64;
+        // The split points: per tile and pass p (runs of w = block tile << p), a binary search of log2(w) + 1
+        // probes of two keys (Pass; the merge pass then reads two words per tile), or two subgroup searches of
+        // about log_sg(w) + 1 rounds of one probe of two keys per lane (Fused, inside the merge pass).
+        let (split_read, split_ops) = match p.partition {
+            Partition::Pass => {
+                let probes: f64 = (0..merges).map(|q| log_b + q as f64 + 1.0).sum::<f64>() * tiles;
+                passes.push(PassModel::new(
+                    "vksort::merge::partition",
+                    merges,
+                    probes * 2.0 * k,
+                    merges as f64 * tiles * 4.0,
+                    probes / nf.max(1.0),
+                ));
+                (merges as f64 * tiles * 8.0, 0.0)
+            }
+            Partition::Fused => {
+                let sg = self.plan.max.max(2) as f64;
+                let probes: f64 = (0..merges)
+                    .map(|q| ((log_b + q as f64) / sg.log2()).ceil() + 1.0)
+                    .sum::<f64>()
+                    * tiles
+                    * 2.0
+                    * sg;
+                (probes * 2.0 * k, probes / nf.max(1.0))
+            }
+        };
         let ops = match p.merge_kernel {
             MergeKernel::Serial => log_t / p.merge_items_per_invocation as f64 + 2.0,
             MergeKernel::Network => log_t,
@@ -277,9 +289,9 @@ impl SortBackend for MergeSort {
         passes.push(PassModel::new(
             "vksort::merge::merge",
             merges,
-            merges as f64 * (kv + tiles * 8.0),
+            merges as f64 * kv + split_read,
             merges as f64 * kv,
-            merges as f64 * ops,
+            merges as f64 * ops + split_ops,
         ));
         passes
     }

@@ -1,6 +1,7 @@
 //! `vksort::merge::merge` (glsl/sort/merge/merge_merge.comp, variants SERIAL and NETWORK by
 //! [`super::MergeKernel`]): one merge pass. One workgroup per output tile of `merge_tile()` keys merges exactly
-//! that many keys, from the slices of the pair's two runs that the partition pass gave, into the other side;
+//! that many keys, from the slices of the pair's two runs that the partition pass gave (or that it finds itself,
+//! [`super::Partition::Fused`]), into the other side;
 //! values are gathered by source position when the tile is written. k + v bytes read and written per key.
 
 use super::{MergeKernel, MergeSort, Sides};
@@ -39,7 +40,12 @@ pub(crate) fn record(
         true,
         shader,
         p.merge_workgroup_size,
-        Spec::new().with(sh::KPT, p.merge_items_per_invocation),
+        Spec::new()
+            .with(sh::KPT, p.merge_items_per_invocation)
+            .with(
+                sh::FUSED_SPLIT,
+                (p.partition == super::Partition::Fused) as u32,
+            ),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

@@ -32,6 +32,31 @@ impl MergeKernel {
     }
 }
 
+/// Where a merge pass finds the split points (merge-path co-ranks) of its output tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Partition {
+    /// A pass of its own before each merge pass (`vksort::merge::partition`): one invocation per tile runs a
+    /// binary search of log2(w) + 1 dependent probes; the merge pass reads the results. Two dispatches per
+    /// merge pass.
+    Pass,
+    /// In the merge pass: two subgroups of each workgroup search the tile's two diagonals, gl_SubgroupSize
+    /// probes per round (ceil(log_subgroup(w)) + 1 dependent rounds). One dispatch per merge pass, no partition
+    /// array.
+    #[default]
+    Fused,
+}
+
+impl Partition {
+    pub const ALL: [Partition; 2] = [Partition::Pass, Partition::Fused];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Partition::Pass => "pass",
+            Partition::Fused => "fused",
+        }
+    }
+}
+
 /// How the merge sort's passes are tiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MergePolicy {
@@ -50,8 +75,10 @@ pub struct MergePolicy {
     pub merge_items_per_invocation: u32,
     /// The per-workgroup merge. Default [`MergeKernel::Serial`].
     pub merge_kernel: MergeKernel,
+    /// Where the split points are found. Default [`Partition::Fused`].
+    pub partition: Partition,
     /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one invocation per merge
-    /// tile). Default 64.
+    /// tile; [`Partition::Pass`] only). Default 64.
     pub partition_workgroup_size: u32,
 }
 
@@ -73,6 +100,7 @@ impl MergePolicy {
             merge_workgroup_size: wg,
             merge_items_per_invocation: kpt,
             merge_kernel: MergeKernel::Serial,
+            partition: Partition::Fused,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
         }
     }
