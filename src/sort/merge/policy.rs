@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::sort::items::Items;
+use crate::sort::{KeyType, SortConfig, ValueType};
 
 /// How a workgroup of `vksort::merge::merge` merges its output tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -103,6 +104,46 @@ impl MergePolicy {
             partition: Partition::Fused,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
         }
+    }
+
+    /// The device's policy for sorts of `key` with `value` (what a sorter uses without an override).
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
+        let config = SortConfig {
+            key,
+            value,
+            ..Default::default()
+        };
+        let items = Items::new(&config).expect("all bits of a key are a valid range");
+        Self::for_items(caps, &items)
+    }
+
+    /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
+    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
+    /// `partition` (0 pass, 1 fused); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
+    /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::sort::radix::policy::for_each_override(spec, "merge", |k, v, bad| {
+            match k {
+                "block_wg" => self.block_workgroup_size = v,
+                "block_kpt" => self.block_items_per_invocation = v,
+                "merge_wg" => self.merge_workgroup_size = v,
+                "merge_kpt" => self.merge_items_per_invocation = v,
+                "part_wg" => self.partition_workgroup_size = v,
+                "kernel" => {
+                    self.merge_kernel = *MergeKernel::ALL
+                        .get(v as usize)
+                        .ok_or_else(|| bad(format!("kernel={v}: 0 (serial) or 1 (network)")))?
+                }
+                "partition" => {
+                    self.partition = *Partition::ALL
+                        .get(v as usize)
+                        .ok_or_else(|| bad(format!("partition={v}: 0 (pass) or 1 (fused)")))?
+                }
+                _ => return Err(bad(format!("unknown key `{k}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
     }
 
     /// Keys per tile of the block pass: the sorted runs the first merge pass starts from.
