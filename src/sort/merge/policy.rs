@@ -1,6 +1,20 @@
-//! The merge sort's policy: the tiling of its three passes and the per-workgroup merge kernel, chosen per
-//! device from its limits (shared memory, workgroup size, subgroup size) and passed to the shaders as
-//! specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`].
+//! The merge sort's policy: the tiling of its three passes, the per-workgroup merge kernel and where the split
+//! points are found, chosen per device from its limits (shared memory, workgroup size, subgroup size) and passed
+//! to the shaders as specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`] (or
+//! [`MergePolicy::with_overrides`] strings; `examples/merge_sweep` times a grid of them).
+//!
+//! Why the defaults (not yet measured on a GPU; `examples/merge_sweep` is the measurement that decides them):
+//! - Tiles of 8 keys per invocation and 256 invocations (128 on CPUs, as the bitonic sort): 2048-key tiles, so
+//!   a 2^24-key sort needs 13 merge passes; the tile with its tags (key words + 1 per key) fits NVIDIA's 48 KiB
+//!   even for 128-bit keys (42 KiB), and the workgroup is halved while it does not fit (lavapipe's 32 KiB:
+//!   1024-key tiles for 128-bit keys). Values never enter shared memory (they are gathered by source position),
+//!   so the value width does not change the tiles. A larger block tile saves a merge pass per doubling.
+//! - [`MergeKernel::Serial`]: the serial merge does log2(tile) + `items_per_invocation` comparisons per
+//!   invocation against the network's log2(tile) compare-exchange steps over every key, with barriers for the
+//!   long strides (the Intel report (seed 001) measured the network's index computations and reversal as its
+//!   overhead). On lavapipe the serial merge is about 2x faster (2^16 keys, 32- and 128-bit).
+//! - [`Partition::Fused`]: one dispatch (and barrier) per merge pass instead of two, and ceil(log_32(w)) + 1
+//!   dependent rounds of loads per split point instead of log2(w) + 1.
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
@@ -222,8 +236,8 @@ impl MergePolicy {
 }
 
 /// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
-/// 32 items); the block and merge passes both use it.
+/// 32 items; the block and merge passes both use it) and the merge pass's two split points (16 bytes).
 pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
     let words = items.key_words + 1;
-    (tile + tile / 32) * words as u64 * 4
+    (tile + tile / 32) * words as u64 * 4 + 16
 }
