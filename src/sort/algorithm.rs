@@ -32,16 +32,21 @@ pub enum SortAlgorithm {
     /// Split radix sort, the per-bit form (Seed 002): one global stable 1-bit split (flags, exclusive scan,
     /// scatter) per bit that varies between the keys (decided on the GPU). See [`crate::sort::split`].
     SplitRadixBit,
+    /// Merge sort (stable; every key type, 128-bit keys included): tiles sorted in shared memory, then merge
+    /// passes whose work is split evenly by a merge-path search, so every workgroup merges the same number of
+    /// keys whatever the data. The sort of 128-bit keys. See [`crate::sort::merge`].
+    Merge,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 8] = [
+    pub const ALL: [SortAlgorithm; 9] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
         SortAlgorithm::Bitonic,
+        SortAlgorithm::Merge,
         SortAlgorithm::SplitRadix,
         SortAlgorithm::SplitRadixBit,
     ];
@@ -55,6 +60,7 @@ impl SortAlgorithm {
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
             SortAlgorithm::Bitonic => "bitonic",
+            SortAlgorithm::Merge => "merge",
             SortAlgorithm::SplitRadix => "split-radix",
             SortAlgorithm::SplitRadixBit => "split-radix-bit",
         }

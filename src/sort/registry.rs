@@ -45,8 +45,9 @@ pub(crate) struct Family {
 /// radix sort does not take).
 pub(crate) const FAMILIES: &[Family] = &[
     super::radix::FAMILY,
-    super::bitonic::FAMILY,
+    super::merge::FAMILY,
     super::split::FAMILY,
+    super::bitonic::FAMILY,
 ];
 
 /// The family that runs `algorithm` (None for Auto).

@@ -1,0 +1,307 @@
+//! Merge sort, the merge family's backend of the sort front end. Stable (equal keys keep their input order, in
+//! both orders, with and without a bit range), every key type including 128-bit keys (the sort that Auto picks
+//! for them: the radix sorts refuse keys wider than 64 bits), with no value or a 4- or 8-byte value per key.
+//!
+//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
+//! With B = the policy's block tile ([`MergePolicy::block_tile`]), T = its merge tile and
+//! P(n) = ceil(log2(ceil(n / B))) merge passes:
+//! - `vksort::sort::count` (GPU-side counts only): the clamped count into the control block.
+//! - `vksort::merge::block` ([`block`]): one workgroup per tile of B keys sorts it in shared memory with the
+//!   bitonic network, items tagged with their position (which makes the network stable), and gathers each
+//!   value once by its tag. Reads k + v, writes k + v. A sort of at most B keys is this one pass, in place, in
+//!   one workgroup; a short tile runs only the network stages its keys need (the smallest power-of-two group
+//!   of invocations that holds them), so small sorts need no pipelines of their own.
+//! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
+//!   `vksort::merge::partition` ([`partition`], [`Partition::Pass`] only): one invocation per output tile of T
+//!   keys finds, by a binary search of the merge path (log2(w) + 1 probes of two keys), how many of the
+//!   outputs before the tile come from the pair's first run (ties take from the first run: stable). Writes 4
+//!   bytes per tile.
+//!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
+//!   from the two slices the split points give (read from the partition array, or with
+//!   [`Partition::Fused`], the default, found by the workgroup itself: a subgroup per diagonal searches the
+//!   merge path with gl_SubgroupSize probes per round), with the policy's [`MergeKernel`] (a serial merge per
+//!   invocation after a merge-path search in shared memory, or a bitonic merge network). Reads k + v (values
+//!   gathered by source position), writes k + v.
+//!
+//! The passes ping-pong between the caller's buffers (side 0) and the scratch's alternate copies (side 1): the
+//! block pass writes side P(n) & 1 and every merge pass the other side than it reads, so the last merge pass
+//! writes the caller's buffers and no final copy exists. With a GPU-side count the passes are recorded for the
+//! capacity; every pass computes P(n) and its sides from the count on the GPU, and passes p >= P(n) do nothing.
+//! With a host count exactly the P(n) merge passes are recorded.
+//!
+//! # Scratch layout ([`Layout`])
+//! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
+//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, with [`Partition::Pass`], the
+//! partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
+//! block.
+
+pub mod block;
+pub mod partition;
+pub mod pass;
+pub mod policy;
+
+pub use policy::{MergeKernel, MergePolicy, Partition};
+
+use crate::error::Result;
+use crate::gpu::{BufferRef, Context, Recorder};
+use crate::policy::SubgroupPlan;
+use crate::sort::algorithm::SortAlgorithm;
+use crate::sort::backend::{
+    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
+};
+use crate::sort::config::SortConfig;
+use crate::sort::count::Count;
+use crate::sort::items::{self, Checked, Items, Regions, SCRATCH_USAGE};
+use crate::sort::registry::Family;
+use crate::workload::PassModel;
+use std::sync::Arc;
+
+/// The most keys a merge sort takes (positions are u32, and twice the longest run must fit one).
+pub const MAX_KEYS: u64 = 1 << 31;
+
+/// The merge family in the sort registry: it takes every configuration.
+pub(crate) const FAMILY: Family = Family {
+    name: "merge",
+    algorithms: &[SortAlgorithm::Merge],
+    supports: |_| None,
+    new: |ctx, config, overrides, _| Ok(Box::new(MergeSort::new(ctx, config, overrides)?)),
+    parse_overrides: |ctx, config, spec, overrides| {
+        overrides
+            .set(MergePolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
+        Ok(())
+    },
+};
+
+/// The scratch regions of a sort recorded for `max_n` keys (offsets and sizes in bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Keys of side 1 (None when no merge pass can run: max_n at most one block tile).
+    pub alt_keys: Option<(u64, u64)>,
+    pub alt_values: Option<(u64, u64)>,
+    /// One u32 per merge tile: the co-rank of its start ([`Partition::Pass`] only).
+    pub partition: Option<(u64, u64)>,
+    /// Bytes of scratch.
+    pub total: u64,
+}
+
+/// The merge sort behind a [`crate::sort::Sorter`].
+pub struct MergeSort {
+    pub(crate) ctx: Arc<Context>,
+    pub policy: MergePolicy,
+    pub(crate) plan: SubgroupPlan,
+    pub(crate) items: Items,
+}
+
+/// The buffers of one recorded sort: side 0 (the caller's), side 1 (the scratch's), the control block and the
+/// partition array.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Sides {
+    /// keys0, values0, keys1, values1: bindings 0..3 of every merge-sort pass.
+    pub sides: [BufferRef; 4],
+    pub meta: BufferRef,
+    pub partition: BufferRef,
+}
+
+impl MergeSort {
+    /// The merge sort for `config`, with a [`MergePolicy`] from `overrides` or the device's.
+    pub(crate) fn new(
+        ctx: &Arc<Context>,
+        config: &SortConfig,
+        overrides: &Overrides,
+    ) -> Result<Self> {
+        let items = Items::new(config)?;
+        let policy = overrides
+            .get::<MergePolicy>()
+            .unwrap_or_else(|| MergePolicy::for_items(ctx.caps(), &items));
+        policy.check(ctx.caps(), &items)?;
+        crate::sort::bitonic::require_subgroup_ops(ctx)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            policy,
+            plan: SubgroupPlan::for_device(ctx.caps()),
+            items,
+        })
+    }
+
+    /// The scratch layout of a sort recorded for `max_n` keys.
+    pub fn layout(&self, max_n: u64) -> Layout {
+        let mut r = Regions::after_control(&self.ctx);
+        if self.policy.merge_passes(max_n) == 0 {
+            return Layout {
+                alt_keys: None,
+                alt_values: None,
+                partition: None,
+                total: r.total,
+            };
+        }
+        let alt_keys = r.take(self.items.key_bytes(max_n));
+        let alt_values = r.take(self.items.val_bytes(max_n));
+        let partition = (self.policy.partition == Partition::Pass)
+            .then(|| r.take(max_n.div_ceil(self.policy.merge_tile()) * 4));
+        Layout {
+            alt_keys: Some(alt_keys),
+            alt_values: Some(alt_values),
+            partition,
+            total: r.total,
+        }
+    }
+
+    fn cmd_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
+        let ctx = rec.ctx();
+        let n = count.max_n();
+        let layout = self.layout(n);
+        let c = items::check(
+            ctx,
+            &self.items,
+            "merge",
+            MAX_KEYS,
+            &buffers,
+            &count,
+            layout.total,
+        )?;
+        if c.count.is_none() && n <= 1 {
+            return Ok(());
+        }
+        let s = self.sides(&c, &layout);
+        rec.scope("vksort::sort", |rec| {
+            items::record_count(ctx, &self.plan, rec, &c, n)?;
+            block::record(self, rec, &s, &count)?;
+            for p in 0..self.policy.merge_passes(n) {
+                rec.barrier();
+                if self.policy.partition == Partition::Pass {
+                    partition::record(self, rec, &s, &count, p)?;
+                    rec.barrier();
+                }
+                pass::record(self, rec, &s, &count, p)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Binds the two sides: side 1 and the partition array are stand-ins (the control block) when no merge
+    /// pass can run.
+    fn sides(&self, c: &Checked, layout: &Layout) -> Sides {
+        let region =
+            |r: Option<(u64, u64)>| r.map_or(c.meta, |(off, bytes)| c.scratch.slice(off, bytes));
+        Sides {
+            sides: [
+                c.keys,
+                c.values,
+                region(layout.alt_keys),
+                region(layout.alt_values),
+            ],
+            meta: c.meta,
+            partition: region(layout.partition),
+        }
+    }
+}
+
+impl SortBackend for MergeSort {
+    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
+        Capabilities {
+            max_keys: MAX_KEYS,
+            stable: true,
+        }
+    }
+
+    fn policy_choice(&self, _: u64) -> SortAlgorithm {
+        SortAlgorithm::Merge
+    }
+
+    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
+        StorageRequirements {
+            scratch_bytes: self.layout(max_n).total,
+            scratch_usage: SCRATCH_USAGE,
+        }
+    }
+
+    fn control_offset(&self, _: u64) -> u64 {
+        0
+    }
+
+    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+        let p = &self.policy;
+        let sizes = items::planning_sizes(max_n, &[p.block_tile(), p.merge_tile()]);
+        items::prepare_by_planning(
+            &self.ctx,
+            &self.items,
+            &sizes,
+            |n| self.layout(n).total,
+            |rec, buffers, count| self.cmd_sort(rec, buffers, count),
+        )
+    }
+
+    fn record(
+        &self,
+        rec: &mut Recorder,
+        _: SortAlgorithm,
+        buffers: SortBuffers,
+        count: Count,
+    ) -> Result<()> {
+        self.cmd_sort(rec, buffers, count)
+    }
+
+    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+        let k = (self.items.key_words * 4) as f64;
+        let v = (self.items.val_words * 4) as f64;
+        let p = &self.policy;
+        let nf = n as f64;
+        let kv = nf * (k + v);
+        let log_b = p.block_tile().trailing_zeros() as f64;
+        let mut passes = vec![PassModel::new(
+            "vksort::merge::block",
+            1,
+            kv,
+            kv,
+            log_b * (log_b + 1.0) / 2.0,
+        )];
+        let merges = p.merge_passes(n);
+        if merges == 0 {
+            return passes;
+        }
+        let tiles = n.div_ceil(p.merge_tile()) as f64;
+        let log_t = p.merge_tile().trailing_zeros() as f64;
+        // The split points: per tile and pass p (runs of w = block tile << p), a binary search of log2(w) + 1
+        // probes of two keys (Pass; the merge pass then reads two words per tile), or two subgroup searches of
+        // about log_sg(w) + 1 rounds of one probe of two keys per lane (Fused, inside the merge pass).
+        let (split_read, split_ops) = match p.partition {
+            Partition::Pass => {
+                let probes: f64 = (0..merges).map(|q| log_b + q as f64 + 1.0).sum::<f64>() * tiles;
+                passes.push(PassModel::new(
+                    "vksort::merge::partition",
+                    merges,
+                    probes * 2.0 * k,
+                    merges as f64 * tiles * 4.0,
+                    probes / nf.max(1.0),
+                ));
+                (merges as f64 * tiles * 8.0, 0.0)
+            }
+            Partition::Fused => {
+                let sg = self.plan.max.max(2) as f64;
+                let probes: f64 = (0..merges)
+                    .map(|q| ((log_b + q as f64) / sg.log2()).ceil() + 1.0)
+                    .sum::<f64>()
+                    * tiles
+                    * 2.0
+                    * sg;
+                (probes * 2.0 * k, probes / nf.max(1.0))
+            }
+        };
+        let ops = match p.merge_kernel {
+            MergeKernel::Serial => log_t / p.merge_items_per_invocation as f64 + 2.0,
+            MergeKernel::Network => log_t,
+        };
+        passes.push(PassModel::new(
+            "vksort::merge::merge",
+            merges,
+            merges as f64 * kv + split_read,
+            merges as f64 * kv,
+            merges as f64 * ops + split_ops,
+        ));
+        passes
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,56 @@
+//! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. One
+//! invocation per merge tile finds, by a binary search of the merge path on the pass's source side, how many of
+//! the outputs before the tile's start come from the first run of its pair (ties from the first run: stable),
+//! and writes it to the partition array (4 bytes per tile; about 2 (log2(w) + 1) keys read per tile).
+
+use super::{MergeSort, Sides};
+use crate::error::Result;
+use crate::gpu::Recorder;
+use crate::sort::count::Count;
+use crate::sort::items::ItemPush;
+
+/// Push constants of `merge_partition`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PartitionPush {
+    pub items: ItemPush,
+    pub block_tile: u32,
+    pub merge_tile: u32,
+    /// The merge pass (runs of block_tile << pass keys).
+    pub pass: u32,
+}
+
+pub(crate) fn record(
+    s: &MergeSort,
+    rec: &mut Recorder,
+    b: &Sides,
+    count: &Count,
+    pass: u32,
+) -> Result<()> {
+    use crate::shaders::{merge_partition as sh, Spec};
+    let p = &s.policy;
+    let wg = p.partition_workgroup_size;
+    let k = crate::sort::items::kernel(
+        rec.ctx(),
+        &s.plan,
+        &s.items,
+        false,
+        sh::SHADER,
+        wg,
+        Spec::new(),
+    )?;
+    let tiles = count.max_n().div_ceil(p.merge_tile());
+    let [k0, _, k1, _] = b.sides;
+    rec.dispatch(
+        "vksort::merge::partition",
+        &k,
+        &[k0, k1, b.meta, b.partition],
+        &PartitionPush {
+            items: s.items.push(count),
+            block_tile: p.block_tile() as u32,
+            merge_tile: p.merge_tile() as u32,
+            pass,
+        },
+        tiles.div_ceil(wg as u64) as u32,
+    )
+}

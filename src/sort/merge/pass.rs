@@ -1,0 +1,62 @@
+//! `vksort::merge::merge` (glsl/sort/merge/merge_merge.comp, variants SERIAL and NETWORK by
+//! [`super::MergeKernel`]): one merge pass. One workgroup per output tile of `merge_tile()` keys merges exactly
+//! that many keys, from the slices of the pair's two runs that the partition pass gave (or that it finds itself,
+//! [`super::Partition::Fused`]), into the other side;
+//! values are gathered by source position when the tile is written. k + v bytes read and written per key.
+
+use super::{MergeKernel, MergeSort, Sides};
+use crate::error::Result;
+use crate::gpu::Recorder;
+use crate::sort::count::Count;
+use crate::sort::items::ItemPush;
+
+/// Push constants of `merge_merge`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MergePush {
+    pub items: ItemPush,
+    pub block_tile: u32,
+    /// The merge pass (runs of block_tile << pass keys).
+    pub pass: u32,
+}
+
+pub(crate) fn record(
+    s: &MergeSort,
+    rec: &mut Recorder,
+    b: &Sides,
+    count: &Count,
+    pass: u32,
+) -> Result<()> {
+    use crate::shaders::{merge_merge as sh, Spec};
+    let p = &s.policy;
+    let shader = match p.merge_kernel {
+        MergeKernel::Serial => sh::SERIAL,
+        MergeKernel::Network => sh::NETWORK,
+    };
+    let k = crate::sort::items::kernel(
+        rec.ctx(),
+        &s.plan,
+        &s.items,
+        true,
+        shader,
+        p.merge_workgroup_size,
+        Spec::new()
+            .with(sh::KPT, p.merge_items_per_invocation)
+            .with(
+                sh::FUSED_SPLIT,
+                (p.partition == super::Partition::Fused) as u32,
+            ),
+    )?;
+    let [k0, v0, k1, v1] = b.sides;
+    rec.dispatch(
+        "vksort::merge::merge",
+        &k,
+        &[k0, v0, k1, v1, b.meta, b.partition],
+        &MergePush {
+            items: s.items.push(count),
+            block_tile: p.block_tile() as u32,
+            pass,
+        },
+        count.max_n().div_ceil(p.merge_tile()) as u32,
+    )
+}

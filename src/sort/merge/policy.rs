@@ -1,0 +1,243 @@
+//! The merge sort's policy: the tiling of its three passes, the per-workgroup merge kernel and where the split
+//! points are found, chosen per device from its limits (shared memory, workgroup size, subgroup size) and passed
+//! to the shaders as specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`] (or
+//! [`MergePolicy::with_overrides`] strings; `examples/merge_sweep` times a grid of them).
+//!
+//! Why the defaults (not yet measured on a GPU; `examples/merge_sweep` is the measurement that decides them):
+//! - Tiles of 8 keys per invocation and 256 invocations (128 on CPUs, as the bitonic sort): 2048-key tiles, so
+//!   a 2^24-key sort needs 13 merge passes; the tile with its tags (key words + 1 per key) fits NVIDIA's 48 KiB
+//!   even for 128-bit keys (42 KiB), and the workgroup is halved while it does not fit (lavapipe's 32 KiB:
+//!   1024-key tiles for 128-bit keys). Values never enter shared memory (they are gathered by source position),
+//!   so the value width does not change the tiles. A larger block tile saves a merge pass per doubling.
+//! - [`MergeKernel::Serial`]: the serial merge does log2(tile) + `items_per_invocation` comparisons per
+//!   invocation against the network's log2(tile) compare-exchange steps over every key, with barriers for the
+//!   long strides (the Intel report (seed 001) measured the network's index computations and reversal as its
+//!   overhead). On lavapipe the serial merge is about 2x faster (2^16 keys, 32- and 128-bit).
+//! - [`Partition::Fused`]: one dispatch (and barrier) per merge pass instead of two, and ceil(log_32(w)) + 1
+//!   dependent rounds of loads per split point instead of log2(w) + 1.
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+use crate::policy::SubgroupPlan;
+use crate::sort::items::Items;
+use crate::sort::{KeyType, SortConfig, ValueType};
+
+/// How a workgroup of `vksort::merge::merge` merges its output tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum MergeKernel {
+    /// Each invocation finds where its diagonal crosses the merge path (a binary search in shared memory) and
+    /// merges its items serially; then a coalesced store through shared memory. log2(tile) search steps and
+    /// `items_per_invocation` merge steps per invocation.
+    #[default]
+    Serial,
+    /// The A slice ascending, padding, the B slice reversed form a bitonic sequence that the half-cleaner steps
+    /// of the bitonic network sort: log2(tile) compare-exchange steps over the whole tile, the long strides
+    /// through shared memory (the overheads the Intel report names: index computations and the reversal).
+    Network,
+}
+
+impl MergeKernel {
+    pub const ALL: [MergeKernel; 2] = [MergeKernel::Serial, MergeKernel::Network];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            MergeKernel::Serial => "serial",
+            MergeKernel::Network => "network",
+        }
+    }
+}
+
+/// Where a merge pass finds the split points (merge-path co-ranks) of its output tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Partition {
+    /// A pass of its own before each merge pass (`vksort::merge::partition`): one invocation per tile runs a
+    /// binary search of log2(w) + 1 dependent probes; the merge pass reads the results. Two dispatches per
+    /// merge pass.
+    Pass,
+    /// In the merge pass: two subgroups of each workgroup search the tile's two diagonals, gl_SubgroupSize
+    /// probes per round (ceil(log_subgroup(w)) + 1 dependent rounds). One dispatch per merge pass, no partition
+    /// array.
+    #[default]
+    Fused,
+}
+
+impl Partition {
+    pub const ALL: [Partition; 2] = [Partition::Pass, Partition::Fused];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Partition::Pass => "pass",
+            Partition::Fused => "fused",
+        }
+    }
+}
+
+/// How the merge sort's passes are tiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MergePolicy {
+    /// Invocations per workgroup of the block pass (`vksort::merge::block`): a power of two and a multiple of
+    /// the subgroup size. Default 256 on GPUs, 128 on CPUs, halved while a tile's shared memory does not fit.
+    pub block_workgroup_size: u32,
+    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 8.
+    /// The block tile (`block_workgroup_size` x this) is the run length the merge passes start from:
+    /// ceil(log2(n / block tile)) merge passes.
+    pub block_items_per_invocation: u32,
+    /// Invocations per workgroup of the merge passes (`vksort::merge::merge`): a power of two and a multiple of
+    /// the subgroup size. Default as `block_workgroup_size`.
+    pub merge_workgroup_size: u32,
+    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 8. The merge tile
+    /// (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile.
+    pub merge_items_per_invocation: u32,
+    /// The per-workgroup merge. Default [`MergeKernel::Serial`].
+    pub merge_kernel: MergeKernel,
+    /// Where the split points are found. Default [`Partition::Fused`].
+    pub partition: Partition,
+    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one invocation per merge
+    /// tile; [`Partition::Pass`] only). Default 64.
+    pub partition_workgroup_size: u32,
+}
+
+impl MergePolicy {
+    /// The device's policy for `items` (the shared-memory need grows with the key words).
+    pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        let kpt = 8;
+        let fits =
+            |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
+        let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+        let mut wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
+        while wg > plan.max && !fits(wg) {
+            wg /= 2;
+        }
+        Self {
+            block_workgroup_size: wg,
+            block_items_per_invocation: kpt,
+            merge_workgroup_size: wg,
+            merge_items_per_invocation: kpt,
+            merge_kernel: MergeKernel::Serial,
+            partition: Partition::Fused,
+            partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
+        }
+    }
+
+    /// The device's policy for sorts of `key` with `value` (what a sorter uses without an override).
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
+        let config = SortConfig {
+            key,
+            value,
+            ..Default::default()
+        };
+        let items = Items::new(&config).expect("all bits of a key are a valid range");
+        Self::for_items(caps, &items)
+    }
+
+    /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
+    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
+    /// `partition` (0 pass, 1 fused); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
+    /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::policy::for_each_override(spec, "merge", |k, v, bad| {
+            match k {
+                "block_wg" => self.block_workgroup_size = v,
+                "block_kpt" => self.block_items_per_invocation = v,
+                "merge_wg" => self.merge_workgroup_size = v,
+                "merge_kpt" => self.merge_items_per_invocation = v,
+                "part_wg" => self.partition_workgroup_size = v,
+                "kernel" => {
+                    self.merge_kernel = *MergeKernel::ALL
+                        .get(v as usize)
+                        .ok_or_else(|| bad(format!("kernel={v}: 0 (serial) or 1 (network)")))?
+                }
+                "partition" => {
+                    self.partition = *Partition::ALL
+                        .get(v as usize)
+                        .ok_or_else(|| bad(format!("partition={v}: 0 (pass) or 1 (fused)")))?
+                }
+                _ => return Err(bad(format!("unknown key `{k}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
+    }
+
+    /// Keys per tile of the block pass: the sorted runs the first merge pass starts from.
+    pub fn block_tile(&self) -> u64 {
+        (self.block_workgroup_size * self.block_items_per_invocation) as u64
+    }
+
+    /// Keys per workgroup of a merge pass.
+    pub fn merge_tile(&self) -> u64 {
+        (self.merge_workgroup_size * self.merge_items_per_invocation) as u64
+    }
+
+    /// Merge passes of a sort of `n` keys: ceil(log2(ceil(n / block tile))).
+    pub fn merge_passes(&self, n: u64) -> u32 {
+        let tiles = n.div_ceil(self.block_tile());
+        if tiles <= 1 {
+            0
+        } else {
+            64 - (tiles - 1).leading_zeros()
+        }
+    }
+
+    /// Checks the policy against the device and the items.
+    pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
+        let plan = SubgroupPlan::for_device(caps);
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "merge",
+                what,
+            })
+        };
+        for (name, wg) in [
+            ("block_workgroup_size", self.block_workgroup_size),
+            ("merge_workgroup_size", self.merge_workgroup_size),
+            ("partition_workgroup_size", self.partition_workgroup_size),
+        ] {
+            if !wg.is_power_of_two() || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
+                return bad(format!(
+                    "{name} {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
+                    plan.max, caps.max_workgroup_invocations
+                ));
+            }
+        }
+        for (name, kpt) in [
+            (
+                "block_items_per_invocation",
+                self.block_items_per_invocation,
+            ),
+            (
+                "merge_items_per_invocation",
+                self.merge_items_per_invocation,
+            ),
+        ] {
+            if !kpt.is_power_of_two() || kpt > 32 {
+                return bad(format!("{name} {kpt} must be a power of two of at most 32"));
+            }
+        }
+        if self.merge_tile() > 2 * self.block_tile() {
+            return bad(format!(
+                "the merge tile ({} keys) must divide twice the block tile ({} keys)",
+                self.merge_tile(),
+                self.block_tile()
+            ));
+        }
+        for (what, tile) in [("block", self.block_tile()), ("merge", self.merge_tile())] {
+            let need = shared_bytes(tile, items);
+            if need > caps.max_shared_memory as u64 {
+                return bad(format!(
+                    "a {what} tile of {tile} keys needs {need} bytes of shared memory; the device has {}",
+                    caps.max_shared_memory
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
+/// 32 items; the block and merge passes both use it) and the merge pass's two split points (16 bytes).
+pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
+    let words = items.key_words + 1;
+    (tile + tile / 32) * words as u64 * 4 + 16
+}

@@ -1,0 +1,623 @@
+//! The merge sort: every key type (u128 too), value width and order bitwise against the stable CPU reference
+//! (values = input index prove stability), sizes around the block and merge tiles and across 1..5 merge passes,
+//! both per-workgroup merge kernels and several tile shapes, distributions, bit ranges, GPU-side counts that need
+//! fewer merge passes than the capacity (both parities), Auto and the host forms on u128 keys, recording without
+//! building pipelines, and bad input.
+mod common;
+use common::sorting::{check_with, gen, sizes_around, Case, Dist};
+use common::with_gpu;
+use std::sync::Arc;
+use vksort::gpu::{kernel::reflect, Buffer};
+use vksort::sort::merge::{block, partition, pass, MergeKernel, MergePolicy, MergeSort, Partition};
+use vksort::sort::{self, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::{Context, Error};
+
+const ALGO: SortAlgorithm = SortAlgorithm::Merge;
+
+/// The device's merge policy for case `c`.
+fn device_policy(ctx: &Arc<Context>, c: &Case) -> MergePolicy {
+    let s = Sorter::new(ctx, c.config(1)).unwrap();
+    s.backend::<MergeSort>().unwrap().policy
+}
+
+/// A sorter for `c` and `max_n` keys with policy `p`.
+fn sorter(ctx: &Arc<Context>, c: &Case, max_n: usize, p: MergePolicy) -> Sorter {
+    Sorter::builder(ctx, c.config(max_n))
+        .tuning(p)
+        .build()
+        .unwrap()
+}
+
+/// Sizes that need 0..=5 merge passes with block tile `b`: around b * 2^p, and odd ones in between.
+fn pass_sizes(b: usize) -> Vec<usize> {
+    let mut v = sizes_around(b);
+    for p in 1..=4 {
+        let x = b << p;
+        v.extend([x - 1, x + 1, x + x / 2 + 3]);
+    }
+    v.push((b << 4) + 2 * b + 5);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+#[test]
+fn push_constant_structs_match_reflection() {
+    for (shader, size, bindings) in [
+        ("merge_block", std::mem::size_of::<block::BlockPush>(), 5),
+        (
+            "merge_partition",
+            std::mem::size_of::<partition::PartitionPush>(),
+            4,
+        ),
+        (
+            "merge_merge_serial",
+            std::mem::size_of::<pass::MergePush>(),
+            6,
+        ),
+        (
+            "merge_merge_network",
+            std::mem::size_of::<pass::MergePush>(),
+            6,
+        ),
+    ] {
+        let iface = reflect(shader).unwrap();
+        assert_eq!(iface.push_constant_size as usize, size, "{shader}");
+        assert_eq!(iface.bindings.len(), bindings, "{shader}");
+    }
+}
+
+#[test]
+fn every_type_value_and_order() {
+    with_gpu(|ctx| {
+        for key in KeyType::ALL {
+            for value in [ValueType::None, ValueType::U32, ValueType::U64] {
+                for order in Order::ALL {
+                    let c = Case {
+                        value,
+                        order,
+                        ..Case::new(ALGO, key)
+                    };
+                    let b = device_policy(ctx, &c).block_tile() as usize;
+                    let big = 3 * b + 7;
+                    let s = Sorter::new(ctx, c.config(big)).unwrap();
+                    for (i, n) in [0, 1, 2, 3, 100, b, b + 1, big].into_iter().enumerate() {
+                        let raw = gen(key, Dist::FloatSpecials, n, 17 + i as u64);
+                        check_with(ctx, &s, &c, &raw, None, true);
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Sizes around the tiles and across 1..=5 merge passes, with both merge kernels, both ways to find the split
+/// points, and several tile shapes (merge tile smaller than, equal to and twice the block tile; 1, 2, 4, 16
+/// keys per invocation; workgroups of one subgroup).
+#[test]
+fn sizes_kernels_and_tile_shapes() {
+    with_gpu(|ctx| {
+        let c = Case {
+            value: ValueType::U32,
+            ..Case::new(ALGO, KeyType::U32)
+        };
+        let d = device_policy(ctx, &c);
+        let sg = vksort::policy::SubgroupPlan::for_device(ctx.caps())
+            .max
+            .max(d.block_workgroup_size / 16);
+        let shapes = [
+            d,
+            MergePolicy {
+                merge_workgroup_size: d.merge_workgroup_size / 2,
+                merge_items_per_invocation: 4,
+                ..d
+            },
+            MergePolicy {
+                block_workgroup_size: d.block_workgroup_size / 2,
+                merge_workgroup_size: d.block_workgroup_size,
+                block_items_per_invocation: 4,
+                merge_items_per_invocation: 4,
+                ..d
+            },
+            MergePolicy {
+                block_workgroup_size: sg,
+                block_items_per_invocation: 16,
+                merge_workgroup_size: sg,
+                merge_items_per_invocation: 1,
+                partition_workgroup_size: sg,
+                ..d
+            },
+            MergePolicy {
+                block_workgroup_size: sg,
+                block_items_per_invocation: 2,
+                merge_workgroup_size: sg,
+                merge_items_per_invocation: 2,
+                ..d
+            },
+        ];
+        for (si, shape) in shapes.into_iter().enumerate() {
+            // Every kernel and split on the device's shape, one of each on the others.
+            let combos: Vec<(MergeKernel, Partition)> = if si == 0 {
+                MergeKernel::ALL
+                    .into_iter()
+                    .flat_map(|k| Partition::ALL.map(|p| (k, p)))
+                    .collect()
+            } else {
+                vec![(MergeKernel::ALL[si % 2], Partition::ALL[si / 2 % 2])]
+            };
+            for (kernel, partition) in combos {
+                let p = MergePolicy {
+                    merge_kernel: kernel,
+                    partition,
+                    ..shape
+                };
+                let sizes = if si == 0 {
+                    let mut v = pass_sizes(p.block_tile() as usize);
+                    v.extend(sizes_around(p.merge_tile() as usize));
+                    v.sort_unstable();
+                    v.dedup();
+                    v
+                } else {
+                    let b = p.block_tile() as usize;
+                    vec![3, b - 1, b + 1, 2 * b + 3, 5 * b + 17, (b << 4) + 9]
+                };
+                let max = *sizes.iter().max().unwrap();
+                let s = sorter(ctx, &c, max, p);
+                for (i, &n) in sizes.iter().enumerate() {
+                    let raw = gen(KeyType::U32, Dist::FewUnique, n, 100 + i as u64);
+                    check_with(ctx, &s, &c, &raw, None, true);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn both_kernels_on_wide_items() {
+    with_gpu(|ctx| {
+        for (key, value, order) in [
+            (KeyType::U128, ValueType::U64, Order::Descending),
+            (KeyType::F64, ValueType::U32, Order::Ascending),
+            (KeyType::I32, ValueType::U64, Order::Descending),
+        ] {
+            let c = Case {
+                value,
+                order,
+                ..Case::new(ALGO, key)
+            };
+            let d = device_policy(ctx, &c);
+            let b = d.block_tile() as usize;
+            let n = 6 * b + 13;
+            for kernel in MergeKernel::ALL {
+                let s = sorter(
+                    ctx,
+                    &c,
+                    n,
+                    MergePolicy {
+                        merge_kernel: kernel,
+                        ..d
+                    },
+                );
+                for (i, m) in [b + 3, n].into_iter().enumerate() {
+                    let raw = gen(key, Dist::TwoValues, m, 60 + i as u64);
+                    check_with(ctx, &s, &c, &raw, None, true);
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn large() {
+    with_gpu(|ctx| {
+        let c = Case {
+            value: ValueType::U32,
+            ..Case::new(ALGO, KeyType::U32)
+        };
+        let n = (1 << 20) + 7;
+        let s = Sorter::new(ctx, c.config(n)).unwrap();
+        check_with(
+            ctx,
+            &s,
+            &c,
+            &gen(KeyType::U32, Dist::Uniform, n, 5),
+            None,
+            true,
+        );
+    });
+}
+
+#[test]
+fn distributions() {
+    with_gpu(|ctx| {
+        for (key, kernel, partition) in [
+            (KeyType::U32, MergeKernel::Serial, Partition::Fused),
+            (KeyType::U32, MergeKernel::Network, Partition::Pass),
+            (KeyType::F32, MergeKernel::Serial, Partition::Pass),
+            (KeyType::F64, MergeKernel::Network, Partition::Fused),
+            (KeyType::U128, MergeKernel::Serial, Partition::Fused),
+        ] {
+            let c = Case {
+                value: ValueType::U32,
+                ..Case::new(ALGO, key)
+            };
+            let p = MergePolicy {
+                merge_kernel: kernel,
+                partition,
+                ..device_policy(ctx, &c)
+            };
+            let n = 5 * p.block_tile() as usize + 333;
+            let s = sorter(ctx, &c, n, p);
+            for (i, dist) in Dist::ALL.into_iter().enumerate() {
+                check_with(ctx, &s, &c, &gen(key, dist, n, 40 + i as u64), None, true);
+            }
+        }
+    });
+}
+
+#[test]
+fn bit_ranges() {
+    with_gpu(|ctx| {
+        for (key, bits) in [
+            (KeyType::U32, (8, 24)),
+            (KeyType::F32, (20, 32)),
+            (KeyType::I64, (0, 40)),
+            (KeyType::U128, (60, 100)),
+        ] {
+            for order in Order::ALL {
+                let c = Case {
+                    value: ValueType::U32,
+                    order,
+                    bits: Some(bits),
+                    ..Case::new(ALGO, key)
+                };
+                let d = device_policy(ctx, &c);
+                let n = 3 * d.block_tile() as usize + 3;
+                for (kernel, partition) in MergeKernel::ALL.into_iter().zip(Partition::ALL) {
+                    let s = sorter(
+                        ctx,
+                        &c,
+                        n,
+                        MergePolicy {
+                            merge_kernel: kernel,
+                            partition,
+                            ..d
+                        },
+                    );
+                    check_with(ctx, &s, &c, &gen(key, Dist::Uniform, n, 9), None, true);
+                }
+            }
+        }
+    });
+}
+
+/// GPU-side counts: sorts recorded for a capacity that needs 4 merge passes, with counts that need 0..=4
+/// (both parities of the block pass's side), on both kernels.
+#[test]
+fn gpu_side_count() {
+    with_gpu(|ctx| {
+        for (key, kernel, partition) in [
+            (KeyType::U32, MergeKernel::Serial, Partition::Pass),
+            (KeyType::U32, MergeKernel::Network, Partition::Fused),
+            (KeyType::U128, MergeKernel::Network, Partition::Pass),
+            (KeyType::U64, MergeKernel::Serial, Partition::Fused),
+        ] {
+            let c = Case {
+                value: ValueType::U64,
+                order: if key == KeyType::U64 {
+                    Order::Descending
+                } else {
+                    Order::Ascending
+                },
+                ..Case::new(ALGO, key)
+            };
+            let p = MergePolicy {
+                merge_kernel: kernel,
+                partition,
+                ..device_policy(ctx, &c)
+            };
+            let b = p.block_tile() as usize;
+            let cap = 9 * b + 5;
+            let s = sorter(ctx, &c, cap, p);
+            let raw = gen(key, Dist::FewUnique, cap, 3);
+            for m in [
+                0,
+                1,
+                2,
+                100,
+                b,
+                b + 1,
+                2 * b,
+                2 * b + 1,
+                3 * b + 7,
+                5 * b,
+                cap,
+            ] {
+                assert!(p.merge_passes(m as u64) <= 4);
+                check_with(ctx, &s, &c, &raw, Some(m), true);
+            }
+        }
+        // A capacity of one tile (one block pass in place, no scratch beyond the control block).
+        let c = Case {
+            value: ValueType::U32,
+            ..Case::new(ALGO, KeyType::I32)
+        };
+        let b = device_policy(ctx, &c).block_tile() as usize;
+        let s = Sorter::new(ctx, c.config(b)).unwrap();
+        assert_eq!(
+            s.storage_requirements(b as u64).scratch_bytes,
+            s.storage_requirements(1).scratch_bytes
+        );
+        let raw = gen(KeyType::I32, Dist::Uniform, b, 4);
+        for m in [0, 1, 5, b - 1, b] {
+            check_with(ctx, &s, &c, &raw, Some(m), true);
+        }
+    });
+}
+
+/// u128 keys: Auto with the policy selector lands on the merge sort (the radix sorts refuse them), with and
+/// without a cost model's choice being asked for; the host forms sort them.
+#[test]
+fn auto_and_host_forms_on_u128() {
+    with_gpu(|ctx| {
+        let cfg = SortConfig {
+            key: KeyType::U128,
+            value: ValueType::U32,
+            max_n: 10_000,
+            ..Default::default()
+        };
+        let s = Sorter::new(ctx, cfg).unwrap();
+        for n in [0, 1, 5000, 10_000] {
+            assert_eq!(s.algorithm_for(n), SortAlgorithm::Merge);
+        }
+        assert!(s.backend::<MergeSort>().is_some());
+        assert!(!s.workload(10_000).is_empty());
+        assert!(matches!(
+            Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: SortAlgorithm::Onesweep,
+                    ..cfg
+                }
+            ),
+            Err(Error::UnsupportedAlgorithm { .. })
+        ));
+
+        let mut r = common::Rng(77);
+        let n = 5000;
+        let mut keys: Vec<u128> = (0..n)
+            .map(|i| {
+                // Many ties (the low half repeats), so the pair sort shows stability.
+                let hi = (r.next_u64() % 64) as u128;
+                (hi << 64) | (i % 7) as u128
+            })
+            .collect();
+        let orig = keys.clone();
+        let mut want = keys.clone();
+        want.sort_unstable();
+        sort::sort(ctx, &mut keys).unwrap();
+        assert_eq!(keys, want);
+
+        let mut keys = orig.clone();
+        let mut vals: Vec<u32> = (0..n as u32).collect();
+        sort::sort_pairs(ctx, &mut keys, &mut vals).unwrap();
+        let mut idx: Vec<u32> = (0..n as u32).collect();
+        idx.sort_by_key(|&i| orig[i as usize]);
+        assert_eq!(vals, idx);
+        assert_eq!(keys, want);
+
+        let mut keys = orig.clone();
+        let mut vals: Vec<u64> = (0..n as u64).collect();
+        let desc = SortConfig {
+            order: Order::Descending,
+            ..Default::default()
+        };
+        sort::sort_pairs_with(ctx, &mut keys, &mut vals, &desc).unwrap();
+        let mut idx: Vec<u64> = (0..n as u64).collect();
+        idx.sort_by_key(|&i| std::cmp::Reverse(orig[i as usize]));
+        assert_eq!(vals, idx);
+
+        let mut one = vec![5u128];
+        sort::sort(ctx, &mut one).unwrap();
+        assert_eq!(one, [5]);
+        sort::sort::<u128>(ctx, &mut []).unwrap();
+    });
+}
+
+#[test]
+fn recording_builds_no_pipeline() {
+    with_gpu(|ctx| {
+        for (key, value, max_n, kernel, partition) in [
+            (
+                KeyType::U32,
+                ValueType::U32,
+                20_000u64,
+                MergeKernel::Serial,
+                Partition::Pass,
+            ),
+            (
+                KeyType::U128,
+                ValueType::None,
+                9_000,
+                MergeKernel::Network,
+                Partition::Fused,
+            ),
+        ] {
+            let cfg = SortConfig {
+                key,
+                value,
+                algorithm: ALGO,
+                max_n,
+                ..Default::default()
+            };
+            let c = Case {
+                key,
+                value,
+                order: Order::Ascending,
+                bits: None,
+                algorithm: ALGO,
+            };
+            let p = MergePolicy {
+                merge_kernel: kernel,
+                partition,
+                ..device_policy(ctx, &c)
+            };
+            let s = Sorter::builder(ctx, cfg).tuning(p).build().unwrap();
+            let built = ctx.kernel_count();
+            let req = s.storage_requirements(max_n);
+            let kb = Buffer::device_local(ctx, "test::keys", max_n * 16).unwrap();
+            let vb = Buffer::device_local(ctx, "test::vals", max_n * 8).unwrap();
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            let cnt = Buffer::from_slice(ctx, "test::count", &[max_n as u32 / 2]).unwrap();
+            let vals = (value != ValueType::None).then(|| vb.as_ref());
+            let mut sizes: Vec<u64> = vec![0, 1, 2, 3, 17, 255, 256, 257, 1000, 4096, 4097, max_n];
+            sizes.extend((1..40).map(|k| max_n * k / 40 + k));
+            sizes.retain(|&n| n <= max_n);
+            ctx.submit("test::record", |rec| {
+                for &n in &sizes {
+                    s.cmd_sort(rec, kb.as_ref(), vals, scratch.as_ref(), n)?;
+                    rec.barrier();
+                    s.cmd_sort_indirect(rec, kb.as_ref(), vals, scratch.as_ref(), cnt.as_ref(), n)?;
+                    rec.barrier();
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(
+                ctx.kernel_count(),
+                built,
+                "{key:?}: recording built pipelines"
+            );
+        }
+    });
+}
+
+#[test]
+fn bad_input_is_rejected() {
+    with_gpu(|ctx| {
+        let n = 5000u64;
+        let cfg = SortConfig {
+            value: ValueType::U32,
+            algorithm: ALGO,
+            max_n: n,
+            ..Default::default()
+        };
+        // Policies the device cannot run, or whose tiles do not fit each other.
+        let c = Case {
+            value: ValueType::U32,
+            ..Case::new(ALGO, KeyType::U32)
+        };
+        let d = device_policy(ctx, &c);
+        for p in [
+            MergePolicy {
+                block_items_per_invocation: 3,
+                ..d
+            },
+            MergePolicy {
+                merge_workgroup_size: d.block_workgroup_size * 2,
+                merge_items_per_invocation: d.block_items_per_invocation * 2,
+                ..d
+            },
+            MergePolicy {
+                block_workgroup_size: 100,
+                ..d
+            },
+            MergePolicy {
+                block_workgroup_size: ctx.caps().max_workgroup_invocations.next_power_of_two() * 2,
+                block_items_per_invocation: 32,
+                ..d
+            },
+        ] {
+            let r = Sorter::builder(ctx, cfg).tuning(p).build();
+            assert!(matches!(r, Err(Error::InvalidPolicy { .. })), "{p:?}");
+        }
+        assert!(matches!(
+            Sorter::new(
+                ctx,
+                SortConfig {
+                    key: KeyType::U128,
+                    bits: Some((0, 129)),
+                    ..cfg
+                }
+            ),
+            Err(Error::InvalidBitRange { .. })
+        ));
+
+        let s = Sorter::new(ctx, cfg).unwrap();
+        let kb = Buffer::from_slice(ctx, "test::keys", &vec![7u32; n as usize]).unwrap();
+        let vb = Buffer::from_slice(ctx, "test::vals", &vec![9u32; n as usize]).unwrap();
+        let req = s.storage_requirements(n);
+        let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+        let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
+        let run = |k: vksort::BufferRef, v: Option<vksort::BufferRef>, sc: vksort::BufferRef, n| {
+            ctx.submit("test::bad", |rec| s.cmd_sort(rec, k, v, sc, n))
+        };
+        let nb = n * 4;
+        assert!(matches!(
+            run(kb.as_ref(), None, scratch.as_ref(), n),
+            Err(Error::ValuesMismatch { expected: true })
+        ));
+        assert!(matches!(
+            run(kb.slice(0, nb - 4), Some(vb.as_ref()), scratch.as_ref(), n),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        assert!(matches!(
+            run(kb.as_ref(), Some(vb.slice(0, nb - 4)), scratch.as_ref(), n),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        assert!(matches!(
+            run(
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.slice(0, req.scratch_bytes - 4),
+                n
+            ),
+            Err(Error::BufferTooSmall { .. })
+        ));
+        assert!(matches!(
+            run(kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n + 1),
+            Err(Error::CountOverCapacity { .. })
+        ));
+        assert!(matches!(
+            ctx.submit("test::bad", |rec| s.cmd_sort_indirect(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                cnt.as_ref(),
+                n + 1
+            )),
+            Err(Error::CountOverCapacity { .. })
+        ));
+        // Keys only: a value buffer is refused.
+        let s = Sorter::new(
+            ctx,
+            SortConfig {
+                value: ValueType::None,
+                ..cfg
+            },
+        )
+        .unwrap();
+        assert!(matches!(
+            ctx.submit("test::bad", |rec| s.cmd_sort(
+                rec,
+                kb.as_ref(),
+                Some(vb.as_ref()),
+                scratch.as_ref(),
+                n
+            )),
+            Err(Error::ValuesMismatch { expected: false })
+        ));
+        // Nothing was written.
+        assert!(kb
+            .read_vec::<u32>(n as usize)
+            .unwrap()
+            .iter()
+            .all(|&x| x == 7));
+        assert!(vb
+            .read_vec::<u32>(n as usize)
+            .unwrap()
+            .iter()
+            .all(|&x| x == 9));
+    });
+}
