@@ -2,9 +2,10 @@
 //! and scans build, through VK_KHR_pipeline_executable_properties. For tuning work: registers per invocation
 //! decide how many workgroups an SM keeps resident.
 //!
-//! `cargo run --release --example pipeline_stats` (asks for the statistics itself). VKSORT_POLICY
-//! overrides radix policy fields as in `examples/timing` (e.g. `mor=1,rank2=2`).
-use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
+//! `cargo run --release --example pipeline_stats` (asks for the statistics itself). VKSORT_ALGOS picks the sort
+//! algorithms (comma-separated names; default auto), VKSORT_POLICY overrides fields of their family's policy as
+//! in `examples/timing` (e.g. `mor=1,rank2=2` for the radix sorts, `kpt=8` for the bitonic sort).
+use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
     let ctx = vksort::Context::new(vksort::ContextOptions {
@@ -19,23 +20,30 @@ fn main() -> anyhow::Result<()> {
         return Ok(());
     }
     let n = 1usize << 20;
-    for (key, value) in [
-        (KeyType::U32, ValueType::None),
-        (KeyType::U32, ValueType::U32),
-        (KeyType::U64, ValueType::None),
-    ] {
-        let mut policy = vksort::sort::radix::RadixPolicy::for_sort(ctx.caps(), key, value);
-        if let Ok(spec) = std::env::var("VKSORT_POLICY") {
-            policy = policy.with_overrides(&spec)?;
+    // VKSORT_ALGOS=bitonic,merge,... picks the sort algorithms (default auto: the radix sorts).
+    let algos = std::env::var("VKSORT_ALGOS").unwrap_or_else(|_| "auto".into());
+    for name in algos.split(',') {
+        let algorithm = SortAlgorithm::from_name(name.trim())
+            .ok_or_else(|| anyhow::anyhow!("unknown sort algorithm `{name}`"))?;
+        for (key, value) in [
+            (KeyType::U32, ValueType::None),
+            (KeyType::U32, ValueType::U32),
+            (KeyType::U64, ValueType::None),
+        ] {
+            // Creating the sorter builds every pipeline sorts of up to n keys use.
+            let config = SortConfig {
+                key,
+                value,
+                algorithm,
+                max_n: n as u64,
+                ..Default::default()
+            };
+            let mut builder = Sorter::builder(&ctx, config);
+            if let Ok(spec) = std::env::var("VKSORT_POLICY") {
+                builder = builder.policy_overrides(&spec)?;
+            }
+            builder.build()?;
         }
-        // Creating the sorter builds every pipeline sorts of up to n keys use.
-        let config = SortConfig {
-            key,
-            value,
-            max_n: n as u64,
-            ..Default::default()
-        };
-        Sorter::builder(&ctx, config).tuning(policy).build()?;
     }
     let data: Vec<u32> = (0..n as u32).collect();
     vksort::scan::scan_u32(&ctx, &data, &Default::default())?;

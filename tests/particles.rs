@@ -194,8 +194,15 @@ fn compare(a: &[[f32; 4]], b: &[[f32; 4]]) -> (f64, f64) {
 }
 
 fn save(name: &str, pixels: &[[f32; 4]]) {
-    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("particles-{name}.png"));
-    let file = std::fs::File::create(&path).unwrap();
+    // Best effort: the test binary may run on another machine (the GPU machine) where the build's target
+    // folder does not exist.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let _ = std::fs::create_dir_all(dir);
+    let path = dir.join(format!("particles-{name}.png"));
+    let Ok(file) = std::fs::File::create(&path) else {
+        eprintln!("(could not write {})", path.display());
+        return;
+    };
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), WIDTH, HEIGHT);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
