@@ -24,16 +24,21 @@ pub enum SortAlgorithm {
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
     /// global passes. See [`crate::sort::bitonic`].
     Bitonic,
+    /// WarpSort (after Ye et al. 2010; stable): subgroup-sized groups sort chunks in registers with a bitonic
+    /// network, merge rows pairwise with a windowed bitonic merge, split the rows into pieces by sample
+    /// splitters and merge each piece's segments. See [`crate::sort::warpsort`].
+    WarpSort,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 6] = [
+    pub const ALL: [SortAlgorithm; 7] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
         SortAlgorithm::Bitonic,
+        SortAlgorithm::WarpSort,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -45,6 +50,7 @@ impl SortAlgorithm {
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
             SortAlgorithm::Bitonic => "bitonic",
+            SortAlgorithm::WarpSort => "warpsort",
         }
     }
 

@@ -42,6 +42,7 @@ pub mod items;
 pub mod radix;
 pub mod registry;
 pub mod types;
+pub mod warpsort;
 
 pub use algorithm::SortAlgorithm;
 pub use backend::{Capabilities, SortBuffers, StorageRequirements};
