@@ -125,38 +125,43 @@ void window_merge(uint lane) {
     half_sort(w_hi, lane);
 }
 
+// Item idx of the run at kin[base, base + len), +infinity past its end.
+Item run_item(uint base, uint idx, uint len) {
+    return idx < len ? load_item(base + idx) : pad_item();
+}
+
 // Merges A = kin[a0, a0 + alen) and B = kin[b0, b0 + blen) (a0 + alen <= b0) into kout[o0, o0 + alen + blen),
-// values alike. Every lane of the group calls it with the same arguments.
+// values alike. Every lane of the group calls it with the same arguments. The next unloaded item of each run
+// (its head) stays in registers, and a step loads the chosen run's new head with its t items, so a step waits
+// for one round of loads, not two.
 void merge_runs(uint a0, uint alen, uint b0, uint blen, uint o0, uint lane) {
     uint total = alen + blen;
     if (total == 0u) return;
     [[unroll]] for (uint a = 0u; a < MPT_MAX; a++) {
-        if (a < MPT) {
-            uint q = a * GROUP_LANES + lane;
-            w_lo[a] = q < alen ? load_item(a0 + q) : pad_item();
-        }
+        if (a < MPT) w_lo[a] = run_item(a0, a * GROUP_LANES + lane, alen);
     }
     uint ia = WINDOW;   // items of A (padded) loaded
     uint ib = 0u;
+    Item ha = run_item(a0, ia, alen);
+    Item hb = run_item(b0, ib, blen);
     uint emitted = 0u;
     for (uint step = 0u; step < MAX_MERGE_STEPS; step++) {
         if (emitted >= total) break;
-        bool a_left = ia < alen;
-        bool b_left = ib < blen;
-        bool from_a = a_left;
-        if (a_left && b_left) from_a = !item_lt(load_item(b0 + ib), load_item(a0 + ia));
-        uint base = from_a ? a0 + ia : b0 + ib;
-        uint left = from_a ? (a_left ? alen - ia : 0u) : (b_left ? blen - ib : 0u);
+        // A unless B's head comes first (both exhausted: pads from A).
+        bool from_a = !item_lt(hb, ha);
+        uint base = from_a ? a0 : b0;
+        uint idx = from_a ? ia : ib;
+        uint len = from_a ? alen : blen;
         [[unroll]] for (uint a = 0u; a < MPT_MAX; a++) {
-            if (a < MPT) {
-                uint q = WINDOW - 1u - (a * GROUP_LANES + lane);
-                w_hi[a] = q < left ? load_item(base + q) : pad_item();
-            }
+            if (a < MPT) w_hi[a] = run_item(base, idx + WINDOW - 1u - (a * GROUP_LANES + lane), len);
         }
+        Item head = run_item(base, idx + WINDOW, len);
         if (from_a) {
             ia += WINDOW;
+            ha = head;
         } else {
             ib += WINDOW;
+            hb = head;
         }
         window_merge(lane);
         [[unroll]] for (uint a = 0u; a < MPT_MAX; a++) {
