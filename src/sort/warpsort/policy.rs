@@ -16,6 +16,7 @@
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
+use crate::sort::types::KeyType;
 
 /// The most window steps of one merge (`warp_merge.glsl`'s `MAX_MERGE_STEPS`). Lavapipe counts every
 /// iteration of every loop of a shader invocation against one budget of 65535 (llvmpipe's loop limiter, per
@@ -131,6 +132,38 @@ impl WarpSortPolicy {
     /// The device's policy for keys of `key_words` u32 words.
     pub(crate) fn for_device(caps: &DeviceCaps, key_words: u32) -> Self {
         Self::for_limits(&Limits::of(caps), key_words)
+    }
+
+    /// The device's policy for sorts of `key` keys (what a sorter uses without a tuning override).
+    pub fn for_sort(caps: &DeviceCaps, key: KeyType) -> Self {
+        Self::for_device(caps, key.words())
+    }
+
+    /// Overrides fields from a tuning string `key=value,...` (`VKSORT_POLICY` of the benchmark, for sweeps).
+    /// Keys: lanes (group_lanes), cpt (chunk_items_per_lane), mpt (merge_items_per_lane), wg
+    /// (workgroup_size), smin (split_min), rows (split_rows), k (oversampling), pmax (max_pieces), pitems
+    /// (piece_items), swg (sample_workgroup_size), skpt (sample_items_per_invocation), scanwg
+    /// (scan_workgroup_size). Nothing is checked against a device here (the sorter does that).
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::sort::radix::policy::for_each_override(spec, "warpsort", |k, v, bad| {
+            match k {
+                "lanes" => self.group_lanes = v,
+                "cpt" => self.chunk_items_per_lane = v,
+                "mpt" => self.merge_items_per_lane = v,
+                "wg" => self.workgroup_size = v,
+                "smin" => self.split_min = v as u64,
+                "rows" => self.split_rows = v,
+                "k" => self.oversampling = v,
+                "pmax" => self.max_pieces = v,
+                "pitems" => self.piece_items = v,
+                "swg" => self.sample_workgroup_size = v,
+                "skpt" => self.sample_items_per_invocation = v,
+                "scanwg" => self.scan_workgroup_size = v,
+                other => return Err(bad(format!("unknown key `{other}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
     }
 
     /// The policy for `limits` and keys of `key_words` words (the shared-memory need of the sample grows with
@@ -524,6 +557,30 @@ mod tests {
         assert_eq!((few.merge_rounds, few.pieces), (2, 0));
         let split = p.plan(p.split_min).unwrap();
         assert!(split.pieces >= 2 && split.rows <= p.split_rows as u64);
+    }
+
+    #[test]
+    fn overrides() {
+        let l = limits(32, false);
+        let p = WarpSortPolicy::for_limits(&l, 1)
+            .with_overrides("lanes=16, mpt=8,smin=1000,pitems=512")
+            .unwrap();
+        assert_eq!(
+            (
+                p.group_lanes,
+                p.merge_items_per_lane,
+                p.split_min,
+                p.piece_items
+            ),
+            (16, 8, 1000, 512)
+        );
+        p.check(&l, 1).unwrap();
+        for bad in ["lanes", "lanes=x", "nope=1"] {
+            assert!(matches!(
+                WarpSortPolicy::for_limits(&l, 1).with_overrides(bad),
+                Err(Error::InvalidPolicy { .. })
+            ));
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use vksort::gpu::profiler::sum_by_label;
 use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
 use vksort::sort::radix::RadixPolicy;
+use vksort::sort::warpsort::WarpSortPolicy;
 use vksort::sort::{Order, SortAlgorithm, SortConfig, Sorter};
 use vksort::{Error, Result};
 
@@ -788,10 +789,17 @@ fn prepare_sort<'a>(
     let algorithm = SortAlgorithm::from_name(algo)
         .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?;
     let (kt, vt) = (key_type(*key)?, value_type(*value)?);
-    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's policy (see RadixPolicy::with_overrides).
+    // Tuning sweeps: VKSORT_POLICY overrides fields of the device's policy (see RadixPolicy::with_overrides);
+    // VKSORT_WARPSORT_POLICY those of WarpSort's (WarpSortPolicy::with_overrides).
     let policy = match std::env::var("VKSORT_POLICY") {
         Ok(spec) if !spec.is_empty() => {
             Some(RadixPolicy::for_sort(ctx.caps(), kt, vt).with_overrides(&spec)?)
+        }
+        _ => None,
+    };
+    let warpsort_policy = match std::env::var("VKSORT_WARPSORT_POLICY") {
+        Ok(spec) if !spec.is_empty() => {
+            Some(WarpSortPolicy::for_sort(ctx.caps(), kt).with_overrides(&spec)?)
         }
         _ => None,
     };
@@ -809,6 +817,9 @@ fn prepare_sort<'a>(
     };
     let mut builder = Sorter::builder(ctx, config);
     if let Some(p) = policy {
+        builder = builder.tuning(p);
+    }
+    if let Some(p) = warpsort_policy {
         builder = builder.tuning(p);
     }
     let sorter = builder.build()?;
