@@ -13,9 +13,14 @@
 // group's subgroup are consecutive invocations: full subgroups, see SubgroupPlan), longer strides through the
 // shared array s_items (workgroup groups only). Every register index is a compile-time constant once KPT is
 // specialized (the loops over KPT unroll), so the items stay in registers.
+//
+// A shader whose groups are never larger than a subgroup (WarpSort's chunks) defines BITONIC_SUBGROUP_ONLY
+// before the include: s_items and the shared-memory steps are then left out, so the pipeline declares no
+// shared memory.
 
 Item g_r[KPT];
 
+#ifndef BITONIC_SUBGROUP_ONLY
 // The shared copy of a workgroup's tile: word w of the item at position p at s_items[w * S_STRIDE + spad(p)],
 // one padding word per 32 so that blocked (stride KPT) and striped accesses are free of bank conflicts.
 const uint B_TILE = WG_SIZE * KPT;
@@ -59,6 +64,7 @@ void regs_to_smem(uint lid) {
 void smem_to_regs(uint lid) {
     [[unroll]] for (uint a = 0u; a < KPT; a++) g_r[a] = smem_get(lid * KPT + a);
 }
+#endif
 
 // One comparator inside the invocation: registers a < b at positions base + a, base + b.
 void reg_cx(uint a, uint b, uint base, uint n) {
@@ -111,7 +117,9 @@ void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
         } else {
             [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[a], m);
         }
-    } else {
+    }
+#ifndef BITONIC_SUBGROUP_ONLY
+    else {
         barrier();
         regs_to_smem(lid);
         barrier();
@@ -121,6 +129,7 @@ void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
         uint p = lid * KPT + a;
         g_r[a] = item_cx(g_r[a], nr[a], p, p ^ span, n);
     }
+#endif
 }
 
 // Sorts the group's first n positions ascending: a group of `group` invocations (a power of two; a

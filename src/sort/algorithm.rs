@@ -36,10 +36,14 @@ pub enum SortAlgorithm {
     /// passes whose work is split evenly by a merge-path search, so every workgroup merges the same number of
     /// keys whatever the data. The sort of 128-bit keys. See [`crate::sort::merge`].
     Merge,
+    /// WarpSort (after Ye et al. 2010; stable): subgroup-sized groups sort chunks in registers with a bitonic
+    /// network, merge rows pairwise with a windowed bitonic merge, split the rows into pieces by sample
+    /// splitters and merge each piece's segments. See [`crate::sort::warpsort`].
+    WarpSort,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 9] = [
+    pub const ALL: [SortAlgorithm; 10] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
@@ -49,6 +53,7 @@ impl SortAlgorithm {
         SortAlgorithm::Merge,
         SortAlgorithm::SplitRadix,
         SortAlgorithm::SplitRadixBit,
+        SortAlgorithm::WarpSort,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -63,6 +68,7 @@ impl SortAlgorithm {
             SortAlgorithm::Merge => "merge",
             SortAlgorithm::SplitRadix => "split-radix",
             SortAlgorithm::SplitRadixBit => "split-radix-bit",
+            SortAlgorithm::WarpSort => "warpsort",
         }
     }
 

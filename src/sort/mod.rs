@@ -44,6 +44,7 @@ pub mod radix;
 pub mod registry;
 pub mod split;
 pub mod types;
+pub mod warpsort;
 
 pub use algorithm::SortAlgorithm;
 pub use backend::{Capabilities, SortBuffers, StorageRequirements};

@@ -47,6 +47,7 @@ pub(crate) const FAMILIES: &[Family] = &[
     super::radix::FAMILY,
     super::merge::FAMILY,
     super::split::FAMILY,
+    super::warpsort::FAMILY,
     super::bitonic::FAMILY,
 ];
 
