@@ -125,11 +125,11 @@ void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
         barrier();
         [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = smem_get((lid * KPT + a) ^ span);
     }
+#endif
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
         uint p = lid * KPT + a;
         g_r[a] = item_cx(g_r[a], nr[a], p, p ^ span, n);
     }
-#endif
 }
 
 // Sorts the group's first n positions ascending: a group of `group` invocations (a power of two; a
