@@ -24,16 +24,22 @@ pub enum SortAlgorithm {
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
     /// global passes. See [`crate::sort::bitonic`].
     Bitonic,
+    /// GPU quicksort (Cederman and Tsigas; not stable): phase-one rounds split long sequences across
+    /// workgroups (fetch-and-add partitions, indirect dispatches planned on the GPU), then one workgroup per
+    /// sequence finishes it (three-way partitions, bitonic tiles, a bitonic fallback past a depth limit). See
+    /// [`crate::sort::quicksort`].
+    Quicksort,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 6] = [
+    pub const ALL: [SortAlgorithm; 7] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
         SortAlgorithm::Bitonic,
+        SortAlgorithm::Quicksort,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -45,6 +51,7 @@ impl SortAlgorithm {
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
             SortAlgorithm::Bitonic => "bitonic",
+            SortAlgorithm::Quicksort => "quicksort",
         }
     }
 
@@ -55,7 +62,7 @@ impl SortAlgorithm {
     /// Whether equal keys keep their input order (every algorithm but the bitonic sort and the quicksort).
     /// Auto only ever picks stable algorithms.
     pub fn stable(self) -> bool {
-        !matches!(self, SortAlgorithm::Bitonic)
+        !matches!(self, SortAlgorithm::Bitonic | SortAlgorithm::Quicksort)
     }
 
     /// The cost model's efficiency key (`sort/onesweep`).

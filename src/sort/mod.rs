@@ -39,6 +39,7 @@ pub mod bitonic;
 pub mod config;
 pub mod count;
 pub mod items;
+pub mod quicksort;
 pub mod radix;
 pub mod registry;
 pub mod types;

@@ -36,7 +36,11 @@ pub(crate) struct Family {
 /// Every family, in the order Auto prefers them: without a cost model, [`SortAlgorithm::Auto`] is decided by
 /// the policy of the first family that takes the configuration (the radix sort, or merge sort for keys the
 /// radix sort does not take).
-pub(crate) const FAMILIES: &[Family] = &[super::radix::FAMILY, super::bitonic::FAMILY];
+pub(crate) const FAMILIES: &[Family] = &[
+    super::radix::FAMILY,
+    super::bitonic::FAMILY,
+    super::quicksort::FAMILY,
+];
 
 /// The family that runs `algorithm` (None for Auto).
 pub(crate) fn family_of(algorithm: SortAlgorithm) -> Option<&'static Family> {
