@@ -9,9 +9,10 @@
 //!
 //! Bounds (the shaders never write beyond them): a round's sequences each hold more than `local_max` keys and
 //! are disjoint, so at most `smax = max(1, n / (local_max + 1))`; its workgroups at most
-//! `bmax = ceil(n / block) + smax`; the queue at most `qmax = 1 + 4 rounds smax + ceil(n / local_max)` jobs (each
-//! partitioned sequence leaves at most two sequences for phase two, and the copy jobs of runs of equal keys are
-//! at most `local_max` keys each).
+//! `bmax = ceil(n / block) + smax`; the queue at most `qmax = 2 + 2 rounds smax + ceil(n / local_max)` jobs: the
+//! bounds pass and each partitioned sequence's two children are planned once each (at most `1 + 2 rounds smax`
+//! plans), a plan queues one job, or for a run of equal keys on side 1 one copy job per `local_max` keys (at most
+//! one more than its keys / local_max, and those runs are disjoint).
 
 use super::policy::QuicksortPolicy;
 use crate::gpu::Context;
@@ -53,7 +54,7 @@ impl Layout {
         let lm = policy.local_max as u64;
         let smax = (n / (lm + 1)).max(1);
         let bmax = n.div_ceil(policy.block()) + smax;
-        let qmax = 1 + 4 * rounds as u64 * smax + n.div_ceil(lm);
+        let qmax = 2 + 2 * rounds as u64 * smax + n.div_ceil(lm);
         let mut w = CTRL_WORDS;
         let mut take = |words: u64| {
             let at = w;

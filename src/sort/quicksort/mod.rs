@@ -241,6 +241,13 @@ impl QuicksortSort {
             .scratch
             .check(ctx, "scratch", lay.total, SCRATCH_USAGE)?;
         let caps = ctx.caps();
+        if lay.meta_bytes > caps.max_storage_buffer_range {
+            return Err(Error::TooLarge {
+                n,
+                elem_bytes: lay.meta_bytes.div_ceil(n.max(1)),
+                limit: caps.max_storage_buffer_range,
+            });
+        }
         let grid = caps.max_workgroup_count[0].max(1) as u64 * caps.max_workgroup_count[1] as u64;
         let most = (lay.bmax as u64).max(lay.qmax as u64);
         if most > grid {
