@@ -224,6 +224,40 @@ fn sizes_around_the_limits() {
 }
 
 #[test]
+fn other_tilings() {
+    // Phase one with 16 keys per invocation (the chunk scan then takes several entries per invocation), phase
+    // two with 2, a local_max that is no power of two.
+    with_gpu(|ctx| {
+        let c = Case {
+            value: ValueType::U32,
+            ..Case::new(ALGO, KeyType::U64)
+        };
+        let p = QuicksortPolicy {
+            workgroup_size: 64,
+            items_per_invocation: 16,
+            local_workgroup_size: 128,
+            local_items_per_invocation: 2,
+            local_max: 3000,
+            ..policy(ctx, &c)
+        };
+        let sizes = [5, 255, 257, 1023, 1025, 2999, 3001, 7000, 20011];
+        let s = sorter(ctx, &c, 20011, Some(p));
+        for (i, n) in sizes.into_iter().enumerate() {
+            for dist in [Dist::Uniform, Dist::FewUnique] {
+                check_with(
+                    ctx,
+                    &s,
+                    &c,
+                    &gen(KeyType::U64, dist, n, 70 + i as u64),
+                    None,
+                    false,
+                );
+            }
+        }
+    });
+}
+
+#[test]
 fn large() {
     with_gpu(|ctx| {
         let c = Case {

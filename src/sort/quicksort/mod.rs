@@ -12,14 +12,17 @@
 //!   <= pivot to the left, the rest to the right; "<" against ">=" when the pivot is the sequence's maximum),
 //!   its runs reserved with fetch-and-add on the sequence's shared left and right pointers. Each block also
 //!   records the exact min and max of both its parts, so the sequence's last workgroup knows both children's
-//!   key ranges: a child whose keys are all equal is finished at once (that is what ends runs of equal keys:
-//!   a run never survives a round in which it forms a child), a child of at most `local_max` keys becomes a
-//!   phase-two job, any other a sequence of the next round with its pivot: the midpoint of its min and max
-//!   ([`PivotMode::MinMax`], the paper's rule, computed in the transformed order over all key words) or the
-//!   median of a sample ([`PivotMode::Sample`]); a child that kept more than 7/8 of its parent takes the other
-//!   rule next. Both sides of every split get keys, so a sequence's key range shrinks every round.
-//!   (The paper splits three ways; with a midpoint pivot the "=" class is only the keys equal to the midpoint,
-//!   and the exact ranges end equal runs instead. Phase two, whose pivots are keys, splits three ways.)
+//!   key ranges: a child whose keys are all equal is finished at once, never partitioned again (this is what
+//!   ends runs of equal keys), a child of at most `local_max` keys becomes a phase-two job, any other a
+//!   sequence of the next round with its pivot: the midpoint of its min and max ([`PivotMode::MinMax`], the
+//!   paper's rule, computed in the transformed order over all key words and masked) or the median of a sample
+//!   of `workgroup_size` keys ([`PivotMode::Sample`], the default); a child that kept more than 7/8 of its
+//!   parent takes the other rule next. Both sides of every split get keys, so a sequence's key range shrinks
+//!   every round.
+//!   (The paper splits three ways. Here phase one splits two ways: with a midpoint pivot the "=" class holds
+//!   only the keys equal to the midpoint, a one-pass "=" run needs its final place before the left pointer's
+//!   total is known, and the exact child ranges end equal runs anyway: a dominant key is isolated within two
+//!   rounds. Phase two, whose pivots are keys and which counts before it scatters, splits three ways.)
 //! - The rounds run without the host: round r is an indirect dispatch whose grid round r - 1 wrote (the last
 //!   workgroup of a round, found by a ticket, writes it; no workgroup ever waits for another). A bounded number
 //!   of rounds is recorded up front ([`QuicksortPolicy::rounds`]: ceil(log2(n / local_max)) + `extra_rounds`);
@@ -33,8 +36,8 @@
 //!
 //! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
 //! - n <= `local_max` (host count) or capacity <= `local_max` (GPU count): `vksort::quicksort::local`, one
-//!   workgroup (direct dispatch): about (2 + log2(n / tile)) (2k + 2v) when n exceeds a tile, else k + v read
-//!   and written once.
+//!   workgroup (direct dispatch): per partition level (about log2(n / tile) of them) k read by the count and
+//!   k + v read and written by the scatter, then k + v read and written by the tile sort.
 //! - otherwise: `vksort::quicksort::setup` (one workgroup), `vksort::quicksort::bounds` (reads k; the last
 //!   workgroup plans round 0), then `vksort::quicksort::partition` once per recorded round (indirect; k + v read
 //!   and written per key still in phase one), then `vksort::quicksort::local` (indirect, one workgroup per
@@ -110,12 +113,12 @@ pub struct QsPush {
     pub local_max: u32,
     /// [`PivotMode`] as u32.
     pub pivot_mode: u32,
-    /// maxComputeWorkGroupCount[0]: the x of the indirect grids the passes write.
+    /// `maxComputeWorkGroupCount[0]`: the x of the indirect grids the passes write.
     pub max_x: u32,
     pub smax: u32,
     pub bmax: u32,
     pub qmax: u32,
-    /// Word offsets of the bookkeeping in the `meta` binding ([`layout::Layout`]).
+    /// Word offsets of the bookkeeping in the `meta` binding (see [`layout`]).
     pub seq_off: u32,
     pub bmap_off: u32,
     pub rec_off: u32,

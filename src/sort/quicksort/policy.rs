@@ -84,6 +84,13 @@ impl QuicksortPolicy {
         }
     }
 
+    /// The device's policy for a sort configuration (what a [`crate::sort::Sorter`] uses without an override):
+    /// the starting point of a tuning override, e.g. `QuicksortPolicy::for_config(caps, &config)?
+    /// .with_overrides("local_max=32768")?`. Fails only on a bad bit range.
+    pub fn for_config(caps: &DeviceCaps, config: &crate::sort::SortConfig) -> Result<Self> {
+        Ok(Self::for_items(caps, &Items::new(config)?))
+    }
+
     /// Keys of a phase-one block.
     pub fn block(&self) -> u64 {
         (self.workgroup_size * self.items_per_invocation) as u64

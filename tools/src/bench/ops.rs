@@ -811,6 +811,14 @@ fn prepare_sort<'a>(
     if let Some(p) = policy {
         builder = builder.tuning(p);
     }
+    // VKSORT_QUICKSORT_POLICY overrides fields of the quicksort's device policy (QuicksortPolicy::with_overrides).
+    if let Ok(spec) = std::env::var("VKSORT_QUICKSORT_POLICY") {
+        if !spec.is_empty() {
+            use vksort::sort::quicksort::QuicksortPolicy;
+            builder = builder
+                .tuning(QuicksortPolicy::for_config(ctx.caps(), &config)?.with_overrides(&spec)?);
+        }
+    }
     let sorter = builder.build()?;
     let req = sorter.storage_requirements(n as u64);
     let kb = (n * key.bytes()) as u64;
