@@ -75,6 +75,16 @@ fn powers_of_two(key: KeyType, n: usize) -> Vec<u128> {
     (0..n).map(|i| 1u128 << (i * 7 % b)).collect()
 }
 
+/// quicksort.glsl's qs_hash (lowbias32), which places the sampled keys.
+fn qs_hash(mut x: u32) -> u32 {
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x7feb_352d);
+    x ^= x >> 15;
+    x = x.wrapping_mul(0x846c_a68b);
+    x ^= x >> 16;
+    x
+}
+
 /// Large uniform keys with the smallest keys at the positions phase one samples in round 0 (the sample rule's
 /// worst case: its median is near the minimum).
 fn sample_killer(key: KeyType, n: usize, sample: usize, seed: u64) -> Vec<u128> {
@@ -86,7 +96,8 @@ fn sample_killer(key: KeyType, n: usize, sample: usize, seed: u64) -> Vec<u128> 
         .collect();
     let step = n / sample;
     for i in 0..sample {
-        v[i * step + step / 2] = i as u128;
+        let jitter = qs_hash((i as u32).wrapping_mul(0x9e37_79b9)) as usize % step;
+        v[i * step + jitter] = i as u128;
     }
     v
 }
@@ -362,6 +373,83 @@ fn worst_cases() {
     });
 }
 
+/// Sorts `raw` and reads the bookkeeping: (phase-one rounds that had sequences, the longest sort job queued).
+fn phase_one_trace(ctx: &Arc<Context>, s: &Sorter, c: &Case, raw: &[u128]) -> (u32, u32) {
+    use vksort::sort::quicksort::layout::{JOB_WORDS, RS_WORDS};
+    let n = raw.len();
+    let words = common::sorting::to_words(raw, c.key);
+    let kb = Buffer::from_slice(ctx, "test::keys", &words).unwrap();
+    let vb =
+        Buffer::from_slice(ctx, "test::vals", &common::sorting::values_for(n, c.value)).unwrap();
+    let req = s.storage_requirements(n as u64);
+    let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+    let vals = (c.value != ValueType::None).then(|| vb.as_ref());
+    ctx.submit("test::sort", |rec| {
+        s.cmd_sort(rec, kb.as_ref(), vals, scratch.as_ref(), n as u64)
+    })
+    .unwrap();
+    let lay = s.backend::<QuicksortSort>().unwrap().layout(n as u64);
+    let m = scratch
+        .read_vec::<u32>((lay.meta_bytes / 4) as usize)
+        .unwrap();
+    let rs = |r: u32, w: u64| m[(lay.rs_off as u64 + r as u64 * RS_WORDS + w) as usize];
+    let used = (0..lay.rounds).filter(|&r| rs(r, 1) > 0).count() as u32;
+    let jobs = rs(lay.rounds, 0);
+    let longest = (0..jobs)
+        .map(|q| (lay.queue_off as u64 + q as u64 * JOB_WORDS) as usize)
+        .filter(|&j| m[j + 2] & 2 == 0)
+        .map(|j| m[j + 1])
+        .max()
+        .unwrap_or(0);
+    (used, longest)
+}
+
+#[test]
+fn phase_one_progress() {
+    // Sorting correctly proves nothing about the pivots (phase two sorts whatever phase one leaves): the rounds
+    // used and the jobs queued do. Both rules with their fallbacks split these inputs within a few rounds of
+    // the ceil(log2(n / local_max)) perfect splits need, and leave no sequence longer than local_max.
+    with_gpu(|ctx| {
+        for (key, bits) in [(KeyType::U32, None), (KeyType::U128, Some((60, 100)))] {
+            let c = Case {
+                value: ValueType::U32,
+                bits,
+                ..Case::new(ALGO, key)
+            };
+            let dev = policy(ctx, &c);
+            let lm = dev.local_max as usize;
+            let n = 16 * lm + 5;
+            let need = 5;
+            let inputs = [
+                ("uniform", gen(key, Dist::Uniform, n, 1)),
+                ("gaussian", gen(key, Dist::Gaussian, n, 2)),
+                ("staggered", gen(key, Dist::Staggered, n, 3)),
+                ("powers of two", powers_of_two(key, n)),
+                (
+                    "sample killer",
+                    sample_killer(key, n, dev.workgroup_size as usize, 4),
+                ),
+            ];
+            for pivot in [PivotMode::Sample, PivotMode::MinMax] {
+                let s = sorter(ctx, &c, n, Some(QuicksortPolicy { pivot, ..dev }));
+                for (name, raw) in &inputs {
+                    let (used, longest) = phase_one_trace(ctx, &s, &c, raw);
+                    eprintln!("{key:?} {pivot:?} {name}: {used} rounds, longest job {longest}");
+                    assert!(
+                        longest as usize <= lm,
+                        "{key:?} {pivot:?} {name}: a job of {longest} keys"
+                    );
+                    let slack = if *name == "uniform" { 1 } else { 4 };
+                    assert!(
+                        used <= need + slack,
+                        "{key:?} {pivot:?} {name}: {used} rounds"
+                    );
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn bit_ranges() {
     with_gpu(|ctx| {
@@ -378,11 +466,14 @@ fn bit_ranges() {
                     bits: Some(bits),
                     ..Case::new(ALGO, key)
                 };
-                let (_, lm) = limits(ctx, &c);
-                let n = 2 * lm + 3;
-                let s = sorter(ctx, &c, n, None);
-                for (i, dist) in [Dist::Uniform, Dist::FewUnique].into_iter().enumerate() {
-                    check_with(ctx, &s, &c, &gen(key, dist, n, 9 + i as u64), None, false);
+                let dev = policy(ctx, &c);
+                let n = 2 * dev.local_max as usize + 3;
+                // The min/max midpoint in a masked range of one or more words, and the sample's median.
+                for pivot in [PivotMode::MinMax, PivotMode::Sample] {
+                    let s = sorter(ctx, &c, n, Some(QuicksortPolicy { pivot, ..dev }));
+                    for (i, dist) in [Dist::Uniform, Dist::FewUnique].into_iter().enumerate() {
+                        check_with(ctx, &s, &c, &gen(key, dist, n, 9 + i as u64), None, false);
+                    }
                 }
             }
         }

@@ -50,7 +50,7 @@ const uint RS_ARGS = 4u;
 const uint SEQ_WORDS = 16u;
 const uint SEQ_START = 0u;
 const uint SEQ_LEN = 1u;
-const uint SEQ_FLAGS = 2u;   // bit 0: strict (left = keys < pivot; else keys <= pivot)
+const uint SEQ_FLAGS = 2u;   // bit 0: strict (left = keys < pivot; else keys <= pivot); bit 1: its pivot rule
 const uint SEQ_BLOCKS = 3u;
 const uint SEQ_FIRST = 4u;   // its first workgroup in the round
 const uint SEQ_LEFT = 5u;    // keys placed on the left so far (fetch-and-add)
@@ -329,14 +329,26 @@ void put_job(uint q, uint start, uint len, uint flags) {
 shared uint s_u[2];
 shared uvec4 s_pivot;
 
-// The median of a sample of the sequence [start, start + len) on `side` (len > WG_SIZE): each invocation reads
-// one key (the sample spread evenly over the sequence) and finds its rank among the WG_SIZE sampled keys
-// (ties broken by position); the key of rank WG_SIZE / 2 is the median. Every invocation must call it.
+// A 32-bit mix (lowbias32): the jitter of the sample positions.
+uint qs_hash(uint x) {
+    x ^= x >> 16u;
+    x *= 0x7feb352du;
+    x ^= x >> 15u;
+    x *= 0x846ca68bu;
+    x ^= x >> 16u;
+    return x;
+}
+
+// The median of a sample of the sequence [start, start + len) on `side` (len > WG_SIZE): invocation i reads the
+// key at start + i step + qs_hash(start ^ (i x 0x9e3779b9)) % step (step = len / WG_SIZE: one key in each of
+// WG_SIZE equal parts, at a pseudo-random place so that periodic data does not fool it) and finds its rank
+// among the WG_SIZE sampled keys (ties broken by i); the key of rank WG_SIZE / 2 is the median. Every
+// invocation must call it.
 uvec4 sample_median(uint start, uint len, uint side) {
     uint lid = gl_LocalInvocationID.x;
     uint step = len / WG_SIZE;
     Item x;
-    x.k = key_order(load_key(side, start + lid * step + step / 2u)) & g_mask;
+    x.k = key_order(load_key(side, start + lid * step + qs_hash(start ^ (lid * 0x9e3779b9u)) % step)) & g_mask;
     x.t = lid;
     smem_put(lid, x);
     barrier();
@@ -353,10 +365,11 @@ uvec4 sample_median(uint start, uint len, uint side) {
 }
 
 // Decides what becomes of the sequence [start, start + len) on `side` whose masked keys lie in [mn, mx] (its
-// parent had parent_len keys), the next round being `next`: nothing (empty, or all keys equal on side 0), copy
-// jobs (all keys equal on side 1), a phase-two job (at most local_max keys, or no round left), or a sequence of
-// round `next` with its pivot and workgroups. Every invocation must call it (uniform arguments).
-void plan_seq(uint start, uint len, uint side, uvec4 mn, uvec4 mx, uint parent_len, uint next) {
+// parent had parent_len keys and was split by rule parent_mode), the next round being `next`: nothing (empty,
+// or all keys equal on side 0), copy jobs (all keys equal on side 1), a phase-two job (at most local_max keys,
+// or no round left), or a sequence of round `next` with its pivot and workgroups. Every invocation must call it
+// (uniform arguments).
+void plan_seq(uint start, uint len, uint side, uvec4 mn, uvec4 mx, uint parent_len, uint parent_mode, uint next) {
     uint lid = gl_LocalInvocationID.x;
     if (len == 0u) return;
     uint gs = qs_global();
@@ -376,10 +389,11 @@ void plan_seq(uint start, uint len, uint side, uvec4 mn, uvec4 mx, uint parent_l
         if (lid == 0u) put_job(atomicAdd(meta[gs + RS_BLOCKS], 1u), start, len, side);
         return;
     }
-    // A child with more than 7/8 of its parent's keys takes the other pivot rule next (the sample's median
-    // after a bad midpoint, the midpoint after a bad sample): each rule undoes the other's worst case.
+    // A child keeps its parent's pivot rule, unless it got more than 7/8 of its parent's keys: then it takes the
+    // other rule (the sample's median after a bad midpoint, the midpoint after a bad sample), and keeps that one
+    // while it splits well. Each rule undoes the other's worst case.
     bool bad = len > parent_len - parent_len / 8u;
-    uint mode = pc.pivot_mode ^ (bad ? 1u : 0u);
+    uint mode = bad ? parent_mode ^ 1u : parent_mode;
     uvec4 p;
     uint strict = 0u;
     if (mode == PIVOT_MINMAX) {
@@ -400,7 +414,7 @@ void plan_seq(uint start, uint len, uint side, uvec4 mn, uvec4 mx, uint parent_l
             uint sb = pc.seq_off + (par * pc.smax + idx) * SEQ_WORDS;
             meta[sb + SEQ_START] = start;
             meta[sb + SEQ_LEN] = len;
-            meta[sb + SEQ_FLAGS] = strict;
+            meta[sb + SEQ_FLAGS] = strict | (mode << 1u);
             meta[sb + SEQ_BLOCKS] = nb;
             meta[sb + SEQ_FIRST] = b0;
             meta[sb + SEQ_LEFT] = 0u;

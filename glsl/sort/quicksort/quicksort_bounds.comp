@@ -60,7 +60,7 @@ void main() {
     wg_minmax();
     uvec4 mn = g_mm[0];
     uvec4 mx = g_mm[1];
-    plan_seq(0u, n, 0u, mn, mx, 0xFFFFFFFFu, 0u);
+    plan_seq(0u, n, 0u, mn, mx, 0xFFFFFFFFu, pc.pivot_mode, 0u);
     memoryBarrierBuffer();
     barrier();
     if (lid == 0u) {

@@ -37,6 +37,7 @@ shared bool s_last;
 // The last workgroup of sequence `sb`: its children's key ranges from the block records, then their plans.
 void finish_sequence(uint sb, uint start, uint len, uint nb, uint b0, uint side, uint r) {
     uint left = meta[sb + SEQ_LEFT];
+    uint mode = (meta[sb + SEQ_FLAGS] >> 1u) & 1u;
     mm_reset();
     for (uint j = gl_LocalInvocationID.x; j < nb; j += WG_SIZE) {
         [[unroll]] for (uint q = 0u; q < 4u; q += 2u) {
@@ -50,7 +51,7 @@ void finish_sequence(uint sb, uint start, uint len, uint nb, uint b0, uint side,
     uvec4 mm[4] = g_mm;
     [[dont_unroll]] for (uint h = 0u; h < 2u; h++) {
         plan_seq(h == 0u ? start : start + left, h == 0u ? left : len - left, side, mm[2u * h], mm[2u * h + 1u],
-                 len, r + 1u);
+                 len, mode, r + 1u);
     }
 }
 

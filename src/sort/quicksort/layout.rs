@@ -19,15 +19,19 @@ use crate::gpu::Context;
 use crate::sort::count::CTRL_WORDS;
 use crate::sort::items::{Items, Regions};
 
-/// u32 words of a round state.
-pub(crate) const RS_WORDS: u64 = 8;
+/// u32 words of a round state (round r at word `rs_off + RS_WORDS r`: its workgroups, its sequences, its
+/// finished workgroups, then its indirect arguments at `RS_ARGS`; the slot after the last round: the phase-two
+/// jobs queued, the bounds pass's finished workgroups, the local pass's indirect arguments).
+pub const RS_WORDS: u64 = 8;
 /// Word of a round state where its indirect arguments start.
-pub(crate) const RS_ARGS: u64 = 4;
+pub const RS_ARGS: u64 = 4;
 const SEQ_WORDS: u64 = 16;
-const JOB_WORDS: u64 = 4;
+/// u32 words of a phase-two job: start, length, flags (bit 0: on side 1; bit 1: a copy of equal keys), 0.
+pub const JOB_WORDS: u64 = 4;
 
+/// Where a sort's bookkeeping and auxiliary arrays lie in the scratch ([`super::QuicksortSort::layout`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Layout {
+pub struct Layout {
     /// Phase-one rounds recorded.
     pub rounds: u32,
     pub smax: u32,
@@ -49,7 +53,7 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub fn new(ctx: &Context, policy: &QuicksortPolicy, items: &Items, n: u64) -> Self {
+    pub(crate) fn new(ctx: &Context, policy: &QuicksortPolicy, items: &Items, n: u64) -> Self {
         let rounds = policy.rounds(n);
         let lm = policy.local_max as u64;
         let smax = (n / (lm + 1)).max(1);

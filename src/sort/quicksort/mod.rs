@@ -16,8 +16,8 @@
 //!   ends runs of equal keys), a child of at most `local_max` keys becomes a phase-two job, any other a
 //!   sequence of the next round with its pivot: the midpoint of its min and max ([`PivotMode::MinMax`], the
 //!   paper's rule, computed in the transformed order over all key words and masked) or the median of a sample
-//!   of `workgroup_size` keys ([`PivotMode::Sample`], the default); a child that kept more than 7/8 of its
-//!   parent takes the other rule next. Both sides of every split get keys, so a sequence's key range shrinks
+//!   of `workgroup_size` keys ([`PivotMode::Sample`], the default) for the root; a child keeps its parent's
+//!   rule unless it kept more than 7/8 of its parent's keys, then it switches to the other rule. Both sides of every split get keys, so a sequence's key range shrinks
 //!   every round.
 //!   (The paper splits three ways. Here phase one splits two ways: with a midpoint pivot the "=" class holds
 //!   only the keys equal to the midpoint, a one-pass "=" run needs its final place before the left pointer's
@@ -170,13 +170,14 @@ impl QuicksortSort {
     }
 
     /// Keys of the sample whose median is phase one's [`PivotMode::Sample`] pivot: one per invocation of the
-    /// planning workgroup, key i at `start + i x step + step / 2` with `step = len / sample_size`.
+    /// planning workgroup, key i at `start + i x step + hash(start ^ (i x 0x9e3779b9)) % step` with
+    /// `step = len / sample_size` and `hash` the lowbias32 mix (glsl/sort/quicksort/quicksort.glsl `qs_hash`).
     pub fn sample_size(&self) -> u64 {
         self.policy.workgroup_size as u64
     }
 
-    /// The scratch layout of a sort of up to `n` keys.
-    pub(crate) fn layout(&self, n: u64) -> Layout {
+    /// The scratch layout of a sort of up to `n` keys (diagnostics and tests read the bookkeeping through it).
+    pub fn layout(&self, n: u64) -> Layout {
         Layout::new(&self.ctx, &self.policy, &self.items, n)
     }
 

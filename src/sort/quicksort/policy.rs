@@ -16,13 +16,15 @@ pub enum PivotMode {
     /// halves the key range every round, so a sequence of b-bit keys is split at most b times; uneven where the
     /// keys crowd into part of their range (gaussian keys, floats spread over many octaves).
     MinMax = 0,
-    /// The median of a sample of `workgroup_size` keys spread evenly over the sequence (each invocation of the
-    /// planning workgroup ranks one among all): even splits for any distribution of values.
+    /// The median of a sample of `workgroup_size` keys, one from each of as many equal parts of the sequence at
+    /// a pseudo-random place (so periodic data does not fool it; each invocation of the planning workgroup
+    /// ranks one among all): even splits for any distribution of values.
     Sample = 1,
 }
 
-/// How the quicksort's passes are tiled and planned. Either rule falls back to the other for a sequence that
-/// took more than 7/8 of its parent's keys, so neither rule's worst case lasts more than a round.
+/// How the quicksort's passes are tiled and planned. `pivot` is the rule of the first split; a sequence keeps its
+/// parent's rule unless it took more than 7/8 of its parent's keys, then it switches to the other one, so neither
+/// rule's worst case lasts more than a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuicksortPolicy {
     /// Invocations per workgroup of the phase-one passes (`bounds`, `partition`): a power of two, a multiple of
@@ -48,7 +50,7 @@ pub struct QuicksortPolicy {
     /// The most phase-one rounds recorded (a sequence still longer than `local_max` after the last one is
     /// sorted by phase two alone). 0..=64. Default 64.
     pub max_rounds: u32,
-    /// Phase one's pivot rule. Default [`PivotMode::Sample`].
+    /// Phase one's pivot rule (of the first split; see the type's docs). Default [`PivotMode::Sample`].
     pub pivot: PivotMode,
     /// Three-way partition levels phase two runs on a sequence before it sorts the rest of it with the bitonic
     /// fallback (introsort's depth limit); `u32::MAX`: 2 ceil(log2(len / tile)) + 2 for a job of len keys
