@@ -40,10 +40,15 @@ pub enum SortAlgorithm {
     /// network, merge rows pairwise with a windowed bitonic merge, split the rows into pieces by sample
     /// splitters and merge each piece's segments. See [`crate::sort::warpsort`].
     WarpSort,
+    /// GPU quicksort (Cederman and Tsigas; not stable): phase-one rounds split long sequences across
+    /// workgroups (fetch-and-add partitions, indirect dispatches planned on the GPU), then one workgroup per
+    /// sequence finishes it (three-way partitions, bitonic tiles, a bitonic fallback past a depth limit). See
+    /// [`crate::sort::quicksort`].
+    Quicksort,
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 10] = [
+    pub const ALL: [SortAlgorithm; 11] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
@@ -54,6 +59,7 @@ impl SortAlgorithm {
         SortAlgorithm::SplitRadix,
         SortAlgorithm::SplitRadixBit,
         SortAlgorithm::WarpSort,
+        SortAlgorithm::Quicksort,
     ];
 
     /// The name used by the command line, the benchmark and the cost model (`sort/<name>`).
@@ -69,6 +75,7 @@ impl SortAlgorithm {
             SortAlgorithm::SplitRadix => "split-radix",
             SortAlgorithm::SplitRadixBit => "split-radix-bit",
             SortAlgorithm::WarpSort => "warpsort",
+            SortAlgorithm::Quicksort => "quicksort",
         }
     }
 
@@ -79,7 +86,7 @@ impl SortAlgorithm {
     /// Whether equal keys keep their input order (every algorithm but the bitonic sort and the quicksort).
     /// Auto only ever picks stable algorithms.
     pub fn stable(self) -> bool {
-        !matches!(self, SortAlgorithm::Bitonic)
+        !matches!(self, SortAlgorithm::Bitonic | SortAlgorithm::Quicksort)
     }
 
     /// The cost model's efficiency key (`sort/onesweep`).

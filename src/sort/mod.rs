@@ -40,6 +40,7 @@ pub mod config;
 pub mod count;
 pub mod items;
 pub mod merge;
+pub mod quicksort;
 pub mod radix;
 pub mod registry;
 pub mod split;

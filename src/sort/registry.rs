@@ -48,6 +48,7 @@ pub(crate) const FAMILIES: &[Family] = &[
     super::merge::FAMILY,
     super::split::FAMILY,
     super::warpsort::FAMILY,
+    super::quicksort::FAMILY,
     super::bitonic::FAMILY,
 ];
 

@@ -1,0 +1,423 @@
+//! GPU quicksort after Cederman and Tsigas ("A Practical Quicksort Algorithm for Graphics Processors", 2008),
+//! the quicksort family's backend of the sort front end. Not stable: equal keys may leave in any order (their
+//! values stay with them). Every key type (u128 too), values of 0, 4 or 8 bytes, both orders, bit ranges, host
+//! and GPU-side counts; the sorted keys land in the caller's buffers.
+//!
+//! # Algorithm
+//! Keys are compared in their transformed order (`key_order` of glsl/include/items.glsl) restricted to the bit
+//! range's mask. Two buffers ("sides") take turns: side 0 is the caller's keys and values, side 1 an auxiliary
+//! copy in the scratch.
+//! - Phase one, while a sequence holds more than `local_max` keys: rounds in which many workgroups share a
+//!   sequence, one block each. A block is partitioned around the sequence's pivot into the other side (keys
+//!   <= pivot to the left, the rest to the right; "<" against ">=" when the pivot is the sequence's maximum),
+//!   its runs reserved with fetch-and-add on the sequence's shared left and right pointers. Each block also
+//!   records the exact min and max of both its parts, so the sequence's last workgroup knows both children's
+//!   key ranges: a child whose keys are all equal is finished at once, never partitioned again (this is what
+//!   ends runs of equal keys), a child of at most `local_max` keys becomes a phase-two job, any other a
+//!   sequence of the next round with its pivot: the midpoint of its min and max ([`PivotMode::MinMax`], the
+//!   paper's rule, computed in the transformed order over all key words and masked) or the median of a sample
+//!   of `workgroup_size` keys ([`PivotMode::Sample`], the default) for the root; a child keeps its parent's
+//!   rule unless it kept more than 7/8 of its parent's keys, then it switches to the other rule. Both sides of every split get keys, so a sequence's key range shrinks
+//!   every round.
+//!   (The paper splits three ways. Here phase one splits two ways: with a midpoint pivot the "=" class holds
+//!   only the keys equal to the midpoint, a one-pass "=" run needs its final place before the left pointer's
+//!   total is known, and the exact child ranges end equal runs anyway: a dominant key is isolated within two
+//!   rounds. Phase two, whose pivots are keys and which counts before it scatters, splits three ways.)
+//! - The rounds run without the host: round r is an indirect dispatch whose grid round r - 1 wrote (the last
+//!   workgroup of a round, found by a ticket, writes it; no workgroup ever waits for another). A bounded number
+//!   of rounds is recorded up front ([`QuicksortPolicy::rounds`]: ceil(log2(n / local_max)) + `extra_rounds`);
+//!   a round nobody planned is an empty dispatch; a sequence still in phase one after the last round is handed
+//!   to phase two whole.
+//! - Phase two: one workgroup per job sorts it alone with an explicit stack: three-way partitions around the
+//!   median of the first, middle and last key (smaller part first), tiles sorted by the bitonic network in
+//!   shared memory (glsl/include/bitonic.glsl), and past the depth limit (introsort's rule) the bitonic network
+//!   over global memory within the workgroup. So adversarial inputs (median-of-three killers, keys spread
+//!   over many octaves, two values, sorted runs) end in a bounded number of steps.
+//!
+//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
+//! - n <= `local_max` (host count) or capacity <= `local_max` (GPU count): `vksort::quicksort::local`, one
+//!   workgroup (direct dispatch): per partition level (about log2(n / tile) of them) k read by the count and
+//!   k + v read and written by the scatter, then k + v read and written by the tile sort.
+//! - otherwise: `vksort::quicksort::setup` (one workgroup), `vksort::quicksort::bounds` (reads k; the last
+//!   workgroup plans round 0), then `vksort::quicksort::partition` once per recorded round (indirect; k + v read
+//!   and written per key still in phase one), then `vksort::quicksort::local` (indirect, one workgroup per
+//!   job: sequences of at most `local_max` keys, copies of equal runs left on side 1).
+//!
+//! With a GPU-side count (`vksort::sort::count` first) the passes are recorded for the capacity and read n from
+//! the control block.
+//!
+//! # Scratch
+//! The control block, the bookkeeping (round states, sequence tables, block maps, block records, the phase-two
+//! queue) and one auxiliary copy of the keys and values: [`layout`]. It needs `STORAGE_BUFFER | INDIRECT_BUFFER`
+//! usage ([`SCRATCH_USAGE`]).
+
+mod bounds;
+pub mod layout;
+mod local;
+mod partition;
+pub mod policy;
+mod setup;
+
+pub use policy::{PivotMode, QuicksortPolicy};
+
+use crate::error::{Error, Result};
+use crate::gpu::{BufferRef, Context, Kernel, Recorder};
+use crate::policy::SubgroupPlan;
+use crate::shaders::{ShaderId, Spec};
+use crate::sort::algorithm::SortAlgorithm;
+use crate::sort::backend::{
+    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
+};
+use crate::sort::config::SortConfig;
+use crate::sort::count::Count;
+use crate::sort::items::{self, ItemPush, Items};
+use crate::sort::registry::Family;
+use crate::workload::PassModel;
+use ash::vk;
+use layout::Layout;
+use std::sync::Arc;
+
+/// The most keys a quicksort takes (positions are u32; the fallback network spans the next power of two).
+pub const MAX_KEYS: u64 = 1 << 31;
+
+/// Usage flags the quicksort's scratch needs: storage, and indirect arguments (the rounds' grids).
+pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
+    vk::BufferUsageFlags::STORAGE_BUFFER.as_raw() | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
+);
+
+/// The quicksort family in the sort registry.
+pub(crate) const FAMILY: Family = Family {
+    name: "quicksort",
+    algorithms: &[SortAlgorithm::Quicksort],
+    supports: |_| None,
+    new: |ctx, config, overrides, _| Ok(Box::new(QuicksortSort::new(ctx, config, overrides)?)),
+    parse_overrides: |ctx, config, spec, overrides| {
+        overrides.set(QuicksortPolicy::for_config(ctx.caps(), config)?.with_overrides(spec)?);
+        Ok(())
+    },
+};
+
+/// The quicksort behind a [`crate::sort::Sorter`].
+pub struct QuicksortSort {
+    pub(crate) ctx: Arc<Context>,
+    pub policy: QuicksortPolicy,
+    pub(crate) plan: SubgroupPlan,
+    pub(crate) items: Items,
+}
+
+/// Push constants of the bounds, partition and local passes (`QS_PUSH` of quicksort.glsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct QsPush {
+    pub items: ItemPush,
+    /// The phase-one round (partition).
+    pub rnd: u32,
+    /// Phase-one rounds recorded.
+    pub rounds: u32,
+    pub local_max: u32,
+    /// [`PivotMode`] as u32.
+    pub pivot_mode: u32,
+    /// `maxComputeWorkGroupCount[0]`: the x of the indirect grids the passes write.
+    pub max_x: u32,
+    pub smax: u32,
+    pub bmax: u32,
+    pub qmax: u32,
+    /// Word offsets of the bookkeeping in the `meta` binding (see [`layout`]).
+    pub seq_off: u32,
+    pub bmap_off: u32,
+    pub rec_off: u32,
+    pub queue_off: u32,
+    pub rs_off: u32,
+    /// 1: the local pass sorts the whole input in one workgroup (no queue).
+    pub direct: u32,
+    pub depth_limit: u32,
+    /// Keys of a phase-one block.
+    pub block: u32,
+}
+
+/// The five bindings of the bounds, partition and local passes, and the scratch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bound {
+    pub keys0: BufferRef,
+    pub vals0: BufferRef,
+    pub keys1: BufferRef,
+    pub vals1: BufferRef,
+    pub meta: BufferRef,
+    pub scratch: BufferRef,
+}
+
+impl Bound {
+    pub fn all(&self) -> [BufferRef; 5] {
+        [self.keys0, self.vals0, self.keys1, self.vals1, self.meta]
+    }
+}
+
+impl QuicksortSort {
+    /// The quicksort for `config`, with a [`QuicksortPolicy`] from `overrides` or the device's.
+    pub(crate) fn new(
+        ctx: &Arc<Context>,
+        config: &SortConfig,
+        overrides: &Overrides,
+    ) -> Result<Self> {
+        let items = Items::new(config)?;
+        let policy = overrides
+            .get::<QuicksortPolicy>()
+            .unwrap_or_else(|| QuicksortPolicy::for_items(ctx.caps(), &items));
+        policy.check(ctx.caps(), &items)?;
+        crate::sort::bitonic::require_subgroup_ops(ctx)?;
+        Ok(Self {
+            ctx: ctx.clone(),
+            policy,
+            plan: SubgroupPlan::for_device(ctx.caps()),
+            items,
+        })
+    }
+
+    /// Keys of the sample whose median is phase one's [`PivotMode::Sample`] pivot: one per invocation of the
+    /// planning workgroup, key i at `start + i x step + hash(start ^ (i x 0x9e3779b9)) % step` with
+    /// `step = len / sample_size` and `hash` the lowbias32 mix (glsl/sort/quicksort/quicksort.glsl `qs_hash`).
+    pub fn sample_size(&self) -> u64 {
+        self.policy.workgroup_size as u64
+    }
+
+    /// The scratch layout of a sort of up to `n` keys (diagnostics and tests read the bookkeeping through it).
+    pub fn layout(&self, n: u64) -> Layout {
+        Layout::new(&self.ctx, &self.policy, &self.items, n)
+    }
+
+    /// Whether items carry a tag (values travel: each is gathered from its tag's position).
+    fn tagged(&self) -> bool {
+        self.items.val_words > 0
+    }
+
+    pub(crate) fn kernel(
+        &self,
+        ctx: &Context,
+        shader: ShaderId,
+        wg: u32,
+        kpt: u32,
+    ) -> Result<Arc<Kernel>> {
+        use crate::shaders::quicksort_partition as sh;
+        items::kernel(
+            ctx,
+            &self.plan,
+            &self.items,
+            self.tagged(),
+            shader,
+            wg,
+            Spec::new().with(sh::KPT, kpt),
+        )
+    }
+
+    pub(crate) fn push(&self, count: &Count, lay: &Layout, rnd: u32, direct: bool) -> QsPush {
+        let p = &self.policy;
+        QsPush {
+            items: self.items.push(count),
+            rnd,
+            rounds: lay.rounds,
+            local_max: p.local_max,
+            pivot_mode: p.pivot as u32,
+            max_x: self.ctx.caps().max_workgroup_count[0].max(1),
+            smax: lay.smax,
+            bmax: lay.bmax,
+            qmax: lay.qmax,
+            seq_off: lay.seq_off,
+            bmap_off: lay.bmap_off,
+            rec_off: lay.rec_off,
+            queue_off: lay.queue_off,
+            rs_off: lay.rs_off,
+            direct: direct as u32,
+            depth_limit: p.local_depth_limit,
+            block: p.block() as u32,
+        }
+    }
+
+    fn cmd_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
+        let ctx = rec.ctx();
+        let n = count.max_n();
+        let lay = self.layout(n);
+        let c = items::check(
+            ctx,
+            &self.items,
+            "quicksort",
+            MAX_KEYS,
+            &buffers,
+            &count,
+            lay.total,
+        )?;
+        buffers
+            .scratch
+            .check(ctx, "scratch", lay.total, SCRATCH_USAGE)?;
+        let caps = ctx.caps();
+        if lay.meta_bytes > caps.max_storage_buffer_range {
+            return Err(Error::TooLarge {
+                n,
+                elem_bytes: lay.meta_bytes.div_ceil(n.max(1)),
+                limit: caps.max_storage_buffer_range,
+            });
+        }
+        let grid = caps.max_workgroup_count[0].max(1) as u64 * caps.max_workgroup_count[1] as u64;
+        let most = (lay.bmax as u64).max(lay.qmax as u64);
+        if most > grid {
+            return Err(Error::GridTooLarge {
+                groups: most,
+                max: grid,
+            });
+        }
+        if c.count.is_none() && n <= 1 {
+            return Ok(());
+        }
+        let meta = c.scratch.slice(0, lay.meta_bytes);
+        let aux = |(off, bytes): (u64, u64)| c.scratch.slice(off, bytes);
+        let b = Bound {
+            keys0: c.keys,
+            vals0: if self.items.val_words > 0 {
+                c.values
+            } else {
+                meta
+            },
+            keys1: aux(lay.aux_keys),
+            vals1: if self.items.val_words > 0 {
+                aux(lay.aux_vals)
+            } else {
+                meta
+            },
+            meta,
+            scratch: c.scratch,
+        };
+        rec.scope("vksort::sort", |rec| {
+            items::record_count(ctx, &self.plan, rec, &c, n)?;
+            if lay.rounds == 0 {
+                return local::record(self, rec, &b, &lay, &count, true);
+            }
+            setup::record(self, rec, &b, &lay)?;
+            rec.barrier();
+            bounds::record(self, rec, &b, &lay, &count)?;
+            rec.barrier();
+            for r in 0..lay.rounds {
+                partition::record(self, rec, &b, &lay, &count, r)?;
+                rec.barrier();
+            }
+            local::record(self, rec, &b, &lay, &count, false)
+        })
+    }
+}
+
+impl SortBackend for QuicksortSort {
+    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
+        Capabilities {
+            max_keys: MAX_KEYS,
+            stable: false,
+        }
+    }
+
+    fn policy_choice(&self, _: u64) -> SortAlgorithm {
+        SortAlgorithm::Quicksort
+    }
+
+    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
+        StorageRequirements {
+            scratch_bytes: self.layout(max_n).total,
+            scratch_usage: SCRATCH_USAGE,
+        }
+    }
+
+    fn control_offset(&self, _: u64) -> u64 {
+        0
+    }
+
+    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+        // Every size records the same kernels; planning a few sizes around the thresholds covers them all.
+        let p = &self.policy;
+        let lm = p.local_max as u64;
+        let sizes = items::planning_sizes(max_n, &[p.local_tile(), lm]);
+        let sizes: Vec<u64> = sizes
+            .into_iter()
+            .filter(|&n| n <= 2 || n == max_n || n == lm || n == lm + 1 || n == p.local_tile() + 1)
+            .collect();
+        let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
+            buffer: vk::Handle::from_raw(1),
+            offset: 0,
+            size: size.max(16),
+            usage,
+        };
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        for &n in &sizes {
+            let buffers = SortBuffers {
+                keys: fake(self.items.key_bytes(n), storage),
+                values: (self.items.val_words > 0).then(|| fake(self.items.val_bytes(n), storage)),
+                scratch: fake(self.layout(n).total, SCRATCH_USAGE),
+            };
+            for count in [
+                Count::Host(n),
+                Count::Gpu {
+                    count: fake(16, storage),
+                    capacity: n,
+                },
+            ] {
+                let mut rec = Recorder::planning(&self.ctx);
+                self.cmd_sort(&mut rec, buffers, count)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn record(
+        &self,
+        rec: &mut Recorder,
+        _: SortAlgorithm,
+        buffers: SortBuffers,
+        count: Count,
+    ) -> Result<()> {
+        self.cmd_sort(rec, buffers, count)
+    }
+
+    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+        let k = (self.items.key_words * 4) as f64;
+        let v = (self.items.val_words * 4) as f64;
+        let nf = n as f64;
+        let kv = nf * (k + v);
+        let p = &self.policy;
+        let tile = p.local_tile() as f64;
+        let lm = p.local_max as f64;
+        // Phase two: partition levels from the job size down to a tile (count + scatter), then the tile sort.
+        let local_levels = |len: f64| (len / tile).log2().ceil().max(0.0);
+        let rounds = p.rounds(n);
+        if rounds == 0 {
+            let l = local_levels(nf);
+            return vec![PassModel::new(
+                "vksort::quicksort::local",
+                1,
+                kv + l * (nf * k + kv),
+                kv + l * kv,
+                12.0 + 4.0 * l,
+            )];
+        }
+        // Rounds with work: perfect splits need ceil(log2(n / local_max)); the jobs then hold about local_max / 2
+        // keys on average.
+        let busy = (nf / lm).log2().ceil().max(1.0).min(rounds as f64);
+        let l = local_levels(lm / 2.0);
+        vec![
+            PassModel::new("vksort::quicksort::setup", 1, 0.0, 64.0, 0.0),
+            PassModel::new("vksort::quicksort::bounds", 1, nf * k, 64.0, 2.0),
+            PassModel::new(
+                "vksort::quicksort::partition",
+                rounds,
+                busy * kv,
+                busy * kv,
+                busy * 6.0,
+            ),
+            PassModel::new(
+                "vksort::quicksort::local",
+                1,
+                kv + l * (nf * k + kv),
+                kv + l * kv,
+                12.0 + 4.0 * l,
+            ),
+        ]
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}

@@ -1,0 +1,223 @@
+//! The quicksort's policy: the tiling of its passes, where phase one hands sequences to phase two, how many
+//! phase-one rounds are recorded, the pivot rule and the phase-two depth limit. Chosen per device from its
+//! limits (shared memory, workgroup size, subgroup size, CPU or GPU) and passed to the shaders as
+//! specialization constants (tiling) and push constants (the rest).
+
+use crate::error::{Error, Result};
+use crate::gpu::DeviceCaps;
+use crate::policy::SubgroupPlan;
+use crate::sort::items::Items;
+
+/// How phase one picks the pivot of a sequence (the sequence's exact masked key range is always known: the
+/// previous partition computes it as a by-product).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PivotMode {
+    /// The midpoint of the sequence's minimum and maximum in the transformed key order (Cederman and Tsigas):
+    /// halves the key range every round, so a sequence of b-bit keys is split at most b times; uneven where the
+    /// keys crowd into part of their range (gaussian keys, floats spread over many octaves).
+    MinMax = 0,
+    /// The median of a sample of `workgroup_size` keys, one from each of as many equal parts of the sequence at
+    /// a pseudo-random place (so periodic data does not fool it; each invocation of the planning workgroup
+    /// ranks one among all): even splits for any distribution of values.
+    Sample = 1,
+}
+
+/// How the quicksort's passes are tiled and planned. `pivot` is the rule of the first split; a sequence keeps its
+/// parent's rule unless it took more than 7/8 of its parent's keys, then it switches to the other one, so neither
+/// rule's worst case lasts more than a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QuicksortPolicy {
+    /// Invocations per workgroup of the phase-one passes (`bounds`, `partition`): a power of two, a multiple of
+    /// the subgroup size. Default 256 (less where the device allows fewer, or a block does not fit shared
+    /// memory).
+    pub workgroup_size: u32,
+    /// Keys each invocation of a phase-one pass holds (a power of two, 1..=32): a phase-one block is
+    /// `workgroup_size x items_per_invocation` keys. Default 8 on GPUs, 4 on CPUs.
+    pub items_per_invocation: u32,
+    /// Invocations per workgroup of phase two (`local`): a power of two, a multiple of the subgroup size.
+    /// Default as `workgroup_size`.
+    pub local_workgroup_size: u32,
+    /// Keys per invocation of phase two (a power of two, 1..=32); its tile (the bitonic sort in shared memory)
+    /// is `local_workgroup_size x local_items_per_invocation` keys. Default as `items_per_invocation`.
+    pub local_items_per_invocation: u32,
+    /// Sequences of at most this many keys go to phase two (one workgroup each); longer ones are split across
+    /// workgroups by phase one. At least one phase-one block and one local tile. Default: 8 local tiles on
+    /// GPUs (16384 keys with the defaults), 4 on CPUs.
+    pub local_max: u32,
+    /// Phase-one rounds recorded beyond ceil(log2(n / local_max)) (the rounds perfect splits need), for uneven
+    /// splits. Rounds nobody planned cost an empty indirect dispatch. Default 4.
+    pub extra_rounds: u32,
+    /// The most phase-one rounds recorded (a sequence still longer than `local_max` after the last one is
+    /// sorted by phase two alone). 0..=64. Default 64.
+    pub max_rounds: u32,
+    /// Phase one's pivot rule (of the first split; see the type's docs). Default [`PivotMode::Sample`].
+    pub pivot: PivotMode,
+    /// Three-way partition levels phase two runs on a sequence before it sorts the rest of it with the bitonic
+    /// fallback (introsort's depth limit); `u32::MAX`: 2 ceil(log2(len / tile)) + 2 for a job of len keys
+    /// (default). 0 sorts every job longer than a tile with the fallback (tests use it).
+    pub local_depth_limit: u32,
+}
+
+impl QuicksortPolicy {
+    /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
+    pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
+        let plan = SubgroupPlan::for_device(caps);
+        // CPUs (lavapipe) compile every pipeline with its loops over KPT unrolled: 4 keys per invocation build
+        // in half the time of 8 and sort as fast there.
+        let kpt = if caps.is_cpu() { 4 } else { 8 };
+        let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
+        let fits =
+            |wg: u32| shared_bytes(wg, kpt, plan.min, items) <= caps.max_shared_memory as u64;
+        let mut wg = pow2_floor(plan.workgroup_size(caps, 256));
+        while wg > plan.max && !fits(wg) {
+            wg /= 2;
+        }
+        let tile = wg * kpt;
+        Self {
+            workgroup_size: wg,
+            items_per_invocation: kpt,
+            local_workgroup_size: wg,
+            local_items_per_invocation: kpt,
+            local_max: tile * if caps.is_cpu() { 4 } else { 8 },
+            extra_rounds: 4,
+            max_rounds: 64,
+            pivot: PivotMode::Sample,
+            local_depth_limit: u32::MAX,
+        }
+    }
+
+    /// The device's policy for a sort configuration (what a [`crate::sort::Sorter`] uses without an override):
+    /// the starting point of a tuning override, e.g. `QuicksortPolicy::for_config(caps, &config)?
+    /// .with_overrides("local_max=32768")?`. Fails only on a bad bit range.
+    pub fn for_config(caps: &DeviceCaps, config: &crate::sort::SortConfig) -> Result<Self> {
+        Ok(Self::for_items(caps, &Items::new(config)?))
+    }
+
+    /// Keys of a phase-one block.
+    pub fn block(&self) -> u64 {
+        (self.workgroup_size * self.items_per_invocation) as u64
+    }
+
+    /// Keys of a phase-two tile (the bitonic sort in shared memory).
+    pub fn local_tile(&self) -> u64 {
+        (self.local_workgroup_size * self.local_items_per_invocation) as u64
+    }
+
+    /// Phase-one rounds recorded for a sort of up to `n` keys: 0 when phase two sorts it in one workgroup.
+    pub fn rounds(&self, n: u64) -> u32 {
+        let lm = self.local_max as u64;
+        if n <= lm {
+            return 0;
+        }
+        let need = 64 - (n.div_ceil(lm) - 1).leading_zeros();
+        (need + self.extra_rounds).min(self.max_rounds)
+    }
+
+    /// Applies `key=value` overrides (comma-separated; numbers): `wg`, `kpt`, `lwg`, `lkpt`, `local_max`,
+    /// `extra_rounds`, `max_rounds`, `pivot` (0 min/max midpoint, 1 sample), `depth` (the phase-two depth
+    /// limit). Nothing is checked against a device here (the sorter does that).
+    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        crate::policy::for_each_override(spec, "quicksort", |k, v, bad| {
+            match k {
+                "wg" => self.workgroup_size = v,
+                "kpt" => self.items_per_invocation = v,
+                "lwg" => self.local_workgroup_size = v,
+                "lkpt" => self.local_items_per_invocation = v,
+                "local_max" => self.local_max = v,
+                "extra_rounds" => self.extra_rounds = v,
+                "max_rounds" => self.max_rounds = v,
+                "pivot" => {
+                    self.pivot = match v {
+                        0 => PivotMode::MinMax,
+                        1 => PivotMode::Sample,
+                        _ => return Err(bad(format!("pivot={v}: pivot is 0 or 1"))),
+                    }
+                }
+                "depth" => self.local_depth_limit = v,
+                _ => return Err(bad(format!("unknown key `{k}`"))),
+            }
+            Ok(())
+        })?;
+        Ok(self)
+    }
+
+    /// Checks the policy against the device and the items.
+    pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
+        let plan = SubgroupPlan::for_device(caps);
+        let bad = |what: String| {
+            Err(Error::InvalidPolicy {
+                family: "quicksort",
+                what,
+            })
+        };
+        for (name, wg) in [
+            ("workgroup_size", self.workgroup_size),
+            ("local_workgroup_size", self.local_workgroup_size),
+        ] {
+            if !wg.is_power_of_two() || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
+                return bad(format!(
+                    "{name} {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
+                    plan.max, caps.max_workgroup_invocations
+                ));
+            }
+        }
+        for (name, kpt) in [
+            ("items_per_invocation", self.items_per_invocation),
+            (
+                "local_items_per_invocation",
+                self.local_items_per_invocation,
+            ),
+        ] {
+            if !kpt.is_power_of_two() || kpt > 32 {
+                return bad(format!("{name} {kpt} must be a power of two of at most 32"));
+            }
+        }
+        // The chunk scan packs two class counts of a chunk in 16 bits each.
+        if self.block() >= 1 << 16 || self.local_tile() >= 1 << 16 {
+            return bad("a block and a tile must hold fewer than 65536 keys".into());
+        }
+        let lm = self.local_max as u64;
+        if lm < self.block() || lm < self.local_tile() {
+            return bad(format!(
+                "local_max {lm} must be at least a phase-one block ({}) and a local tile ({})",
+                self.block(),
+                self.local_tile()
+            ));
+        }
+        if self.max_rounds > 64 {
+            return bad(format!("max_rounds {} must be at most 64", self.max_rounds));
+        }
+        for (name, wg, kpt) in [
+            ("phase one", self.workgroup_size, self.items_per_invocation),
+            (
+                "phase two",
+                self.local_workgroup_size,
+                self.local_items_per_invocation,
+            ),
+        ] {
+            let need = shared_bytes(wg, kpt, plan.min, items);
+            if need > caps.max_shared_memory as u64 {
+                return bad(format!(
+                    "{name}: {wg} invocations x {kpt} keys need {need} bytes of shared memory; the device has {}",
+                    caps.max_shared_memory
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Shared memory of a quicksort pass with `wg` invocations of `kpt` keys: the tile of bitonic.glsl (key words
+/// and the tag, one padding word per 32 items), the chunk scan's counts, the min/max reduction, the phase-two
+/// stack and small words.
+pub(crate) fn shared_bytes(wg: u32, kpt: u32, min_subgroup: u32, items: &Items) -> u64 {
+    let tile = (wg * kpt) as u64;
+    let tagged = items.val_words > 0;
+    let words = (items.key_words + tagged as u32) as u64;
+    let subgroups = (wg / min_subgroup.max(1)) as u64;
+    (tile + tile / 32) * words * 4
+        + kpt as u64 * subgroups * 4
+        + 4 * subgroups * 16
+        + 4 * 64 * 4
+        + 256
+}
