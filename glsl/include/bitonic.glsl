@@ -107,15 +107,25 @@ void reg_sort(uint lid, uint n) {
 void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
     uint m = flip ? (k / KPT - 1u) : (j / KPT);   // lane offset (xor) of the partner invocation
     uint span = flip ? (k - 1u) : j;              // position offset (xor) of the partner item
-    Item nr[KPT];
+    // No temporary array of items (one made the NVIDIA compiler keep the network in local memory at KPT 8):
+    // every register is updated from values received in the same iteration.
     if (m < gl_SubgroupSize) {
-        // Iteration a receives, from the partner lane, the register that holds the partner position of
-        // register a (the partner sends the same register index): a for a plain step, KPT - 1 - a for a flip.
-        // All are received before any register changes.
-        if (flip) {
-            [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[KPT - 1u - a], m);
+        if (flip && KPT > 1u) {
+            // Register a pairs with the partner's register KPT - 1 - a: a mirror pair is exchanged together.
+            // (With one register per invocation, a mirror step pairs register 0 with register 0: below.)
+            [[unroll]] for (uint a = 0u; a < KPT / 2u; a++) {
+                uint b = KPT - 1u - a;
+                Item ra = item_shuffle_xor(g_r[b], m);   // the partner's register b, paired with my a
+                Item rb = item_shuffle_xor(g_r[a], m);   // the partner's register a, paired with my b
+                uint pa = lid * KPT + a, pb = lid * KPT + b;
+                g_r[a] = item_cx(g_r[a], ra, pa, pa ^ span, n);
+                g_r[b] = item_cx(g_r[b], rb, pb, pb ^ span, n);
+            }
         } else {
-            [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = item_shuffle_xor(g_r[a], m);
+            [[unroll]] for (uint a = 0u; a < KPT; a++) {
+                uint p = lid * KPT + a;
+                g_r[a] = item_cx(g_r[a], item_shuffle_xor(g_r[a], m), p, p ^ span, n);
+            }
         }
     }
 #ifndef BITONIC_SUBGROUP_ONLY
@@ -123,13 +133,12 @@ void cross_step(uint k, uint j, bool flip, uint lid, uint n) {
         barrier();
         regs_to_smem(lid);
         barrier();
-        [[unroll]] for (uint a = 0u; a < KPT; a++) nr[a] = smem_get((lid * KPT + a) ^ span);
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = lid * KPT + a;
+            g_r[a] = item_cx(g_r[a], smem_get(p ^ span), p, p ^ span, n);
+        }
     }
 #endif
-    [[unroll]] for (uint a = 0u; a < KPT; a++) {
-        uint p = lid * KPT + a;
-        g_r[a] = item_cx(g_r[a], nr[a], p, p ^ span, n);
-    }
 }
 
 // Sorts the group's first n positions ascending: a group of `group` invocations (a power of two; a
