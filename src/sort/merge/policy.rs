@@ -3,16 +3,18 @@
 //! to the shaders as specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`] (or
 //! [`MergePolicy::with_overrides`] strings; `examples/merge_sweep` times a grid of them).
 //!
-//! Why the defaults (not yet measured on a GPU; `examples/merge_sweep` is the measurement that decides them):
-//! - Tiles of 8 keys per invocation and 256 invocations (128 on CPUs, as the bitonic sort): 2048-key tiles, so
-//!   a 2^24-key sort needs 13 merge passes; the tile with its tags (key words + 1 per key) fits NVIDIA's 48 KiB
-//!   even for 128-bit keys (42 KiB), and the workgroup is halved while it does not fit (lavapipe's 32 KiB:
-//!   1024-key tiles for 128-bit keys). Values never enter shared memory (they are gathered by source position),
-//!   so the value width does not change the tiles. A larger block tile saves a merge pass per doubling.
+//! Why the defaults (measured on an H100, 2^24 u32 keys, 2026-11-25; docs/tuning.md):
+//! - Tiles of 4 keys per invocation and 256 invocations (128 on CPUs): 1024-key tiles. With 8 keys per
+//!   invocation the NVIDIA compiler kept the bitonic network in local memory (256 bytes per invocation) and the
+//!   block pass took 5.98 ms against 0.89 ms with 4; the merge passes took 4.10 against 2.57 ms. 512 x 4 block
+//!   tiles (one merge pass fewer) measured 1.14 ms. The workgroup is halved while the tile with its tags (key
+//!   words + 1 per key) does not fit the shared memory. Values never enter shared memory (they are gathered by
+//!   source position), so the value width does not change the tiles.
 //! - [`MergeKernel::Serial`]: the serial merge does log2(tile) + `items_per_invocation` comparisons per
 //!   invocation against the network's log2(tile) compare-exchange steps over every key, with barriers for the
 //!   long strides (the Intel report (seed 001) measured the network's index computations and reversal as its
-//!   overhead). On lavapipe the serial merge is about 2x faster (2^16 keys, 32- and 128-bit).
+//!   overhead). Measured: 4.10 ms (serial) against 5.47 ms (network) for the merge passes of 2^24 u32 keys on an
+//!   H100 (8 keys per invocation); on lavapipe the serial merge is about 2x faster (2^16 keys).
 //! - [`Partition::Fused`]: one dispatch (and barrier) per merge pass instead of two, and ceil(log_32(w)) + 1
 //!   dependent rounds of loads per split point instead of log2(w) + 1.
 
@@ -78,14 +80,14 @@ pub struct MergePolicy {
     /// Invocations per workgroup of the block pass (`vksort::merge::block`): a power of two and a multiple of
     /// the subgroup size. Default 256 on GPUs, 128 on CPUs, halved while a tile's shared memory does not fit.
     pub block_workgroup_size: u32,
-    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 8.
+    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 4.
     /// The block tile (`block_workgroup_size` x this) is the run length the merge passes start from:
     /// ceil(log2(n / block tile)) merge passes.
     pub block_items_per_invocation: u32,
     /// Invocations per workgroup of the merge passes (`vksort::merge::merge`): a power of two and a multiple of
     /// the subgroup size. Default as `block_workgroup_size`.
     pub merge_workgroup_size: u32,
-    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 8. The merge tile
+    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 4. The merge tile
     /// (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile.
     pub merge_items_per_invocation: u32,
     /// The per-workgroup merge. Default [`MergeKernel::Serial`].
@@ -101,7 +103,10 @@ impl MergePolicy {
     /// The device's policy for `items` (the shared-memory need grows with the key words).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        let kpt = 8;
+        // 4 keys per invocation in both passes: on an H100 (2^24 u32 keys) the block pass took 0.89 ms with 4
+        // against 5.98 ms with 8 (the 8-key network ran from local memory), the merge passes 2.57 against
+        // 4.10 ms (docs/tuning.md).
+        let kpt = 4;
         let fits =
             |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
