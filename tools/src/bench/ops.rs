@@ -689,12 +689,36 @@ impl Timing {
     }
 }
 
+/// Keeps the GPU busy for about `ms` milliseconds with compute copies of a 64 MiB buffer (one submission), so
+/// that its clocks are up when timed runs start. After the host-side set-up of a configuration (data, sorter,
+/// pipelines) the GPU has idled and its clocks fallen; a warm-up made of the configuration's own runs is only a
+/// few milliseconds of GPU work for small sorts (its count is bounded by wall time), too short to raise them.
+/// Seen on an H100 (2026-11-25): the same one-workgroup sort of 2^10 keys measured 0.017 and 0.061 ms in one
+/// process, and a bitonic sort of 2^24 keys 5.8 ms after a long warm-up and 28 ms without one (the clocks go
+/// from 345 to 1980 MHz).
+pub fn warm_clocks(ctx: &Arc<Context>, ms: f64) -> Result<()> {
+    let bytes = (64u64 << 20).min(ctx.caps().max_storage_buffer_range / 2) & !255;
+    let a = Buffer::device_local(ctx, "vksort::bench::clock_warmup", 2 * bytes)?;
+    // ~2 TB/s (read + write) is a floor on a data-centre GPU's copy rate; the exact duration does not matter.
+    let per_copy_ns = (2 * bytes) as f64 / 2.0e12 * 1e9;
+    let copies = ((ms * 1e6) / per_copy_ns).ceil().clamp(1.0, 8192.0) as usize;
+    ctx.submit_timed("vksort::bench::clock_warmup", None, |rec| {
+        for i in 0..copies {
+            let (src, dst) = if i % 2 == 0 { (0, bytes) } else { (bytes, 0) };
+            vksort::copy::cmd_copy(rec, a.slice(src, bytes), a.slice(dst, bytes), bytes)?;
+            rec.barrier();
+        }
+        Ok(())
+    })
+}
+
 /// Runs `runner` `warmup` times untimed and `reps` times timed, timed by timestamp queries.
 ///
 /// Runs are recorded back to back in one submission (warm-up in one, timed runs in another): a loop of one
 /// short submission and one host wait looks idle to the driver, whose clocks then fall (seen on an H200: 1980 ->
-/// 345 MHz). When any warm-up is asked for on a GPU, the warm-up submission holds ~300 ms of GPU work, bounded
-/// by ~1 s of wall time (validation layers make recording slow). `warmup == 0` (a one-off run, as `vksort sort`
+/// 345 MHz). When any warm-up is asked for on a GPU, [`warm_clocks`] first keeps the GPU busy for ~200 ms, then
+/// the warm-up submission holds up to ~300 ms of the configuration's runs, bounded by ~1 s of wall time
+/// (validation layers make recording slow). `warmup == 0` (a one-off run, as `vksort sort`
 /// does) warms nothing.
 ///
 /// Two kinds of timed runs: the reported time of a run ([`Timing::runs_ns`]) comes from two stamps around it
@@ -727,6 +751,9 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
         let by_gpu = (300e6 / gpu_ns).ceil() as usize;
         let by_wall = (1e9 / wall_ns).floor().max(1.0) as usize;
         warm = warm.max(by_gpu.min(by_wall).min(4096));
+    }
+    if warmup > 0 && !ctx.caps().is_cpu() {
+        warm_clocks(ctx, 200.0)?;
     }
     if warm > 0 {
         ctx.submit_timed("vksort::bench::warmup", None, |rec| {
