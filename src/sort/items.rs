@@ -11,7 +11,8 @@
 //! later pass reads n from there; the passes are recorded for the capacity, and those that a smaller count does
 //! not need do nothing. With a host count, exactly the passes n needs are recorded.
 
-use super::backend::SortBuffers;
+use super::algorithm::SortAlgorithm;
+use super::backend::{Capabilities, SortBackend, SortBuffers, StorageRequirements};
 use super::config::SortConfig;
 use super::count::{self, Count, CountBinding, CTRL_WORDS};
 use super::types::{KeyType, Order};
@@ -19,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{BufferRef, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
+use crate::workload::PassModel;
 use ash::vk;
 use std::sync::Arc;
 
@@ -283,13 +285,94 @@ pub(crate) fn planning_sizes(max_n: u64, extra: &[u64]) -> Vec<u64> {
     sizes
 }
 
+/// A family of one algorithm built on the shared items (bitonic, merge, WarpSort, quicksort): what it says of
+/// itself. Its [`SortBackend`] follows: the control block at offset 0 of the scratch, pipelines built by
+/// planning recordings of [`ItemsFamily::plan_sizes`] (host and GPU-side counts), capabilities from the
+/// algorithm's stability and the family's limit.
+pub(crate) trait ItemsFamily: Send + Sync + 'static {
+    /// The family's one public algorithm.
+    const ALGORITHM: SortAlgorithm;
+    fn context(&self) -> &Arc<Context>;
+    fn items(&self) -> &Items;
+    /// The most keys one sort takes.
+    fn max_keys(&self) -> u64;
+    /// Scratch bytes of any sort of up to `max_n` keys.
+    fn scratch_bytes(&self, max_n: u64) -> u64;
+    /// Usage flags the scratch needs (default [`SCRATCH_USAGE`]).
+    fn scratch_usage(&self) -> vk::BufferUsageFlags {
+        SCRATCH_USAGE
+    }
+    /// The sizes whose recordings build every pipeline a sort of up to `max_n` keys uses.
+    fn plan_sizes(&self, max_n: u64) -> Vec<u64>;
+    /// Checks the buffers and records one sort.
+    fn record_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()>;
+    /// The modelled passes of a sort of `n` keys.
+    fn model_passes(&self, n: u64) -> Vec<PassModel>;
+}
+
+impl<T: ItemsFamily> SortBackend for T {
+    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
+        Capabilities {
+            max_keys: self.max_keys(),
+            stable: T::ALGORITHM.stable(),
+        }
+    }
+
+    fn policy_choice(&self, _: u64) -> SortAlgorithm {
+        T::ALGORITHM
+    }
+
+    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
+        StorageRequirements {
+            scratch_bytes: self.scratch_bytes(max_n),
+            scratch_usage: self.scratch_usage(),
+        }
+    }
+
+    fn control_offset(&self, _: u64) -> u64 {
+        0
+    }
+
+    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+        let sizes = self.plan_sizes(max_n.min(self.max_keys()));
+        prepare_by_planning(
+            self.context(),
+            self.items(),
+            &sizes,
+            |n| self.scratch_bytes(n),
+            self.scratch_usage(),
+            |rec, buffers, count| self.record_sort(rec, buffers, count),
+        )
+    }
+
+    fn record(
+        &self,
+        rec: &mut Recorder,
+        _: SortAlgorithm,
+        buffers: SortBuffers,
+        count: Count,
+    ) -> Result<()> {
+        self.record_sort(rec, buffers, count)
+    }
+
+    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+        self.model_passes(n)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 /// Records, through a planning recorder (no commands), sorts of every size of [`planning_sizes`] with host and
-/// GPU-side counts, on stand-in buffers: `record(rec, buffers, count)` builds each one's pipelines.
+/// GPU-side counts, on stand-in buffers (the scratch with `scratch_usage`): `record(rec, buffers, count)` builds
+/// each one's pipelines.
 pub(crate) fn prepare_by_planning(
     ctx: &Context,
     items: &Items,
     sizes: &[u64],
     scratch_bytes: impl Fn(u64) -> u64,
+    scratch_usage: vk::BufferUsageFlags,
     mut record: impl FnMut(&mut Recorder, SortBuffers, Count) -> Result<()>,
 ) -> Result<()> {
     let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
@@ -303,7 +386,7 @@ pub(crate) fn prepare_by_planning(
         let buffers = SortBuffers {
             keys: fake(items.key_bytes(n), storage),
             values: (items.val_words > 0).then(|| fake(items.val_bytes(n), storage)),
-            scratch: fake(scratch_bytes(n), SCRATCH_USAGE),
+            scratch: fake(scratch_bytes(n), scratch_usage),
         };
         for count in [
             Count::Host(n),

@@ -262,11 +262,9 @@ pub fn check_with(
     let want_kw = to_words(&want, c.key);
     let vwords = (c.value.bytes() / 4) as usize;
     let got_vw = vb.read_vec::<u32>(vw.len()).unwrap();
-    if stable || c.bits.is_none() {
-        if got_kw != want_kw {
-            let first = got_kw.iter().zip(&want_kw).position(|(a, b)| a != b);
-            panic!("keys differ: {label}; first difference at word {first:?}");
-        }
+    if (stable || c.bits.is_none()) && got_kw != want_kw {
+        let first = got_kw.iter().zip(&want_kw).position(|(a, b)| a != b);
+        panic!("keys differ: {label}; first difference at word {first:?}");
     }
     if stable {
         if vwords > 0 {
@@ -296,12 +294,8 @@ pub fn check_with(
                 "not ordered at {i}: {label}"
             );
         }
-        for i in m..n {
-            assert_eq!(
-                key_at(&got_kw, i),
-                raw[i],
-                "key beyond the count moved: {label}"
-            );
+        for (i, &r) in raw.iter().enumerate().skip(m) {
+            assert_eq!(key_at(&got_kw, i), r, "key beyond the count moved: {label}");
         }
         if vwords > 0 {
             let mut seen = vec![false; m];

@@ -30,12 +30,10 @@ use crate::error::Result;
 use crate::gpu::{Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
-};
+use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, SCRATCH_USAGE};
+use crate::sort::items::{self, Checked, Items, ItemsFamily};
 use crate::sort::registry::Family;
 use crate::workload::PassModel;
 use std::sync::Arc;
@@ -147,52 +145,35 @@ pub(crate) fn require_subgroup_ops(ctx: &Context) -> Result<()> {
     )
 }
 
-impl SortBackend for BitonicSort {
-    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
-        Capabilities {
-            max_keys: MAX_KEYS,
-            stable: false,
-        }
+impl ItemsFamily for BitonicSort {
+    const ALGORITHM: SortAlgorithm = SortAlgorithm::Bitonic;
+
+    fn context(&self) -> &Arc<Context> {
+        &self.ctx
     }
 
-    fn policy_choice(&self, _: u64) -> SortAlgorithm {
-        SortAlgorithm::Bitonic
+    fn items(&self) -> &Items {
+        &self.items
     }
 
-    fn storage_requirements(&self, _: u64) -> StorageRequirements {
-        StorageRequirements {
-            scratch_bytes: items::CONTROL_BYTES,
-            scratch_usage: SCRATCH_USAGE,
-        }
+    fn max_keys(&self) -> u64 {
+        MAX_KEYS
     }
 
-    fn control_offset(&self, _: u64) -> u64 {
-        0
+    fn scratch_bytes(&self, _: u64) -> u64 {
+        items::CONTROL_BYTES
     }
 
-    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+    fn plan_sizes(&self, max_n: u64) -> Vec<u64> {
         let p = &self.policy;
-        let sizes = items::planning_sizes(max_n, &[p.single_capacity(), p.tile()]);
-        items::prepare_by_planning(
-            &self.ctx,
-            &self.items,
-            &sizes,
-            |_| items::CONTROL_BYTES,
-            |rec, buffers, count| self.cmd_sort(rec, buffers, count),
-        )
+        items::planning_sizes(max_n, &[p.single_capacity(), p.tile()])
     }
 
-    fn record(
-        &self,
-        rec: &mut Recorder,
-        _: SortAlgorithm,
-        buffers: SortBuffers,
-        count: Count,
-    ) -> Result<()> {
+    fn record_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
         self.cmd_sort(rec, buffers, count)
     }
 
-    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+    fn model_passes(&self, n: u64) -> Vec<PassModel> {
         let k = (self.items.key_words * 4) as f64;
         let v = (self.items.val_words * 4) as f64;
         let p = &self.policy;
@@ -222,9 +203,5 @@ impl SortBackend for BitonicSort {
                 stages as f64 * 11.0,
             ),
         ]
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

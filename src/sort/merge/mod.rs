@@ -46,12 +46,10 @@ use crate::error::Result;
 use crate::gpu::{BufferRef, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
-};
+use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, Regions, SCRATCH_USAGE};
+use crate::sort::items::{self, Checked, Items, ItemsFamily, Regions};
 use crate::sort::registry::Family;
 use crate::workload::PassModel;
 use std::sync::Arc;
@@ -196,52 +194,35 @@ impl MergeSort {
     }
 }
 
-impl SortBackend for MergeSort {
-    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
-        Capabilities {
-            max_keys: MAX_KEYS,
-            stable: true,
-        }
+impl ItemsFamily for MergeSort {
+    const ALGORITHM: SortAlgorithm = SortAlgorithm::Merge;
+
+    fn context(&self) -> &Arc<Context> {
+        &self.ctx
     }
 
-    fn policy_choice(&self, _: u64) -> SortAlgorithm {
-        SortAlgorithm::Merge
+    fn items(&self) -> &Items {
+        &self.items
     }
 
-    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
-        StorageRequirements {
-            scratch_bytes: self.layout(max_n).total,
-            scratch_usage: SCRATCH_USAGE,
-        }
+    fn max_keys(&self) -> u64 {
+        MAX_KEYS
     }
 
-    fn control_offset(&self, _: u64) -> u64 {
-        0
+    fn scratch_bytes(&self, max_n: u64) -> u64 {
+        self.layout(max_n).total
     }
 
-    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+    fn plan_sizes(&self, max_n: u64) -> Vec<u64> {
         let p = &self.policy;
-        let sizes = items::planning_sizes(max_n, &[p.block_tile(), p.merge_tile()]);
-        items::prepare_by_planning(
-            &self.ctx,
-            &self.items,
-            &sizes,
-            |n| self.layout(n).total,
-            |rec, buffers, count| self.cmd_sort(rec, buffers, count),
-        )
+        items::planning_sizes(max_n, &[p.block_tile(), p.merge_tile()])
     }
 
-    fn record(
-        &self,
-        rec: &mut Recorder,
-        _: SortAlgorithm,
-        buffers: SortBuffers,
-        count: Count,
-    ) -> Result<()> {
+    fn record_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
         self.cmd_sort(rec, buffers, count)
     }
 
-    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+    fn model_passes(&self, n: u64) -> Vec<PassModel> {
         let k = (self.items.key_words * 4) as f64;
         let v = (self.items.val_words * 4) as f64;
         let p = &self.policy;
@@ -299,9 +280,5 @@ impl SortBackend for MergeSort {
             merges as f64 * ops + split_ops,
         ));
         passes
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

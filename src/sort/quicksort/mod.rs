@@ -65,12 +65,10 @@ use crate::gpu::{BufferRef, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
-};
+use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, ItemPush, Items};
+use crate::sort::items::{self, ItemPush, Items, ItemsFamily};
 use crate::sort::registry::Family;
 use crate::workload::PassModel;
 use ash::vk;
@@ -303,76 +301,44 @@ impl QuicksortSort {
     }
 }
 
-impl SortBackend for QuicksortSort {
-    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
-        Capabilities {
-            max_keys: MAX_KEYS,
-            stable: false,
-        }
+impl ItemsFamily for QuicksortSort {
+    const ALGORITHM: SortAlgorithm = SortAlgorithm::Quicksort;
+
+    fn context(&self) -> &Arc<Context> {
+        &self.ctx
     }
 
-    fn policy_choice(&self, _: u64) -> SortAlgorithm {
-        SortAlgorithm::Quicksort
+    fn items(&self) -> &Items {
+        &self.items
     }
 
-    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
-        StorageRequirements {
-            scratch_bytes: self.layout(max_n).total,
-            scratch_usage: SCRATCH_USAGE,
-        }
+    fn max_keys(&self) -> u64 {
+        MAX_KEYS
     }
 
-    fn control_offset(&self, _: u64) -> u64 {
-        0
+    fn scratch_bytes(&self, max_n: u64) -> u64 {
+        self.layout(max_n).total
     }
 
-    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+    fn scratch_usage(&self) -> vk::BufferUsageFlags {
+        SCRATCH_USAGE
+    }
+
+    fn plan_sizes(&self, max_n: u64) -> Vec<u64> {
         // Every size records the same kernels; planning a few sizes around the thresholds covers them all.
         let p = &self.policy;
         let lm = p.local_max as u64;
-        let sizes = items::planning_sizes(max_n, &[p.local_tile(), lm]);
-        let sizes: Vec<u64> = sizes
+        items::planning_sizes(max_n, &[p.local_tile(), lm])
             .into_iter()
             .filter(|&n| n <= 2 || n == max_n || n == lm || n == lm + 1 || n == p.local_tile() + 1)
-            .collect();
-        let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
-            buffer: vk::Handle::from_raw(1),
-            offset: 0,
-            size: size.max(16),
-            usage,
-        };
-        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        for &n in &sizes {
-            let buffers = SortBuffers {
-                keys: fake(self.items.key_bytes(n), storage),
-                values: (self.items.val_words > 0).then(|| fake(self.items.val_bytes(n), storage)),
-                scratch: fake(self.layout(n).total, SCRATCH_USAGE),
-            };
-            for count in [
-                Count::Host(n),
-                Count::Gpu {
-                    count: fake(16, storage),
-                    capacity: n,
-                },
-            ] {
-                let mut rec = Recorder::planning(&self.ctx);
-                self.cmd_sort(&mut rec, buffers, count)?;
-            }
-        }
-        Ok(())
+            .collect()
     }
 
-    fn record(
-        &self,
-        rec: &mut Recorder,
-        _: SortAlgorithm,
-        buffers: SortBuffers,
-        count: Count,
-    ) -> Result<()> {
+    fn record_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
         self.cmd_sort(rec, buffers, count)
     }
 
-    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+    fn model_passes(&self, n: u64) -> Vec<PassModel> {
         let k = (self.items.key_words * 4) as f64;
         let v = (self.items.val_words * 4) as f64;
         let nf = n as f64;
@@ -415,9 +381,5 @@ impl SortBackend for QuicksortSort {
                 12.0 + 4.0 * l,
             ),
         ]
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

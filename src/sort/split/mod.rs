@@ -435,10 +435,8 @@ impl SortBackend for SplitSort {
                 &self.items,
                 &sizes,
                 |n| self.layout(form, n).total,
-                |rec, mut buffers, count| {
-                    buffers.scratch.usage = SCRATCH_USAGE;
-                    self.cmd_sort(rec, form, buffers, count)
-                },
+                SCRATCH_USAGE,
+                |rec, buffers, count| self.cmd_sort(rec, form, buffers, count),
             )?;
         }
         Ok(())

@@ -63,12 +63,10 @@ use crate::error::Result;
 use crate::gpu::{BufferRef, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
-};
+use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, Regions, SCRATCH_USAGE};
+use crate::sort::items::{self, Checked, Items, ItemsFamily, Regions};
 use crate::sort::registry::Family;
 use crate::workload::PassModel;
 use std::sync::Arc;
@@ -261,56 +259,38 @@ impl WarpSort {
     }
 }
 
-impl SortBackend for WarpSort {
-    fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
-        Capabilities {
-            max_keys: self.max_keys,
-            stable: true,
-        }
+impl ItemsFamily for WarpSort {
+    const ALGORITHM: SortAlgorithm = SortAlgorithm::WarpSort;
+
+    fn context(&self) -> &Arc<Context> {
+        &self.ctx
     }
 
-    fn policy_choice(&self, _: u64) -> SortAlgorithm {
-        SortAlgorithm::WarpSort
+    fn items(&self) -> &Items {
+        &self.items
     }
 
-    fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
-        StorageRequirements {
-            scratch_bytes: self.layout(max_n).total,
-            scratch_usage: SCRATCH_USAGE,
-        }
+    fn max_keys(&self) -> u64 {
+        self.max_keys
     }
 
-    fn control_offset(&self, _: u64) -> u64 {
-        0
+    fn scratch_bytes(&self, max_n: u64) -> u64 {
+        self.layout(max_n).total
     }
 
-    fn prepare(&self, _: &[SortAlgorithm], max_n: u64) -> Result<()> {
+    fn plan_sizes(&self, max_n: u64) -> Vec<u64> {
         let p = &self.policy;
-        let max_n = max_n.min(self.max_keys);
-        let sizes = items::planning_sizes(
+        items::planning_sizes(
             max_n,
             &[p.chunk(), 2 * p.chunk(), p.split_min, Plan::row_cap(p)],
-        );
-        items::prepare_by_planning(
-            &self.ctx,
-            &self.items,
-            &sizes,
-            |n| self.layout(n).total,
-            |rec, buffers, count| self.cmd_sort(rec, buffers, count),
         )
     }
 
-    fn record(
-        &self,
-        rec: &mut Recorder,
-        _: SortAlgorithm,
-        buffers: SortBuffers,
-        count: Count,
-    ) -> Result<()> {
+    fn record_sort(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
         self.cmd_sort(rec, buffers, count)
     }
 
-    fn workload(&self, _: SortAlgorithm, n: u64) -> Vec<PassModel> {
+    fn model_passes(&self, n: u64) -> Vec<PassModel> {
         let Ok(plan) = self.policy.plan(n) else {
             return Vec::new();
         };
@@ -374,9 +354,5 @@ impl SortBackend for WarpSort {
             ));
         }
         v_out
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
