@@ -518,38 +518,16 @@ fn recording_builds_no_pipeline() {
                 ..Default::default()
             };
             let sorter = Sorter::new(ctx, cfg).unwrap();
-            let built = ctx.kernel_count();
-            let req = sorter.storage_requirements(max_n);
-            assert_eq!(req.scratch_usage, SCRATCH_USAGE);
-            let kb = Buffer::device_local(ctx, "test::keys", max_n * 16).unwrap();
-            let vb = Buffer::device_local(ctx, "test::vals", max_n * 8).unwrap();
-            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
-            let cnt = Buffer::from_slice(ctx, "test::count", &[max_n as u32 / 2]).unwrap();
-            let vals = (value != ValueType::None).then(|| vb.as_ref());
-            let mut sizes: Vec<u64> = vec![0, 1, 2, 3, 17, 1000, 1025, 4096, 4097, max_n];
-            sizes.extend((1..16).map(|k| max_n * k / 16 + k));
-            sizes.retain(|&n| n <= max_n);
-            ctx.submit("test::record", |rec| {
-                for &n in &sizes {
-                    sorter.cmd_sort(rec, kb.as_ref(), vals, scratch.as_ref(), n)?;
-                    rec.barrier();
-                    sorter.cmd_sort_indirect(
-                        rec,
-                        kb.as_ref(),
-                        vals,
-                        scratch.as_ref(),
-                        cnt.as_ref(),
-                        n,
-                    )?;
-                    rec.barrier();
-                }
-                Ok(())
-            })
-            .unwrap();
             assert_eq!(
-                ctx.kernel_count(),
-                built,
-                "{key:?}: recording built pipelines"
+                sorter.storage_requirements(max_n).scratch_usage,
+                SCRATCH_USAGE
+            );
+            common::sorting::assert_recording_builds_no_pipeline(
+                ctx,
+                &sorter,
+                &[0, 1, 2, 3, 17, 1000, 1025, 4096, 4097],
+                16,
+                &format!("{key:?}"),
             );
         }
     });

@@ -506,3 +506,44 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
         "bit range: {what}"
     );
 }
+
+/// Records, in one submission, sorts with `sorter` of each of `sizes` keys and of `spread` sizes spaced evenly up
+/// to its capacity (each with a host count and with a GPU-side count of that capacity), and asserts that
+/// recording built no pipeline: the sorter built every one it may use when it was created.
+pub fn assert_recording_builds_no_pipeline(
+    ctx: &Arc<Context>,
+    sorter: &Sorter,
+    sizes: &[u64],
+    spread: u64,
+    what: &str,
+) {
+    let cfg = *sorter.config();
+    let max_n = cfg.max_n;
+    let built = ctx.kernel_count();
+    let req = sorter.storage_requirements(max_n);
+    let kb = Buffer::device_local(ctx, "test::keys", max_n * cfg.key.bytes() as u64).unwrap();
+    let vb =
+        Buffer::device_local(ctx, "test::vals", max_n * cfg.value.bytes().max(4) as u64).unwrap();
+    let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+    let cnt = Buffer::from_slice(ctx, "test::count", &[max_n as u32 / 2]).unwrap();
+    let vals = (cfg.value != ValueType::None).then(|| vb.as_ref());
+    let mut all: Vec<u64> = sizes.to_vec();
+    all.push(max_n);
+    all.extend((1..spread).map(|k| max_n * k / spread + k));
+    all.retain(|&n| n <= max_n);
+    ctx.submit("test::record", |rec| {
+        for &n in &all {
+            sorter.cmd_sort(rec, kb.as_ref(), vals, scratch.as_ref(), n)?;
+            rec.barrier();
+            sorter.cmd_sort_indirect(rec, kb.as_ref(), vals, scratch.as_ref(), cnt.as_ref(), n)?;
+            rec.barrier();
+        }
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        ctx.kernel_count(),
+        built,
+        "{what}: recording built pipelines"
+    );
+}
