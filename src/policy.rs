@@ -8,6 +8,16 @@ use crate::shaders::{include::common, ShaderId, Spec};
 use crate::{Error, Result};
 use std::sync::Arc;
 
+/// Requires the subgroup operations every sort family's shaders use (common.glsl: basic, vote, arithmetic,
+/// ballot; rank, network and scan code: shuffle): `Error::Unsupported` on a device without them.
+pub(crate) fn require_sort_subgroup_ops(ctx: &Context) -> Result<()> {
+    use ash::vk::SubgroupFeatureFlags as F;
+    ctx.require_subgroup_ops(
+        F::BASIC | F::VOTE | F::ARITHMETIC | F::BALLOT | F::SHUFFLE,
+        "subgroup basic, vote, arithmetic, ballot and shuffle operations",
+    )
+}
+
 /// How pipelines are built with respect to subgroups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SubgroupPlan {

@@ -75,7 +75,7 @@ impl BitonicSort {
             .get::<BitonicPolicy>()
             .unwrap_or_else(|| BitonicPolicy::for_items(ctx.caps(), &items));
         policy.check(ctx.caps(), &items)?;
-        require_subgroup_ops(ctx)?;
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,
@@ -134,15 +134,6 @@ impl BitonicSort {
         }
         Ok(())
     }
-}
-
-/// The subgroup operations the comparison sorts' shaders use.
-pub(crate) fn require_subgroup_ops(ctx: &Context) -> Result<()> {
-    use ash::vk::SubgroupFeatureFlags as F;
-    ctx.require_subgroup_ops(
-        F::BASIC | F::VOTE | F::ARITHMETIC | F::BALLOT | F::SHUFFLE,
-        "subgroup basic, vote, arithmetic, ballot and shuffle operations",
-    )
 }
 
 impl ItemsFamily for BitonicSort {

@@ -112,7 +112,7 @@ impl MergeSort {
             .get::<MergePolicy>()
             .unwrap_or_else(|| MergePolicy::for_items(ctx.caps(), &items));
         policy.check(ctx.caps(), &items)?;
-        crate::sort::bitonic::require_subgroup_ops(ctx)?;
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,

@@ -162,7 +162,7 @@ impl QuicksortSort {
             .get::<QuicksortPolicy>()
             .unwrap_or_else(|| QuicksortPolicy::for_items(ctx.caps(), &items));
         policy.check(ctx.caps(), &items)?;
-        crate::sort::bitonic::require_subgroup_ops(ctx)?;
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,

@@ -194,14 +194,7 @@ impl RadixSort {
                 limit: MAX_KEYS * config.key.bytes() as u64,
             });
         }
-        ctx.require_subgroup_ops(
-            vk::SubgroupFeatureFlags::BASIC
-                | vk::SubgroupFeatureFlags::VOTE
-                | vk::SubgroupFeatureFlags::ARITHMETIC
-                | vk::SubgroupFeatureFlags::BALLOT
-                | vk::SubgroupFeatureFlags::SHUFFLE,
-            "subgroup basic, vote, arithmetic, ballot and shuffle operations",
-        )?;
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         let kbits = config.key.bits();
         let (lo, hi) = config.bits.unwrap_or((0, kbits));
         if lo >= hi || hi > kbits {

@@ -188,13 +188,7 @@ impl SplitSort {
             .get::<SplitPolicy>()
             .unwrap_or_else(|| SplitPolicy::for_items(ctx.caps(), &items));
         policy.check(ctx.caps(), &items)?;
-        {
-            use ash::vk::SubgroupFeatureFlags as F;
-            ctx.require_subgroup_ops(
-                F::BASIC | F::VOTE | F::ARITHMETIC | F::BALLOT | F::SHUFFLE,
-                "subgroup basic, vote, arithmetic, ballot and shuffle operations",
-            )?;
-        }
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         let scanner = Scanner::new(
             ctx,
             ScanConfig {

@@ -122,7 +122,7 @@ impl WarpSort {
             .get::<WarpSortPolicy>()
             .unwrap_or_else(|| WarpSortPolicy::for_device(ctx.caps(), items.key_words));
         policy.check(&Limits::of(ctx.caps()), items.key_words)?;
-        crate::sort::bitonic::require_subgroup_ops(ctx)?;
+        crate::policy::require_sort_subgroup_ops(ctx)?;
         Ok(Self {
             ctx: ctx.clone(),
             max_keys: policy.max_keys(),
