@@ -87,15 +87,14 @@ impl SorterBuilder {
         self
     }
 
-    /// Tuning sweeps: the policy of the configured algorithm's family (Auto: the first family that takes the
-    /// configuration) with the fields a comma-separated `key=value` string names changed (each family's
+    /// Tuning sweeps: the policy of the configured algorithm's family (Auto: the family Auto's policy selector
+    /// uses) with the fields a comma-separated `key=value` string names changed (each family's
     /// `with_overrides` lists its keys, e.g. [`radix::RadixPolicy::with_overrides`]). Unknown keys give
     /// [`Error::InvalidPolicy`].
     pub fn policy_overrides(mut self, spec: &str) -> Result<Self> {
         let family = match self.config.algorithm {
-            SortAlgorithm::Auto => FAMILIES
-                .iter()
-                .find(|f| (f.supports)(&self.config).is_none())
+            SortAlgorithm::Auto => auto_families(&self.config)
+                .next()
                 .ok_or_else(|| unsupported(&self.config))?,
             a => family_of(a).expect("every algorithm but Auto has a family"),
         };
@@ -137,22 +136,16 @@ impl SorterBuilder {
         // The families the sorter needs, each with the algorithms it may record (Auto standing for the
         // family's own policy choice). Auto considers only families that take the configuration and, to keep
         // the sort's stability promise, only stable algorithms.
-        let takes = |f: &&'static Family| {
-            (f.supports)(&config).is_none() && f.algorithms.iter().any(|a| a.stable())
-        };
         let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
         {
             (SortAlgorithm::Auto, Selector::Policy) => {
-                let f = FAMILIES
-                    .iter()
-                    .find(takes)
+                let f = auto_families(&config)
+                    .next()
                     .ok_or_else(|| unsupported(&config))?;
                 vec![(f, vec![SortAlgorithm::Auto])]
             }
             (SortAlgorithm::Auto, Selector::Model(_)) => {
-                let v: Vec<_> = FAMILIES
-                    .iter()
-                    .filter(takes)
+                let v: Vec<_> = auto_families(&config)
                     .map(|f| {
                         (
                             f,
@@ -194,6 +187,14 @@ impl SorterBuilder {
             selector,
         })
     }
+}
+
+/// The families Auto may use for `config`, in registry order: those that take it and have a stable algorithm
+/// (Auto keeps the sort's stability promise).
+fn auto_families(config: &SortConfig) -> impl Iterator<Item = &'static Family> + '_ {
+    FAMILIES
+        .iter()
+        .filter(move |f| (f.supports)(config).is_none() && f.algorithms.iter().any(|a| a.stable()))
 }
 
 /// The error for a configuration no family takes.
