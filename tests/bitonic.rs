@@ -96,16 +96,7 @@ fn distributions() {
             let (tile, single) = limits(ctx, &c);
             let n = 2 * tile.max(single) + 333;
             let sorter = Sorter::new(ctx, c.config(n)).unwrap();
-            for (i, dist) in Dist::ALL.into_iter().enumerate() {
-                check_with(
-                    ctx,
-                    &sorter,
-                    &c,
-                    &gen(key, dist, n, 40 + i as u64),
-                    None,
-                    false,
-                );
-            }
+            common::sorting::check_distributions(ctx, &sorter, &c, n, false);
         }
     });
 }

@@ -248,9 +248,7 @@ fn distributions() {
             };
             let n = 5 * p.block_tile() as usize + 333;
             let s = sorter(ctx, &c, n, p);
-            for (i, dist) in Dist::ALL.into_iter().enumerate() {
-                check_with(ctx, &s, &c, &gen(key, dist, n, 40 + i as u64), None, true);
-            }
+            common::sorting::check_distributions(ctx, &s, &c, n, true);
         }
     });
 }

@@ -12,12 +12,12 @@
 //! not need do nothing. With a host count, exactly the passes n needs are recorded.
 
 use super::algorithm::SortAlgorithm;
-use super::backend::{Capabilities, SortBackend, SortBuffers, StorageRequirements};
+use super::backend::{Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements};
 use super::config::SortConfig;
 use super::count::{self, Count, CountBinding, CTRL_WORDS};
 use super::types::{KeyType, Order};
 use crate::error::{Error, Result};
-use crate::gpu::{BufferRef, Context, Kernel, Recorder};
+use crate::gpu::{BufferRef, Context, DeviceCaps, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::workload::PassModel;
@@ -283,6 +283,26 @@ pub(crate) fn planning_sizes(max_n: u64, extra: &[u64]) -> Vec<u64> {
     sizes.sort_unstable();
     sizes.dedup();
     sizes
+}
+
+/// What every comparison family is made of for `config`: its items, its policy `P` (the caller's override,
+/// else `default` for the device) checked by `check`, and the subgroup plan, once the device has the subgroup
+/// operations the shaders use.
+pub(crate) fn family_parts<P: Copy + 'static>(
+    ctx: &Context,
+    config: &SortConfig,
+    overrides: &Overrides,
+    default: impl FnOnce(&DeviceCaps, &Items) -> P,
+    check: impl FnOnce(&P, &DeviceCaps, &Items) -> Result<()>,
+) -> Result<(Items, P, SubgroupPlan)> {
+    let items = Items::new(config)?;
+    let caps = ctx.caps();
+    let policy = overrides
+        .get::<P>()
+        .unwrap_or_else(|| default(caps, &items));
+    check(&policy, caps, &items)?;
+    crate::policy::require_sort_subgroup_ops(ctx)?;
+    Ok((items, policy, SubgroupPlan::for_device(caps)))
 }
 
 /// A family of one algorithm built on the shared items (bitonic, merge, WarpSort, quicksort): what it says of

@@ -547,3 +547,17 @@ pub fn assert_recording_builds_no_pipeline(
         "{what}: recording built pipelines"
     );
 }
+
+/// [`check_with`] of `n` keys of every distribution of [`Dist::ALL`] (seeds 40, 41, ...) with one sorter.
+pub fn check_distributions(ctx: &Arc<Context>, sorter: &Sorter, c: &Case, n: usize, stable: bool) {
+    for (i, dist) in Dist::ALL.into_iter().enumerate() {
+        check_with(
+            ctx,
+            sorter,
+            c,
+            &gen(c.key, dist, n, 40 + i as u64),
+            None,
+            stable,
+        );
+    }
+}

@@ -70,16 +70,17 @@ impl BitonicSort {
         config: &SortConfig,
         overrides: &Overrides,
     ) -> Result<Self> {
-        let items = Items::new(config)?;
-        let policy = overrides
-            .get::<BitonicPolicy>()
-            .unwrap_or_else(|| BitonicPolicy::for_items(ctx.caps(), &items));
-        policy.check(ctx.caps(), &items)?;
-        crate::policy::require_sort_subgroup_ops(ctx)?;
+        let (items, policy, plan) = items::family_parts(
+            ctx,
+            config,
+            overrides,
+            BitonicPolicy::for_items,
+            |p, caps, items| p.check(caps, items),
+        )?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,
-            plan: SubgroupPlan::for_device(ctx.caps()),
+            plan,
             items,
         })
     }

@@ -157,16 +157,17 @@ impl QuicksortSort {
         config: &SortConfig,
         overrides: &Overrides,
     ) -> Result<Self> {
-        let items = Items::new(config)?;
-        let policy = overrides
-            .get::<QuicksortPolicy>()
-            .unwrap_or_else(|| QuicksortPolicy::for_items(ctx.caps(), &items));
-        policy.check(ctx.caps(), &items)?;
-        crate::policy::require_sort_subgroup_ops(ctx)?;
+        let (items, policy, plan) = items::family_parts(
+            ctx,
+            config,
+            overrides,
+            QuicksortPolicy::for_items,
+            |p, caps, items| p.check(caps, items),
+        )?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,
-            plan: SubgroupPlan::for_device(ctx.caps()),
+            plan,
             items,
         })
     }

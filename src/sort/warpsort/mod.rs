@@ -117,17 +117,18 @@ impl WarpSort {
         config: &SortConfig,
         overrides: &Overrides,
     ) -> Result<Self> {
-        let items = Items::new(config)?;
-        let policy = overrides
-            .get::<WarpSortPolicy>()
-            .unwrap_or_else(|| WarpSortPolicy::for_device(ctx.caps(), items.key_words));
-        policy.check(&Limits::of(ctx.caps()), items.key_words)?;
-        crate::policy::require_sort_subgroup_ops(ctx)?;
+        let (items, policy, plan) = items::family_parts(
+            ctx,
+            config,
+            overrides,
+            |caps, items| WarpSortPolicy::for_device(caps, items.key_words),
+            |p, caps, items| p.check(&Limits::of(caps), items.key_words),
+        )?;
         Ok(Self {
             ctx: ctx.clone(),
             max_keys: policy.max_keys(),
             policy,
-            plan: SubgroupPlan::for_device(ctx.caps()),
+            plan,
             items,
         })
     }
