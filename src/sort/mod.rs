@@ -3,18 +3,21 @@
 //!
 //! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
 //! the algorithm ([`Selector`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
-//! ([`backend::SortBackend`], one folder per family: [`radix`]), which plans its passes and scratch from its
+//! ([`backend::SortBackend`], one folder per family: [`radix`], [`merge`], [`split`], [`warpsort`], [`quicksort`],
+//! [`bitonic`]; the comparison families share [`items`]), which plans its passes and scratch from its
 //! policy and records one module per GPU pass. Pipelines are built when a [`Sorter`] is created, for sorts of
 //! up to its [`SortConfig::max_n`] keys: recording never compiles a pipeline.
 //!
-//! What it sorts: keys of type u32, i32, f32, u64, i64 or f64 (floats in IEEE 754 totalOrder: -NaN < -inf < ...
-//! < -0.0 < +0.0 < ... < +inf < +NaN), optionally with a 4- or 8-byte value per key, ascending or descending,
-//! always stable (equal keys keep their input order, in both orders), on all key bits or on a bit range
+//! What it sorts: keys of type u32, i32, f32, u64, i64, f64 or u128 (floats in IEEE 754 totalOrder: -NaN < -inf
+//! < ... < -0.0 < +0.0 < ... < +inf < +NaN; u128 keys by every family but the radix sorts), optionally with a 4-
+//! or 8-byte value per key, ascending or descending, stable (equal keys keep their input order, in both orders)
+//! with every algorithm but [`SortAlgorithm::Bitonic`] and [`SortAlgorithm::Quicksort`] (Auto only picks stable
+//! ones), on all key bits or on a bit range
 //! `[lo, hi)` of the transformed key (see [`types`]; as CUB's begin_bit/end_bit). The sorted keys
 //! and values land back in the caller's buffers.
 //!
-//! Memory: besides the caller's key and value buffers, a scratch buffer of
-//! [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
+//! Memory (the radix sorts; each other family's module gives its own layout): besides the caller's key and
+//! value buffers, a scratch buffer of [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
 //! (ping-pong), a 1 KiB control block, the digit offsets (2 x places x 2^digit_bits u32) and the look-back status
 //! (places x tiles x 2^digit_bits u32, about 0.33 bytes per key and place with the NVIDIA policy's 3072-key
 //! tiles, 1 byte with lavapipe's; sorts up to the policy's `short_max` keys use shorter tiles, 0.67 bytes on
@@ -23,7 +26,8 @@
 //! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
 //! 1024-key tiles), plus 4 x 2^digit_bits bytes of split-digit counts. Layout and passes: [`radix`].
 //!
-//! Sizes: up to [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
+//! Sizes (the radix sorts; the other families take up to 2^31 keys within one binding): up to
+//! [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
 //! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
 //! values exceed one storage-buffer binding (`maxStorageBufferRange`, 4 GiB on NVIDIA, 128 MiB on lavapipe),
 //! the passes read each portion through its own binding and write through 64-bit buffer device addresses: that
