@@ -11,6 +11,10 @@ fn push_constant_structs_match_reflection() {
     let cases: &[(&str, usize)] = &[
         ("copy", std::mem::size_of::<copy::CopyPush>()),
         ("debug_spin", std::mem::size_of::<diagnostics::SpinPush>()),
+        (
+            "debug_residency_device",
+            std::mem::size_of::<diagnostics::ResidencyPush>(),
+        ),
     ];
     for (shader, size) in cases {
         let iface = reflect(shader).unwrap();
@@ -324,4 +328,50 @@ fn context_options_default_is_documented_defaults() {
         e.validation,
         std::env::var("VKSORT_VALIDATION").is_ok_and(|v| v == "1")
     );
+}
+
+/// The residency probe counts every workgroup in and out, and its peak is at least one workgroup; bad shapes
+/// are refused before anything is recorded.
+#[test]
+fn residency_probe_counts_workgroups() {
+    use diagnostics::{cmd_residency, ResidencyShape, ResidencySlots};
+    with_gpu(|ctx| {
+        let slots = ResidencySlots::Device;
+        let counters = Buffer::device_local(ctx, "test::counters", slots.counter_bytes()).unwrap();
+        let wg = vksort::policy::SubgroupPlan::for_device(ctx.caps()).max * 2;
+        let shape = ResidencyShape {
+            workgroup_size: wg,
+            shared_bytes: 4096,
+            live_words: 16,
+        };
+        ctx.submit("test::residency", |rec| {
+            cmd_residency(rec, counters.as_ref(), shape, slots, 16, 12)
+        })
+        .unwrap();
+        let words = counters.read_vec::<u32>(3).unwrap();
+        assert_eq!(words[0], 0, "every workgroup counted itself out");
+        assert!((1..=12).contains(&words[1]), "peak {}", words[1]);
+        for bad in [
+            ResidencyShape {
+                workgroup_size: wg + 1,
+                ..shape
+            },
+            ResidencyShape {
+                shared_bytes: ctx.caps().max_shared_memory + 4,
+                ..shape
+            },
+            ResidencyShape {
+                live_words: 0,
+                ..shape
+            },
+        ] {
+            let r = ctx.submit("test::residency", |rec| {
+                cmd_residency(rec, counters.as_ref(), bad, slots, 16, 12)
+            });
+            assert!(
+                matches!(r, Err(vksort::Error::InvalidPolicy { .. })),
+                "{bad:?}: {r:?}"
+            );
+        }
+    });
 }
