@@ -46,7 +46,12 @@ fn main() -> anyhow::Result<()> {
         .tuning(debug)
         .build()
     };
-    let plain = sorter_for(RadixDebug::default())?;
+    // VKSORT_RADIX_DEBUG: diagnostics knobs for both runs (RadixDebug::with_overrides), e.g. debug=8.
+    let base_debug = match std::env::var("VKSORT_RADIX_DEBUG") {
+        Ok(knobs) if !knobs.is_empty() => RadixDebug::default().with_overrides(&knobs)?,
+        _ => RadixDebug::default(),
+    };
+    let plain = sorter_for(base_debug)?;
     let radix = plain.backend::<RadixSort>().expect("a radix sorter");
     let layout = radix.pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
@@ -55,7 +60,7 @@ fn main() -> anyhow::Result<()> {
     let addr = ctx.buffer_address("tile clock records", &records.as_ref())?;
     let clocked = sorter_for(RadixDebug {
         tile_clocks: addr,
-        ..Default::default()
+        ..base_debug
     })?;
 
     let mut x = 0x9e37_79b9_7f4a_7c15u64;

@@ -1324,6 +1324,68 @@ fn rank2_keep_digit_and_match_or_variants() {
     });
 }
 
+/// Exchange parts: the tile moves through shared memory in parts (keys per invocation that do and do not divide
+/// evenly, every counter kind, sub-tiles, key and value widths, both Onesweep and reduce-then-scan, partial last
+/// tiles and skewed digits); a policy that asks for parts with keep_digit or more parts than keys per invocation
+/// is refused.
+#[test]
+fn exchange_parts() {
+    with_gpu(|ctx| {
+        for (kpt, parts, rank2, subs) in [(8, 2, 2, 1), (7, 3, 1, 1), (6, 6, 0, 1), (8, 2, 2, 2)] {
+            let mut p = lavapipe_policy(ctx);
+            p.keys_per_thread = kpt;
+            p.exchange_parts = parts;
+            p.rank_counters = rank(rank2);
+            p.sub_tiles = subs;
+            let tile = (p.workgroup_size * kpt * subs) as usize;
+            for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
+                for (key, value, dist) in [
+                    (KeyType::U32, ValueType::None, Dist::Uniform),
+                    (KeyType::F32, ValueType::U32, Dist::FloatSpecials),
+                    (KeyType::U64, ValueType::U64, Dist::Entropy(2)),
+                    (KeyType::I32, ValueType::U64, Dist::FewUnique),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.algorithm = alg;
+                    c.policy = Some(p);
+                    c.order = if kpt % 2 == 0 {
+                        Order::Ascending
+                    } else {
+                        Order::Descending
+                    };
+                    check(ctx, &c, &gen(key, dist, 5 * tile + 17, kpt as u64), None);
+                }
+            }
+        }
+        let p = lavapipe_policy(ctx);
+        for bad in [
+            RadixPolicy {
+                exchange_parts: 2,
+                keep_digit: true,
+                ..p
+            },
+            RadixPolicy {
+                exchange_parts: p.keys_per_thread + 1,
+                ..p
+            },
+            RadixPolicy {
+                exchange_parts: 0,
+                ..p
+            },
+        ] {
+            let mut c = Case::new(KeyType::U32);
+            c.algorithm = SortAlgorithm::Onesweep;
+            c.policy = Some(bad);
+            let r = c.sorter(ctx, 1024);
+            assert!(
+                matches!(r, Err(vksort::Error::InvalidPolicy { .. })),
+                "{bad:?}"
+            );
+        }
+    });
+}
+
 /// The upfront pass's 16-byte-vector variant: tails (n not a multiple of 4), keys per invocation that do and do
 /// not allow it (scalar fallback), several chunks per workgroup, 64-bit keys, a GPU-side count.
 #[test]

@@ -74,6 +74,8 @@ layout(constant_id = 8) const uint EARLY_COUNTS = 0;   // 1: publish tile counts
 // bit 1 no matching in the ranking, bit 2 keys leave to their own tile's range (no scatter).
 layout(constant_id = 9) const uint DEBUG_MODE = 0;
 #define RANK_DEBUG_NO_MATCH ((DEBUG_MODE & 2u) != 0u)
+// bit 3 (8): the ranking's subgroup syncs order all memory (subgroupBarrier), not only shared memory.
+#define RANK_SYNC_FULL ((DEBUG_MODE & 8u) != 0u)
 // 1: CUB-style ranking (radix_rank.glsl rank2_*): [digit][subgroup] counters and one workgroup scan instead of
 // the per-digit serial loop over subgroups and the separate digit scan; the early tile histogram shares the
 // counters' zeroing barrier. 2: the same with 16-bit counters packed two per word (tile < 65536 keys).
@@ -94,11 +96,18 @@ layout(constant_id = 14) const uint LB_BATCH = 4;
 // in registers as with one sub-tile. One tile claim, one published count and one look-back then cover
 // SUB_TILES x WG_SIZE x KPT keys: fewer tiles for the look-back to walk over.
 layout(constant_id = 15) const uint SUB_TILES = 1;
+// Exchange parts (RadixPolicy::exchange_parts; not with KEEP_DIGIT): each exchange round moves the tile through
+// shared memory in XPARTS parts of ceil(KPT / XPARTS) x WG_SIZE slots, one after another (a barrier pair per
+// part), so smem holds a part instead of the whole tile: a larger tile in less shared memory.
+layout(constant_id = 18) const uint XPARTS = 1;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint NSUB = (RANK2 != 0u && KEEP_DIGIT == 0u) ? SUB_TILES : 1u;
 const uint SUB = WG_SIZE * KPT;   // keys ranked at once (a sub-tile)
 const uint TILE = SUB * NSUB;     // keys per tile claim, published count and look-back
+const uint XP = KEEP_DIGIT != 0u ? 1u : XPARTS;
+const uint XK = (KPT + XP - 1u) / XP;   // item rows per exchange part
+const uint XSLOTS = XK * WG_SIZE;       // tile slots per exchange part
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint R2_CTRS = (RANK2 == 2u ? RADIX / 2u : RADIX) * MAX_SUBGROUPS;
 const uint R2_SMEM = R2_CTRS + (R2_CTRS >> 5u) + 1u;   // = rank2's R2_WORDS (radix_rank.glsl)
@@ -106,7 +115,8 @@ const uint RANK_WORDS = RANK2 != 0u ? R2_SMEM : HIST_WORDS;
 // MATCH_OR: the ranking's lane masks follow the rank counters in smem (radix_rank.glsl).
 const uint MATCH_BASE = RANK_WORDS;
 const uint MATCH_WORDS = MATCH_OR != 0u ? MAX_SUBGROUPS * RADIX * BALLOT_WORDS : 0u;
-const uint SMEM_WORDS = SUB > RANK_WORDS + MATCH_WORDS ? SUB : RANK_WORDS + MATCH_WORDS;
+const uint XWORDS = XP > 1u ? XSLOTS : SUB;   // the exchange's share of smem
+const uint SMEM_WORDS = XWORDS > RANK_WORDS + MATCH_WORDS ? XWORDS : RANK_WORDS + MATCH_WORDS;
 
 layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
 layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
@@ -159,6 +169,9 @@ uint sub_count(uint tile_n, uint s) { return tile_n > s * SUB ? min(SUB, tile_n 
 #define RANK_LOCAL 1
 #define RANK_CUB 1
 #include "radix_rank.glsl"
+// Item j's digit and (after ranking) its position, from main()'s g_dr (radix_rank.glsl's RANK_LOCAL word).
+#define DIG(j) dr_digit(g_dr[j])
+#define POS(j) dr_rank(g_dr[j])
 
 // rank2 with sub-tiles: digit d's keys in the parked sub-tiles (0 with one sub-tile).
 uint parked_count(uint d) { return NSUB > 1u ? s_cum[d] : 0u; }
@@ -238,7 +251,7 @@ void clock_flush(uint tile) {
     }                                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint dg = key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), pc.shift, mask); \
-        g_digit[j] = item_pos(j) < (N) ? dg : mask;                                                     \
+        g_dr[j] = item_pos(j) < (N) ? dg : mask;                                                        \
     }
 
 // Values are loaded after the ranking (fewer live registers while ranking), in the keys' item layout.
@@ -325,8 +338,40 @@ uint look_back(uint g_sel, uint tile, uint d, uint sbase, uint mask) {
     }
     return excl;
 }
+
 #endif
 
+// One exchange round of one word per item, in XP parts. Part p: every item whose tile slot POS(j) lies in
+// [p x XSLOTS, (p + 1) x XSLOTS) writes WORD (an expression of j) to smem; after a barrier, OUT runs for each
+// slot i = k x WG_SIZE + lid of the part (k: its item row) with w = the word in slot i. FIRST: the caller's
+// barrier already separates smem's last use from part 0's writes.
+#define EXCHANGE(FIRST, WORD, OUT)                                              \
+    [[unroll]] for (uint p = 0u; p < XP; p++) {                                 \
+        if (!(FIRST) || p > 0u) barrier();                                      \
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {                            \
+            uint xs = POS(j) - p * XSLOTS;                                      \
+            if (XP == 1u || xs < XSLOTS) smem[xs] = (WORD);                     \
+        }                                                                       \
+        barrier();                                                              \
+        if ((FIRST) && p == 0u) { CLOCK(7); }                                   \
+        [[unroll]] for (uint kk = 0u; kk < XK; kk++) {                          \
+            uint k = p * XK + kk;                                               \
+            if (k < KPT) {                                                      \
+                uint i = k * WG_SIZE + lid;                                     \
+                uint w = smem[i - p * XSLOTS];                                  \
+                OUT                                                             \
+            }                                                                   \
+        }                                                                       \
+    }
+
+// rank_digits (per-subgroup counters): POS becomes each item's tile position, from the digit's tile start and
+// its subgroup's exclusive prefix (smem, read before anything reuses it).
+void positions_from_subgroup_prefixes(inout uint g_dr[KPT]) {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint d = DIG(j);
+        g_dr[j] += (s_lstart[d] + smem[gl_SubgroupID * RADIX + d]) << 16u;
+    }
+}
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -340,8 +385,9 @@ void main() {
     uint g_v0[KPT];
     uint g_v1[KPT];
     uint g_dest[KPT];
-    uint g_digit[KPT];
-    uint g_sub[KPT];
+    // Per item one word: its digit in the low 16 bits (DIG), its rank within the subgroup and then its tile
+    // position in the high 16 bits (POS): radix_rank.glsl's RANK_LOCAL form.
+    uint g_dr[KPT];
 #if CLOCKS
     {
         if (lid == 0u) {
@@ -402,22 +448,22 @@ void main() {
         }
 #if LOOKBACK
         if (EARLY_COUNTS != 0u) {
-            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
         }
 #endif
-        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_count(pc.pass_bits, g_dr);
         rank2_scan();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
         load_values(g_sel, tile_base, h_base, h_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             s_hbase[s * RADIX + d] = s_cum[d] - rank2_start(d);
             s_cum[d] += rank2_total(d);
         }
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            s_held[held_at(s, 0u, g_sub[j])] = g_w0[j];
-            if (KEY_WORDS == 2u) s_held[held_at(s, 1u, g_sub[j])] = g_w1[j];
-            if (VAL_WORDS >= 1u) s_held[held_at(s, KEY_WORDS, g_sub[j])] = g_v0[j];
-            if (VAL_WORDS == 2u) s_held[held_at(s, KEY_WORDS + 1u, g_sub[j])] = g_v1[j];
+            s_held[held_at(s, 0u, POS(j))] = g_w0[j];
+            if (KEY_WORDS == 2u) s_held[held_at(s, 1u, POS(j))] = g_w1[j];
+            if (VAL_WORDS >= 1u) s_held[held_at(s, KEY_WORDS, POS(j))] = g_v0[j];
+            if (VAL_WORDS == 2u) s_held[held_at(s, KEY_WORDS + 1u, POS(j))] = g_v1[j];
         }
         barrier();
         rank2_clear();
@@ -441,14 +487,14 @@ void main() {
     if (RANK2 != 0u) {
         // rank2: counters and early histogram were zeroed before the tile claim's barrier.
         if (EARLY_COUNTS != 0u) {
-            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
             barrier();
             CLOCK(2);
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
-        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_count(pc.pass_bits, g_dr);
         CLOCK(3);
         rank2_scan();
         CLOCK(5);
@@ -458,8 +504,8 @@ void main() {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | tot;
             }
         }
-        // g_sub becomes each item's position in the sub-tile.
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        // POS becomes each item's position in the sub-tile.
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             uint tot = rank2_total(d) + parked_count(d);
@@ -478,15 +524,16 @@ void main() {
             // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
             for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
             barrier();
-            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[g_digit[j]], 1u);
+            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
             barrier();
             CLOCK(2);
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
-        rank_digits(pc.pass_bits, g_digit, g_sub);
+        rank_digits(pc.pass_bits, g_dr);
         CLOCK(5);
+        positions_from_subgroup_prefixes(g_dr);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         if (EARLY_COUNTS == 0u) {
             for (uint d = lid; d < RADIX; d += WG_SIZE) {
@@ -507,16 +554,17 @@ void main() {
     if (RANK2 != 0u) {
         rank2_clear();
         barrier();
-        rank2_count(pc.pass_bits, g_digit, g_sub);
+        rank2_count(pc.pass_bits, g_dr);
         rank2_scan();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_sub[j] += r2_value(g_digit[j], gl_SubgroupID);
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             place_runs(d, status[d * tiles + tile]);
             if (tile_n == TILE && rank2_total(d) + parked_count(d) == TILE) s_uniform = d + 1u;
         }
     } else {
-        rank_digits(pc.pass_bits, g_digit, g_sub);
+        rank_digits(pc.pass_bits, g_dr);
+        positions_from_subgroup_prefixes(g_dr);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             s_gbase[d] = status[d * tiles + tile] - s_lstart[d];
@@ -527,11 +575,6 @@ void main() {
     if (RANK2 == 0u) {
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
-        }
-        // g_sub becomes each item's tile position (its rank among the tile's digits).
-        [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            uint d = g_digit[j];
-            g_sub[j] += s_lstart[d] + smem[gl_SubgroupID * RADIX + d];
         }
     }
     barrier();
@@ -574,8 +617,8 @@ void main() {
         // Wide exchange: round A carries each key with a second word (see KEEP_DIGIT), round B the values.
         const bool KV = KEY_WORDS == 1u && VAL_WORDS == 1u;   // the value rides with the key; digit recomputed
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            smem[g_sub[j]] = g_w0[j];
-            s_x2[g_sub[j]] = KEY_WORDS == 2u ? g_w1[j] : (KV ? g_v0[j] : g_digit[j]);
+            smem[POS(j)] = g_w0[j];
+            s_x2[POS(j)] = KEY_WORDS == 2u ? g_w1[j] : (KV ? g_v0[j] : DIG(j));
         }
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
@@ -596,8 +639,8 @@ void main() {
         if (VAL_WORDS == 2u || (VAL_WORDS == 1u && KEY_WORDS == 2u)) {
             barrier();
             [[unroll]] for (uint j = 0u; j < KPT; j++) {
-                smem[g_sub[j]] = g_v0[j];
-                if (VAL_WORDS == 2u) s_x2[g_sub[j]] = g_v1[j];
+                smem[POS(j)] = g_v0[j];
+                if (VAL_WORDS == 2u) s_x2[POS(j)] = g_v1[j];
             }
             barrier();
             [[unroll]] for (uint k = 0u; k < KPT; k++) {
@@ -612,61 +655,30 @@ void main() {
         return;
     }
 
-    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination. Reads and
-    // destinations first for every slot (no per-item branch), then the stores.
-    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = KEY_WORDS == 1u ? g_w0[j] : g_digit[j];
-    barrier();
-    CLOCK(7);
+    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination. One part:
+    // reads and destinations first for every slot (no per-item branch), then the stores. Several parts: each
+    // part's keys are stored as they are read (no per-slot arrays live across the parts).
     uint xw[KPT];
-    [[unroll]] for (uint k = 0u; k < KPT; k++) {
-        uint i = k * WG_SIZE + lid;
-        uint w = smem[i];
-        uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
-        xw[k] = w;
-        g_dest[k] = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
-    }
-    if (KEY_WORDS == 1u) {
+    EXCHANGE(true, KEY_WORDS == 1u ? g_w0[j] : DIG(j),
+             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
+             uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
+             g_dest[k] = dst;
+             xw[k] = w;
+             if (XP > 1u && KEY_WORDS == 1u && i < x_n) store_key(g_sel, dst, 0u, w);)
+    if (XP == 1u && KEY_WORDS == 1u) {
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             if (k * WG_SIZE + lid < x_n) store_key(g_sel, g_dest[k], 0u, xw[k]);
         }
     }
     if (KEY_WORDS == 2u) {
-        barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w0[j];
-        barrier();
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint i = k * WG_SIZE + lid;
-            uint w = smem[i];
-            if (i < x_n) store_key(g_sel, g_dest[k], 0u, w);
-        }
-        barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_w1[j];
-        barrier();
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint i = k * WG_SIZE + lid;
-            uint w = smem[i];
-            if (i < x_n) store_key(g_sel, g_dest[k], 1u, w);
-        }
+        EXCHANGE(false, g_w0[j], if (i < x_n) store_key(g_sel, g_dest[k], 0u, w);)
+        EXCHANGE(false, g_w1[j], if (i < x_n) store_key(g_sel, g_dest[k], 1u, w);)
     }
     if (VAL_WORDS >= 1u) {
-        barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v0[j];
-        barrier();
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint i = k * WG_SIZE + lid;
-            uint w = smem[i];
-            if (i < x_n) store_val(g_sel, g_dest[k], 0u, w);
-        }
+        EXCHANGE(false, g_v0[j], if (i < x_n) store_val(g_sel, g_dest[k], 0u, w);)
     }
     if (VAL_WORDS == 2u) {
-        barrier();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_sub[j]] = g_v1[j];
-        barrier();
-        [[unroll]] for (uint k = 0u; k < KPT; k++) {
-            uint i = k * WG_SIZE + lid;
-            uint w = smem[i];
-            if (i < x_n) store_val(g_sel, g_dest[k], 1u, w);
-        }
+        EXCHANGE(false, g_v1[j], if (i < x_n) store_val(g_sel, g_dest[k], 1u, w);)
     }
     CLOCK_FLUSH();
 }

@@ -25,26 +25,52 @@
 #extension GL_NV_shader_subgroup_partitioned : require
 #endif
 
+#extension GL_KHR_memory_scope_semantics : require
+
 #include "wg_scan.glsl"
 DEFINE_WG_SCAN(uint, rdig)
+
+// The lane-mask matching's subgroup syncs: an execution barrier of the subgroup that orders its shared-memory
+// accesses only (subgroupBarrier() orders buffer and image memory too). RANK_SYNC_FULL (a timing knob of the
+// includer) brings subgroupBarrier() back for comparison.
+#ifndef RANK_SYNC_FULL
+#define RANK_SYNC_FULL false
+#endif
+void rank_sync() {
+    if (RANK_SYNC_FULL) {
+        subgroupBarrier();
+    } else {
+        controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    }
+}
 
 // RANK_CLOCK(i): the includer's phase-clock hook (diagnostics), empty by default.
 #ifndef RANK_CLOCK
 #define RANK_CLOCK(i)
 #endif
 
-// Per-item digits (input) and ranks within the subgroup (output) of rank_digits(): module-scope arrays, or,
-// with RANK_LOCAL defined, the caller's local arrays passed as arguments (function-local arrays are the
-// safer bet for register allocation: some compilers treat module-scope (Private) arrays as memory).
+// Per-item digits (input) and ranks within the subgroup (output) of rank_digits(): module-scope arrays
+// g_digit and g_sub, or, with RANK_LOCAL defined, ONE local array of the caller's passed as an argument
+// (function-local arrays are the safer bet for register allocation: some compilers treat module-scope (Private)
+// arrays as memory) that holds both, one word per item: the digit in the low 16 bits on input, the rank in the
+// high 16 bits added on output (RANK_DIGIT, RANK_RANK). One register per item instead of two while ranking:
+// the tile's keys in flight are bounded by registers per key.
 #ifdef RANK_LOCAL
-#define RANK_PARAMS , in uint g_digit[KPT], out uint g_sub[KPT]
-#define RANK_ARGS , g_digit, g_sub
+#define RANK_PARAMS , inout uint g_dr[KPT]
+#define RANK_ARGS , g_dr
+#define RANK_DIGIT(j) (g_dr[j] & 0xFFFFu)
+#define RANK_SET(j, r) g_dr[j] = (g_dr[j] & 0xFFFFu) | ((r) << 16u)
 #else
 #define RANK_PARAMS
 #define RANK_ARGS
 uint g_digit[KPT];
 uint g_sub[KPT];
+#define RANK_DIGIT(j) g_digit[j]
+#define RANK_SET(j, r) g_sub[j] = (r)
 #endif
+// The rank (or, after the caller adds its offsets, the tile position) of a RANK_LOCAL item word.
+uint dr_rank(uint dr) { return dr >> 16u; }
+uint dr_digit(uint dr) { return dr & 0xFFFFu; }
 
 uint item_pos(uint j) {
     return gl_SubgroupID * KPT * gl_SubgroupSize + j * gl_SubgroupSize + gl_SubgroupInvocationID;
@@ -64,12 +90,15 @@ uint lsb4(uvec4 m) {
     return 96u + uint(findLSB(m.w));
 }
 
+// The lanes of the subgroup whose digit equals d. Ballots: one per bit of the largest digit (RADIX - 1), a
+// compile-time count, so the loop unrolls and the ballots of several items interleave; bits at or above the
+// pass's width are 0 in every lane and leave the mask as it is, so `bits` is not needed.
 uvec4 match_digit(uint d, uint bits) {
 #ifdef PARTITIONED
     return subgroupPartitionNV(d);
 #else
     uvec4 peers = subgroupBallot(true);
-    for (uint b = 0u; b < bits; b++) {
+    [[unroll]] for (uint b = 0u; (1u << b) < RADIX; b++) {
         bool set = ((d >> b) & 1u) != 0u;
         uvec4 bb = subgroupBallot(set);
         peers &= set ? bb : ~bb;
@@ -145,67 +174,86 @@ uvec3 rank_counter(uint d, bool cub) {
     return uvec3(gl_SubgroupID * RADIX + d, 0u, 0xFFFFFFFFu);
 }
 
-// Ranks each item among the equal digits before it in its subgroup: g_sub[j] = the subgroup's count of digit
-// d = g_digit[j] before item j (read from, and added to, the subgroup's counter of d) + its peers in lower
-// lanes. Counter of d: smem[SubgroupID * RADIX + d] (cub false), or rank2's packed counter (cub true).
-// Three batched loops, so that no step waits per item: (1) the peers of every item (votes and ballots only),
-// kept packed as leader | count << 8 | below << 16 (subgroups of at most 128); (2) one shared atomic per item
-// in which every lane takes part, the leader adding the peer count and the others 0: no lane diverges and the
-// KPT atomics issue back to back (one subgroup's atomics on a counter follow the item order, being successive
-// instructions of that subgroup, and the zero adds change nothing); (3) the leaders' old values are shuffled to
-// their peers.
+// Ranks each item among the equal digits before it in its subgroup: its rank (RANK_SET) = the subgroup's count
+// of digit d = RANK_DIGIT(j) before item j (read from, and added to, the subgroup's counter of d) + its peers in
+// lower lanes. Counter of d: smem[SubgroupID * RADIX + d] (cub false), or rank2's packed counter (cub true).
+// MATCH_OR 2: one item after another (lane masks, counter right away); otherwise in batches (below).
+const uint RANK_BATCH = 4u;   // items whose matching and counter updates interleave (MATCH_OR 0 and 1)
 void rank_items(uint bits, bool cub RANK_PARAMS) {
-    uint pk[KPT];
     const uint mbase = gl_SubgroupID * RADIX * BALLOT_WORDS;
     if (MATCH_OR != 0u) {
         // This subgroup's lane masks start at zero (each item clears the words it used).
         for (uint i = gl_SubgroupInvocationID; i < RADIX * BALLOT_WORDS; i += gl_SubgroupSize) smem[MATCH_BASE + mbase + i] = 0u;
-        subgroupBarrier();
+        rank_sync();
     }
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint d = g_digit[j];
-        if (MATCH_OR != 0u) {
+    if (MATCH_OR == 2u) {
+        [[unroll]] for (uint j = 0u; j < KPT; j++) {
             // Peers through shared memory: every lane sets its bit in its digit's mask, the subgroup syncs, reads
-            // the mask, syncs again, and clears it (all peers store the same 0), then syncs before the next item.
+            // the mask, syncs again, and clears it (all peers store the same 0), then syncs before the next item;
+            // the counter right away (the item's chain is serial anyway): no per-item arrays kept.
+            uint d = RANK_DIGIT(j);
             uint at = mbase + d * BALLOT_WORDS;
             atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
-            subgroupBarrier();
+            rank_sync();
             uvec4 peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
                                 BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
-            subgroupBarrier();
+            rank_sync();
             smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
-            subgroupBarrier();
-            pk[j] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
-            if (MATCH_OR == 2u) {
-                // The counter right away (the item's chain is serial anyway): no per-item arrays kept.
-                uvec3 c = rank_counter(d, cub);
-                uint leader = pk[j] & 0xFFu;
-                uint old = 0u;
-                if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[c.x], ((pk[j] >> 8u) & 0xFFu) << c.y);
-                g_sub[j] = ((subgroupShuffle(old, leader) >> c.y) & c.z) + (pk[j] >> 16u);
-            }
-            continue;
+            rank_sync();
+            uvec3 c = rank_counter(d, cub);
+            uint leader = lsb4(peers);
+            uint old = 0u;
+            if (gl_SubgroupInvocationID == leader) old = atomicAdd(smem[c.x], popcount4(peers) << c.y);
+            RANK_SET(j, ((subgroupShuffle(old, leader) >> c.y) & c.z) + popcount4(peers & gl_SubgroupLtMask));
         }
-        // Fast path: a subgroup whose items all share one digit needs no matching.
+        return;
+    }
+    // Batches of RANK_BATCH items, three steps each, so that no step waits per item: (1) the peers of every item
+    // of the batch (ballots, or lane masks with MATCH_OR 1), kept packed as leader | count << 8 | below << 16
+    // (subgroups of at most 128); (2) one shared atomic per item in which every lane takes part, the leader
+    // adding the peer count and the others 0: no lane diverges and the atomics issue back to back (one
+    // subgroup's atomics on a counter follow the item order, being successive instructions of that subgroup,
+    // and the zero adds change nothing); (3) the leaders' old values are shuffled to their peers.
+    [[unroll]] for (uint j0 = 0u; j0 < KPT; j0 += RANK_BATCH) {
+        uint pk[RANK_BATCH];
+        [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
+            uint j = j0 + b;
+            if (j >= KPT) break;
+            uint d = RANK_DIGIT(j);
+            uvec4 peers;
+            if (MATCH_OR != 0u) {
+                uint at = mbase + d * BALLOT_WORDS;
+                atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
+                rank_sync();
+                peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
+                              BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
+                rank_sync();
+                smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
+                rank_sync();
+            } else {
 #ifdef RANK_DEBUG_NO_MATCH
-        // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.
-        uvec4 peers = RANK_DEBUG_NO_MATCH ? (gl_SubgroupEqMask)
-                                          : (subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits));
+                // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.
+                peers = RANK_DEBUG_NO_MATCH ? gl_SubgroupEqMask : match_digit(d, bits);
 #else
-        uvec4 peers = subgroupAllEqual(d) ? subgroupBallot(true) : match_digit(d, bits);
+                peers = match_digit(d, bits);
 #endif
-        pk[j] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
-    }
-    if (MATCH_OR == 2u) return;
-    uint old[KPT];
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uvec3 c = rank_counter(g_digit[j], cub);
-        uint add = gl_SubgroupInvocationID == (pk[j] & 0xFFu) ? ((pk[j] >> 8u) & 0xFFu) << c.y : 0u;
-        old[j] = atomicAdd(smem[c.x], add) >> c.y;
-    }
-    uint keep = rank_counter(0u, cub).z;
-    [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        g_sub[j] = (subgroupShuffle(old[j], pk[j] & 0xFFu) & keep) + (pk[j] >> 16u);
+            }
+            pk[b] = lsb4(peers) | popcount4(peers) << 8u | popcount4(peers & gl_SubgroupLtMask) << 16u;
+        }
+        uint old[RANK_BATCH];
+        [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
+            uint j = j0 + b;
+            if (j >= KPT) break;
+            uvec3 c = rank_counter(RANK_DIGIT(j), cub);
+            uint add = gl_SubgroupInvocationID == (pk[b] & 0xFFu) ? ((pk[b] >> 8u) & 0xFFu) << c.y : 0u;
+            old[b] = atomicAdd(smem[c.x], add) >> c.y;
+        }
+        uint keep = rank_counter(0u, cub).z;
+        [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
+            uint j = j0 + b;
+            if (j >= KPT) break;
+            RANK_SET(j, (subgroupShuffle(old[b], pk[b] & 0xFFu) & keep) + (pk[b] >> 16u));
+        }
     }
 }
 
@@ -232,10 +280,10 @@ void rank_digits(uint bits RANK_PARAMS) {
 }
 
 #ifdef RANK_CUB
-// Each item's rank among equal digits before it in its subgroup (g_sub); counts into the subgroup's column.
+// Each item's rank among equal digits before it in its subgroup (RANK_SET); counts into the subgroup's column.
 // Ends with a barrier.
-void rank2_count(uint bits, in uint g_digit[KPT], out uint g_sub[KPT]) {
-    rank_items(bits, true, g_digit, g_sub);
+void rank2_count(uint bits RANK_PARAMS) {
+    rank_items(bits, true RANK_ARGS);
     barrier();
 }
 

@@ -209,7 +209,9 @@ impl RadixSort {
             if policy.short_max > 0 && policy.short_keys_per_thread != policy.keys_per_thread {
                 let short_policy = RadixPolicy {
                     keys_per_thread: policy.short_keys_per_thread,
+                    peer_match: policy.short_peer_match,
                     sub_tiles: 1,
+                    exchange_parts: 1,
                     short_max: 0,
                     ..policy
                 };

@@ -5,7 +5,8 @@
 //! values through shared memory to the other side. Dispatched indirectly (0 groups when the plan skipped the
 //! place). Policy-selected code paths (specialization constants 10 and 11, see [`super::RadixPolicy`]):
 //! `rank2` (CUB-style `[digit][subgroup]` counters and one workgroup scan; 2: 16-bit packed counters) and
-//! `keep_digit` (wide exchange: a second word travels with each key through shared memory).
+//! `keep_digit` (wide exchange: a second word travels with each key through shared memory); `exchange_parts`
+//! (the exchange moves the tile through shared memory in parts, spec constant 18).
 
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
@@ -100,7 +101,8 @@ pub(crate) fn kernel(
         .with(sh::BALLOT_WORDS, s.ballot_words())
         .with(sh::MATCH_OR, p.peer_match.spec())
         .with(sh::LB_BATCH, p.lookback_batch)
-        .with(sh::SUB_TILES, p.sub_tiles);
+        .with(sh::SUB_TILES, p.sub_tiles)
+        .with(sh::XPARTS, p.exchange_parts);
     s.kernel(shader, p.workgroup_size, spec)
 }
 

@@ -74,11 +74,20 @@ pub struct RadixPolicy {
     /// words) x 4 bytes each) until the tile's offsets are known. One look-back and one published count then cover
     /// the whole tile: fewer tiles for the look-back to walk over.
     pub sub_tiles: u32,
+    /// Onesweep/downsweep exchange parts (`xparts`, 1..=keys_per_thread, default 1; not with `keep_digit`): each
+    /// exchange round moves the tile through shared memory in this many parts of ceil(keys_per_thread / parts) x
+    /// workgroup_size keys, one after another, so the exchange needs that many words of shared memory instead of
+    /// the whole tile's (two more barriers per round and part). A larger tile then fits where shared memory, not
+    /// registers, limits the workgroups resident per SM.
+    pub exchange_parts: u32,
     /// Sorts of at most this many keys (0: none) use `short_keys_per_thread` keys per invocation in Onesweep:
     /// smaller tiles, more workgroups, when a sort is too small to fill the GPU with full tiles.
     pub short_max: u32,
     /// Keys per invocation of Onesweep for sorts up to `short_max` keys (1..=32).
     pub short_keys_per_thread: u32,
+    /// How Onesweep's ranking finds peers in sorts up to `short_max` keys (its short tiles keep one exchange
+    /// part and no sub-tiles). Default [`PeerMatch::Vote`].
+    pub short_peer_match: PeerMatch,
     /// Auto uses the three-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
     /// combines one AND/OR word per split tile in every workgroup, and one workgroup sorts each bucket.
@@ -304,11 +313,22 @@ impl RadixPolicy {
             _ => max_sg * r * ballot_words as u64,
         };
         let keep = if self.keep_digit { items } else { 0 };
+        // The exchange's slots: one part of the (sub-)tile (the whole tile with keep_digit or one part).
+        let parts = if self.keep_digit {
+            1
+        } else {
+            self.exchange_parts.max(1)
+        };
+        let slots = if parts > 1 {
+            self.keys_per_thread.div_ceil(parts) as u64 * self.workgroup_size as u64
+        } else {
+            items
+        };
         let held = match self.sub_tiles.saturating_sub(1) as u64 {
             0 => 0,
             h => h * (items * item_words as u64 + r) + r,
         };
-        (items.max(counters + masks) + 3 * r + max_sg + 4 + keep + held) * 4
+        (slots.max(counters + masks) + 3 * r + max_sg + 4 + keep + held) * 4
     }
 
     /// Checks the policy against the device (shared memory, limits, features), for keys and values of one
@@ -384,6 +404,15 @@ impl RadixPolicy {
             return bad(format!(
                 "sub_tiles {} must be 1..=4, and more than 1 needs scanned rank counters and no keep_digit",
                 self.sub_tiles
+            ));
+        }
+        if self.exchange_parts == 0
+            || self.exchange_parts > self.keys_per_thread
+            || (self.exchange_parts > 1 && self.keep_digit)
+        {
+            return bad(format!(
+                "exchange_parts {} must be 1..=keys_per_thread ({}), and more than 1 needs no keep_digit",
+                self.exchange_parts, self.keys_per_thread
             ));
         }
         if !(1..=16).contains(&self.lookback_batch) {
@@ -463,13 +492,19 @@ impl RadixPolicy {
     /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
     /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks,
-    /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), smax (short_max), skpt
-    /// (short_keys_per_thread), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
+    /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
+    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
     /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp
     /// (msd_helper_ratio); boolean
     /// fields take 0 or 1. Nothing is checked against a device here
     /// (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        let peer_match = |v: u32| match v {
+            0 => Ok(PeerMatch::Vote),
+            1 => Ok(PeerMatch::LaneMasks),
+            2 => Ok(PeerMatch::LaneMasksEager),
+            _ => Err(format!("mor/smor={v}: peer matching is 0, 1 or 2")),
+        };
         crate::policy::for_each_override(spec, "radix", |k, v, bad| {
             match k {
                 "wg" => self.workgroup_size = v,
@@ -491,18 +526,13 @@ impl RadixPolicy {
                 }
                 "keep_digit" | "keep" => self.keep_digit = v != 0,
                 "uvec4" => self.upfront_vec4 = v != 0,
-                "mor" => {
-                    self.peer_match = match v {
-                        0 => PeerMatch::Vote,
-                        1 => PeerMatch::LaneMasks,
-                        2 => PeerMatch::LaneMasksEager,
-                        _ => return Err(bad(format!("mor={v}: mor is 0, 1 or 2"))),
-                    }
-                }
+                "mor" => self.peer_match = peer_match(v).map_err(bad)?,
                 "lb" => self.lookback_batch = v,
                 "subs" => self.sub_tiles = v,
+                "xparts" => self.exchange_parts = v,
                 "smax" => self.short_max = v,
                 "skpt" => self.short_keys_per_thread = v,
+                "smor" => self.short_peer_match = peer_match(v).map_err(bad)?,
                 "mmax" => self.msd_max = v,
                 "mswg" => self.msd_split_workgroup_size = v,
                 "mskpt" => self.msd_split_keys_per_thread = v,

@@ -28,8 +28,10 @@ const GENERIC: RadixPolicy = RadixPolicy {
     peer_match: PeerMatch::Vote,
     lookback_batch: 4,
     sub_tiles: 1,
+    exchange_parts: 1,
     short_max: 0,
     short_keys_per_thread: 4,
+    short_peer_match: PeerMatch::Vote,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 512,
     msd_split_keys_per_thread: 8,
@@ -52,6 +54,7 @@ const NVIDIA: RadixPolicy = RadixPolicy {
     peer_match: PeerMatch::LaneMasksEager,
     short_max: 1 << 18,
     short_keys_per_thread: 6,
+    short_peer_match: PeerMatch::LaneMasksEager,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 1024,
     msd_split_keys_per_thread: 1,
@@ -59,6 +62,18 @@ const NVIDIA: RadixPolicy = RadixPolicy {
     msd_rank_max: 256,
     msd_single_kpt: 2,
     ..GENERIC
+};
+
+/// NVIDIA, 32-bit keys with no value or a 32-bit one (`for_sort`; H200, 2026-11-26, docs/tuning.md): 256 x 16
+/// tiles ranked with ballots (no lane masks in shared memory) and exchanged in two parts: 64 registers and
+/// 11.1 KiB of shared memory, 4 workgroups and 16,384 keys per SM against 3 and 9,216. Only the four fields
+/// below are taken from it.
+const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
+    keys_per_thread: 16,
+    exchange_parts: 2,
+    peer_match: PeerMatch::Vote,
+    use_partitioned: false,
+    ..NVIDIA
 };
 
 /// CPU drivers (lavapipe: subgroup 8, 32 KiB shared memory; docs/tuning.md "lavapipe"): 128 x 8 tiles, a short
@@ -148,11 +163,21 @@ impl RadixPolicy {
         if caps.vendor_id == 0x10de && key.bytes() == 8 {
             p.keys_per_thread = p.keys_per_thread.min(10);
         }
+        if caps.vendor_id == 0x10de && key.bytes() == 4 && words <= 2 {
+            p = RadixPolicy {
+                keys_per_thread: NVIDIA_WORD_KEYS.keys_per_thread,
+                exchange_parts: NVIDIA_WORD_KEYS.exchange_parts,
+                peer_match: NVIDIA_WORD_KEYS.peer_match,
+                use_partitioned: NVIDIA_WORD_KEYS.use_partitioned,
+                ..p
+            };
+        }
         if !caps.is_cpu() && words >= 3 {
             p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
             p.small_keys_per_thread = p.small_keys_per_thread.min(8);
             p.small_sort_max = p.small_sort_max.min(p.small_capacity());
         }
+        p.exchange_parts = p.exchange_parts.min(p.keys_per_thread);
         p
     }
 }

@@ -1045,6 +1045,14 @@ fn prepare_sort<'a>(
             builder = builder.policy_overrides(&overrides)?;
         }
     }
+    // Timing experiments: VKSORT_RADIX_DEBUG sets the radix sort's diagnostics knobs
+    // (vksort::sort::radix::RadixDebug::with_overrides; some make results wrong, which the check then reports).
+    if let Ok(knobs) = std::env::var("VKSORT_RADIX_DEBUG") {
+        if !knobs.is_empty() {
+            builder =
+                builder.tuning(vksort::sort::radix::RadixDebug::default().with_overrides(&knobs)?);
+        }
+    }
     let sorter = builder.build()?;
     let req = sorter.storage_requirements(n as u64);
     let kb = (n * key.bytes()) as u64;
