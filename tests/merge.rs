@@ -50,16 +50,8 @@ fn push_constant_structs_match_reflection() {
             std::mem::size_of::<partition::PartitionPush>(),
             4,
         ),
-        (
-            "merge_merge_serial",
-            std::mem::size_of::<pass::MergePush>(),
-            6,
-        ),
-        (
-            "merge_merge_network",
-            std::mem::size_of::<pass::MergePush>(),
-            6,
-        ),
+        ("merge_merge", std::mem::size_of::<pass::MergePush>(), 6),
+        ("merge_network", std::mem::size_of::<pass::MergePush>(), 6),
     ] {
         let iface = reflect(shader).unwrap();
         assert_eq!(iface.push_constant_size as usize, size, "{shader}");
@@ -166,6 +158,68 @@ fn sizes_kernels_and_tile_shapes() {
                 for (i, &n) in sizes.iter().enumerate() {
                     let raw = gen(KeyType::U32, Dist::FewUnique, n, 100 + i as u64);
                     check_with(ctx, &s, &c, &raw, None, true);
+                }
+            }
+        }
+    });
+}
+
+/// The GPU's tile shapes (256 invocations x 16 keys for 32-bit keys, x 8 for 64-bit, x 4 for 128-bit: a tile of
+/// 16 KiB of keys, MergePolicy::for_items) on this device: sizes around the 4096-key tile and across several
+/// merge passes, both ways to find the split points, every key width, values, orders and bit ranges.
+#[test]
+fn gpu_tile_shapes() {
+    with_gpu(|ctx| {
+        for (key, value, order, bits) in [
+            (KeyType::U32, ValueType::None, Order::Ascending, None),
+            (KeyType::U32, ValueType::U32, Order::Descending, None),
+            (
+                KeyType::F32,
+                ValueType::U64,
+                Order::Ascending,
+                Some((4, 28)),
+            ),
+            (
+                KeyType::I64,
+                ValueType::U32,
+                Order::Ascending,
+                Some((8, 40)),
+            ),
+            (KeyType::U64, ValueType::None, Order::Descending, None),
+            (KeyType::U128, ValueType::U32, Order::Descending, None),
+        ] {
+            let c = Case {
+                value,
+                order,
+                bits,
+                ..Case::new(ALGO, key)
+            };
+            let kpt = 16 / key.words();
+            let d = device_policy(ctx, &c);
+            let shape = MergePolicy {
+                block_workgroup_size: 256,
+                block_items_per_invocation: kpt,
+                merge_workgroup_size: 256,
+                merge_items_per_invocation: kpt,
+                ..d
+            };
+            let b = shape.block_tile() as usize;
+            let sizes = if key == KeyType::U32 && value == ValueType::None {
+                let mut v = sizes_around(b);
+                v.extend([8 * b + 5, 18 * b + 5]);
+                v
+            } else {
+                vec![0, 1, 2, 3, b - 1, b, b + 1, 2 * b + 1, 5 * b + 17]
+            };
+            let max = *sizes.iter().max().unwrap();
+            for partition in Partition::ALL {
+                let s = sorter(ctx, &c, max, MergePolicy { partition, ..shape });
+                for (i, &n) in sizes.iter().enumerate() {
+                    let raw = gen(key, Dist::FewUnique, n, 300 + i as u64);
+                    check_with(ctx, &s, &c, &raw, None, true);
+                }
+                if key != KeyType::U32 || value != ValueType::None {
+                    break;
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. One
-//! invocation per merge tile finds, by a binary search of the merge path on the pass's source side, how many of
-//! the outputs before the tile's start come from the first run of its pair (ties from the first run: stable),
-//! and writes it to the partition array (4 bytes per tile; about 2 (log2(w) + 1) keys read per tile).
+//! subgroup per merge tile finds, by a k-ary search of the merge path on the pass's source side (gl_SubgroupSize
+//! probes per round, glsl/sort/merge/merge_split.glsl), how many of the outputs before the tile's start come from
+//! the first run of its pair (ties from the first run: stable), and writes it to the partition array (4 bytes
+//! per tile; about 2 gl_SubgroupSize (log_subgroup(w) + 1) keys read per tile, mostly from the caches).
 
 use super::{MergeSort, Sides};
 use crate::error::Result;
@@ -18,6 +19,8 @@ pub struct PartitionPush {
     pub merge_tile: u32,
     /// The merge pass (runs of block_tile << pass keys).
     pub pass: u32,
+    /// Tiles per workgroup: one per subgroup of the largest size.
+    pub group_tiles: u32,
 }
 
 pub(crate) fn record(
@@ -40,6 +43,7 @@ pub(crate) fn record(
         Spec::new(),
     )?;
     let tiles = count.max_n().div_ceil(p.merge_tile());
+    let group_tiles = (wg / s.plan.max).max(1);
     let [k0, _, k1, _] = b.sides;
     rec.dispatch(
         "vksort::merge::partition",
@@ -50,7 +54,8 @@ pub(crate) fn record(
             block_tile: p.block_tile() as u32,
             merge_tile: p.merge_tile() as u32,
             pass,
+            group_tiles,
         },
-        tiles.div_ceil(wg as u64) as u32,
+        tiles.div_ceil(group_tiles as u64) as u32,
     )
 }

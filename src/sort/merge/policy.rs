@@ -100,21 +100,22 @@ pub struct MergePolicy {
 }
 
 impl MergePolicy {
-    /// The device's policy for `items` (the shared-memory need grows with the key words).
+    /// The device's policy for `items`.
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        // 4 keys per invocation in both passes: on an H100 (2^24 u32 keys) the block pass took 0.89 ms with 4
-        // against 5.98 ms with 8 (the 8-key network ran from local memory), the merge passes 2.57 against
-        // 4.10 ms (docs/tuning.md).
-        let kpt = 4;
-        let fits =
-            |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        let mut wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
-        while wg > plan.max && !fits(wg) {
-            wg /= 2;
+        let wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
+        // Keys per invocation: GPUs hold a tile of 16 KiB of keys in shared memory (4096 u32 keys, 2048 u64,
+        // 1024 u128: 3 workgroups per SM on an H100, whose Vulkan driver gives an SM 48 KiB of shared memory in
+        // all), at most 16 keys per invocation; CPUs (lavapipe) 4 per invocation. Halved while a tile does not
+        // fit the device.
+        let mut kpt: u32 = if caps.is_cpu() { 4 } else { 16 };
+        if !caps.is_cpu() {
+            while kpt > 2 && (wg * kpt * items.key_words * 4) as u64 > 16 << 10 {
+                kpt /= 2;
+            }
         }
-        Self {
+        let mut p = Self {
             block_workgroup_size: wg,
             block_items_per_invocation: kpt,
             merge_workgroup_size: wg,
@@ -122,7 +123,22 @@ impl MergePolicy {
             merge_kernel: MergeKernel::Serial,
             partition: Partition::Fused,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
+        };
+        let limit = caps.max_shared_memory as u64;
+        while p.block_items_per_invocation > 2 && p.block_shared_bytes(items) > limit {
+            p.block_items_per_invocation /= 2;
         }
+        while p.merge_items_per_invocation > 1 && p.merge_shared_bytes(items) > limit {
+            p.merge_items_per_invocation /= 2;
+        }
+        while p.block_workgroup_size > plan.max && p.block_shared_bytes(items) > limit {
+            p.block_workgroup_size /= 2;
+            p.merge_workgroup_size = p.block_workgroup_size;
+        }
+        while p.merge_items_per_invocation > 1 && p.merge_tile() > 2 * p.block_tile() {
+            p.merge_items_per_invocation /= 2;
+        }
+        p
     }
 
     /// The device's policy for sorts of `key` with `value` (what a sorter uses without an override).
@@ -227,8 +243,16 @@ impl MergePolicy {
                 self.block_tile()
             ));
         }
-        for (what, tile) in [("block", self.block_tile()), ("merge", self.merge_tile())] {
-            let need = shared_bytes(tile, items);
+        if self.block_items_per_invocation < 2 {
+            return bad(format!(
+                "block_items_per_invocation {} must be at least 2 (the block pass packs two 16-bit tags per word)",
+                self.block_items_per_invocation
+            ));
+        }
+        for (what, tile, need) in [
+            ("block", self.block_tile(), self.block_shared_bytes(items)),
+            ("merge", self.merge_tile(), self.merge_shared_bytes(items)),
+        ] {
             if need > caps.max_shared_memory as u64 {
                 return bad(format!(
                     "a {what} tile of {tile} keys needs {need} bytes of shared memory; the device has {}",
@@ -240,9 +264,21 @@ impl MergePolicy {
     }
 }
 
-/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
-/// 32 items; the block and merge passes both use it) and the merge pass's two split points (16 bytes).
-pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
-    let words = items.key_words + 1;
-    (tile + tile / 32) * words as u64 * 4 + 16
+impl MergePolicy {
+    /// Shared memory of the block pass (merge_tile.glsl): the tile's key words, and with values a 16-bit tag per
+    /// key.
+    pub(crate) fn block_shared_bytes(&self, items: &Items) -> u64 {
+        let tile = self.block_tile();
+        tile * items.key_words as u64 * 4 + if items.val_words > 0 { tile * 2 } else { 0 }
+    }
+
+    /// Shared memory of a merge pass: the tile's key words ([`MergeKernel::Serial`]), or with
+    /// [`MergeKernel::Network`] bitonic.glsl's tagged items (key words and the tag, one padding word per 32).
+    pub(crate) fn merge_shared_bytes(&self, items: &Items) -> u64 {
+        let tile = self.merge_tile();
+        match self.merge_kernel {
+            MergeKernel::Serial => tile * items.key_words as u64 * 4,
+            MergeKernel::Network => (tile + tile / 32) * (items.key_words as u64 + 1) * 4,
+        }
+    }
 }
