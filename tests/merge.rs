@@ -141,6 +141,8 @@ fn sizes_kernels_and_tile_shapes() {
                 let p = MergePolicy {
                     merge_kernel: kernel,
                     partition,
+                    // Mixed: the first two merge passes fused, the longer runs with a partition pass.
+                    fused_max_run: 2 * shape.block_tile() as u32,
                     ..shape
                 };
                 let sizes = if si == 0 {
@@ -213,7 +215,12 @@ fn gpu_tile_shapes() {
             };
             let max = *sizes.iter().max().unwrap();
             for partition in Partition::ALL {
-                let s = sorter(ctx, &c, max, MergePolicy { partition, ..shape });
+                let p = MergePolicy {
+                    partition,
+                    fused_max_run: 2 * b as u32,
+                    ..shape
+                };
+                let s = sorter(ctx, &c, max, p);
                 for (i, &n) in sizes.iter().enumerate() {
                     let raw = gen(key, Dist::FewUnique, n, 300 + i as u64);
                     check_with(ctx, &s, &c, &raw, None, true);
@@ -353,6 +360,7 @@ fn gpu_side_count() {
             (KeyType::U32, MergeKernel::Network, Partition::Fused),
             (KeyType::U128, MergeKernel::Network, Partition::Pass),
             (KeyType::U64, MergeKernel::Serial, Partition::Fused),
+            (KeyType::F32, MergeKernel::Serial, Partition::Mixed),
         ] {
             let c = Case {
                 value: ValueType::U64,
@@ -363,10 +371,12 @@ fn gpu_side_count() {
                 },
                 ..Case::new(ALGO, key)
             };
+            let d = device_policy(ctx, &c);
             let p = MergePolicy {
                 merge_kernel: kernel,
                 partition,
-                ..device_policy(ctx, &c)
+                fused_max_run: 2 * d.block_tile() as u32,
+                ..d
             };
             let b = p.block_tile() as usize;
             let cap = 9 * b + 5;

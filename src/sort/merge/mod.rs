@@ -13,14 +13,15 @@
 //!   with values, a 16-bit tile position per key beside them, by which each value is gathered once. Reads
 //!   k + v, writes k + v. A sort of at most B keys is this one pass, in place, in one workgroup.
 //! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
-//!   `vksort::merge::partition` ([`partition`], [`Partition::Pass`] only): one subgroup per output tile of T
+//!   `vksort::merge::partition` ([`partition`]; every pass with [`Partition::Pass`], the passes of runs longer
+//!   than [`MergePolicy::fused_max_run`] with [`Partition::Mixed`], none with [`Partition::Fused`]): one
+//!   subgroup per output tile of T
 //!   keys finds, by a k-ary search of the merge path (gl_SubgroupSize probes of two keys per round,
 //!   ceil(log_subgroup(w)) + 1 rounds), how many of the outputs before the tile come from the pair's first run
 //!   (ties take from the first run: stable). Writes 4 bytes per tile.
 //!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
-//!   from the two slices the split points give (read from the partition array, or with
-//!   [`Partition::Fused`], the default, found by every subgroup of the workgroup itself with the same k-ary
-//!   search, both ends at once), with the policy's [`MergeKernel`] (the slices' keys in shared memory, a
+//!   from the two slices the split points give (read from the partition array, or, without a partition pass,
+//!   found by every subgroup of the workgroup itself with the same k-ary search, both ends at once), with the policy's [`MergeKernel`] (the slices' keys in shared memory, a
 //!   merge-path search and a serial merge of `merge_items_per_invocation` keys per invocation into registers,
 //!   a coalesced store through shared memory; or a bitonic merge network). Reads k + v (values gathered by
 //!   source position), writes k + v.
@@ -33,7 +34,7 @@
 //!
 //! # Scratch layout ([`Layout`])
 //! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
-//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, with [`Partition::Pass`], the
+//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when any pass has a partition pass, the
 //! partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
 //! block.
 
@@ -78,7 +79,7 @@ pub struct Layout {
     /// Keys of side 1 (None when no merge pass can run: max_n at most one block tile).
     pub alt_keys: Option<(u64, u64)>,
     pub alt_values: Option<(u64, u64)>,
-    /// One u32 per merge tile: the co-rank of its start ([`Partition::Pass`] only).
+    /// One u32 per merge tile: the co-rank of its start (when any merge pass has a partition pass).
     pub partition: Option<(u64, u64)>,
     /// Bytes of scratch.
     pub total: u64,
@@ -137,7 +138,8 @@ impl MergeSort {
         }
         let alt_keys = r.take(self.items.key_bytes(max_n));
         let alt_values = r.take(self.items.val_bytes(max_n));
-        let partition = (self.policy.partition == Partition::Pass)
+        let partition = (0..self.policy.merge_passes(max_n))
+            .any(|q| !self.policy.fused(q))
             .then(|| r.take(max_n.div_ceil(self.policy.merge_tile()) * 4));
         Layout {
             alt_keys: Some(alt_keys),
@@ -169,7 +171,7 @@ impl MergeSort {
             block::record(self, rec, &s, &count)?;
             for p in 0..self.policy.merge_passes(n) {
                 rec.barrier();
-                if self.policy.partition == Partition::Pass {
+                if !self.policy.fused(p) {
                     partition::record(self, rec, &s, &count, p)?;
                     rec.barrier();
                 }
@@ -254,26 +256,27 @@ impl ItemsFamily for MergeSort {
         // partition pass (Pass; the merge pass then reads two words per tile), both ends of the tile inside the
         // merge pass (Fused; every subgroup of the workgroup searches, the repeats hit the caches).
         let sg = self.plan.max.max(2) as f64;
-        let rounds: f64 = (0..merges)
-            .map(|q| ((log_b + q as f64) / sg.log2()).ceil() + 1.0)
-            .sum();
-        let (split_read, split_ops) = match p.partition {
-            Partition::Pass => {
-                let probes = rounds * tiles * sg;
-                passes.push(PassModel::new(
-                    "vksort::merge::partition",
-                    merges,
-                    probes * 2.0 * k,
-                    merges as f64 * tiles * 4.0,
-                    probes / nf.max(1.0),
-                ));
-                (merges as f64 * tiles * 8.0, 0.0)
+        let rounds = |q: u32| ((log_b + q as f64) / sg.log2()).ceil() + 1.0;
+        let (mut part_probes, mut part_passes, mut fused_probes) = (0.0, 0, 0.0);
+        for q in 0..merges {
+            if p.fused(q) {
+                fused_probes += rounds(q) * tiles * 2.0 * sg;
+            } else {
+                part_probes += rounds(q) * tiles * sg;
+                part_passes += 1;
             }
-            Partition::Fused => {
-                let probes = rounds * tiles * 2.0 * sg;
-                (probes * 2.0 * k, probes / nf.max(1.0))
-            }
-        };
+        }
+        if part_passes > 0 {
+            passes.push(PassModel::new(
+                "vksort::merge::partition",
+                part_passes,
+                part_probes * 2.0 * k,
+                part_passes as f64 * tiles * 4.0,
+                part_probes / nf.max(1.0),
+            ));
+        }
+        let split_read = part_passes as f64 * tiles * 8.0 + fused_probes * 2.0 * k;
+        let split_ops = fused_probes / nf.max(1.0);
         let ops = match p.merge_kernel {
             MergeKernel::Serial => log_t / p.merge_items_per_invocation as f64 + 2.0,
             MergeKernel::Network => log_t,

@@ -43,10 +43,7 @@ pub(crate) fn record(
         p.merge_workgroup_size,
         Spec::new()
             .with(sh::KPT, p.merge_items_per_invocation)
-            .with(
-                sh::FUSED_SPLIT,
-                (p.partition == super::Partition::Fused) as u32,
-            ),
+            .with(sh::FUSED_SPLIT, p.fused(pass) as u32),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

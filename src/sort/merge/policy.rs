@@ -52,24 +52,27 @@ impl MergeKernel {
 /// Where a merge pass finds the split points (merge-path co-ranks) of its output tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Partition {
-    /// A pass of its own before each merge pass (`vksort::merge::partition`): one invocation per tile runs a
-    /// binary search of log2(w) + 1 dependent probes; the merge pass reads the results. Two dispatches per
-    /// merge pass.
+    /// A pass of its own before each merge pass (`vksort::merge::partition`): one subgroup per tile runs a
+    /// k-ary search of ceil(log_subgroup(w)) + 1 dependent rounds, all tiles at once; the merge pass reads the
+    /// results. Two dispatches per merge pass.
     Pass,
-    /// In the merge pass: two subgroups of each workgroup search the tile's two diagonals, gl_SubgroupSize
-    /// probes per round (ceil(log_subgroup(w)) + 1 dependent rounds). One dispatch per merge pass, no partition
-    /// array.
-    #[default]
+    /// In the merge pass: every subgroup of each workgroup searches the tile's two diagonals together (the same
+    /// k-ary search) before loading the tile. One dispatch per merge pass, no partition array.
     Fused,
+    /// Fused for the passes that merge runs of up to [`MergePolicy::fused_max_run`] keys (short searches, one
+    /// dispatch), a partition pass for the longer runs (whose searches would hold every workgroup back).
+    #[default]
+    Mixed,
 }
 
 impl Partition {
-    pub const ALL: [Partition; 2] = [Partition::Pass, Partition::Fused];
+    pub const ALL: [Partition; 3] = [Partition::Pass, Partition::Fused, Partition::Mixed];
 
     pub fn name(self) -> &'static str {
         match self {
             Partition::Pass => "pass",
             Partition::Fused => "fused",
+            Partition::Mixed => "mixed",
         }
     }
 }
@@ -92,10 +95,12 @@ pub struct MergePolicy {
     pub merge_items_per_invocation: u32,
     /// The per-workgroup merge. Default [`MergeKernel::Serial`].
     pub merge_kernel: MergeKernel,
-    /// Where the split points are found. Default [`Partition::Fused`].
+    /// Where the split points are found. Default [`Partition::Mixed`].
     pub partition: Partition,
-    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one invocation per merge
-    /// tile; [`Partition::Pass`] only). Default 64.
+    /// With [`Partition::Mixed`]: the longest runs (keys) whose merge pass finds its own split points.
+    pub fused_max_run: u32,
+    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one subgroup per merge
+    /// tile). Default 64.
     pub partition_workgroup_size: u32,
 }
 
@@ -121,7 +126,8 @@ impl MergePolicy {
             merge_workgroup_size: wg,
             merge_items_per_invocation: kpt,
             merge_kernel: MergeKernel::Serial,
-            partition: Partition::Fused,
+            partition: Partition::Mixed,
+            fused_max_run: 1 << 16,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
         };
         let limit = caps.max_shared_memory as u64;
@@ -154,7 +160,7 @@ impl MergePolicy {
 
     /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
     /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
-    /// `partition` (0 pass, 1 fused); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
+    /// `partition` (0 pass, 1 fused, 2 mixed), `fused_run` (numbers); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
     /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "merge", |k, v, bad| {
@@ -170,10 +176,11 @@ impl MergePolicy {
                         .ok_or_else(|| bad(format!("kernel={v}: 0 (serial) or 1 (network)")))?
                 }
                 "partition" => {
-                    self.partition = *Partition::ALL
-                        .get(v as usize)
-                        .ok_or_else(|| bad(format!("partition={v}: 0 (pass) or 1 (fused)")))?
+                    self.partition = *Partition::ALL.get(v as usize).ok_or_else(|| {
+                        bad(format!("partition={v}: 0 (pass), 1 (fused) or 2 (mixed)"))
+                    })?
                 }
+                "fused_run" => self.fused_max_run = v,
                 _ => return Err(bad(format!("unknown key `{k}`"))),
             }
             Ok(())
@@ -189,6 +196,15 @@ impl MergePolicy {
     /// Keys per workgroup of a merge pass.
     pub fn merge_tile(&self) -> u64 {
         (self.merge_workgroup_size * self.merge_items_per_invocation) as u64
+    }
+
+    /// Whether merge pass `pass` finds its own split points (no partition pass before it).
+    pub fn fused(&self, pass: u32) -> bool {
+        match self.partition {
+            Partition::Pass => false,
+            Partition::Fused => true,
+            Partition::Mixed => self.block_tile() << pass.min(40) <= self.fused_max_run as u64,
+        }
     }
 
     /// Merge passes of a sort of `n` keys: ceil(log2(ceil(n / block tile))).
