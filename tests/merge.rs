@@ -141,8 +141,8 @@ fn sizes_kernels_and_tile_shapes() {
                 let p = MergePolicy {
                     merge_kernel: kernel,
                     partition,
-                    // Mixed: the first two merge passes fused, the longer runs with a partition pass.
-                    fused_max_run: 2 * shape.block_tile() as u32,
+                    // Mixed: sorts of up to two block tiles fused, larger ones with partition passes.
+                    fused_max_keys: 2 * shape.block_tile() as u32,
                     ..shape
                 };
                 let sizes = if si == 0 {
@@ -217,7 +217,7 @@ fn gpu_tile_shapes() {
             for partition in Partition::ALL {
                 let p = MergePolicy {
                     partition,
-                    fused_max_run: 2 * b as u32,
+                    fused_max_keys: 2 * b as u32,
                     ..shape
                 };
                 let s = sorter(ctx, &c, max, p);
@@ -375,7 +375,8 @@ fn gpu_side_count() {
             let p = MergePolicy {
                 merge_kernel: kernel,
                 partition,
-                fused_max_run: 2 * d.block_tile() as u32,
+                // Mixed: counts up to 5 tiles fused (host counts), the capacity with partition passes.
+                fused_max_keys: 5 * d.block_tile() as u32,
                 ..d
             };
             let b = p.block_tile() as usize;

@@ -69,22 +69,33 @@ void main() {
     }
 
     // Odd-even transposition sort of the invocation's KPT keys (KPT rounds; each round's comparators are
-    // disjoint). Register indices depend only on the inner loop's counter.
-    [[unroll]] for (uint r = 0u; r < KPT; r++) {
-        [[unroll]] for (uint a = 0u; a + 1u < KPT; a++) {
-            if ((a & 1u) == (r & 1u)) {
-                bool sw = key_lt(k[a + 1u], k[a]);
-                uvec4 lo = sw ? k[a + 1u] : k[a];
-                uvec4 hi = sw ? k[a] : k[a + 1u];
-                k[a] = lo;
-                k[a + 1u] = hi;
-                if (vals) {
-                    uint tl = sw ? tg[a + 1u] : tg[a];
-                    uint th = sw ? tg[a] : tg[a + 1u];
-                    tg[a] = tl;
-                    tg[a + 1u] = th;
-                }
-            }
+    // disjoint). Register indices depend only on the inner loops' counters. Keys only: fully unrolled. With tags,
+    // a loop of pairs of rounds: fully unrolled, the compiler's schedule of the network wanted more registers
+    // than the residency its shared memory allows and spilled (H200: 128 registers and 384 bytes of local memory
+    // per invocation at 16 keys, 64 and 176 at 8).
+#define OET_ROUND(PARITY)                                          \
+    [[unroll]] for (uint a = PARITY; a + 1u < KPT; a += 2u) {      \
+        bool sw = mkey_lt(k[a + 1u], k[a]);                        \
+        uvec4 lo = sw ? k[a + 1u] : k[a];                          \
+        uvec4 hi = sw ? k[a] : k[a + 1u];                          \
+        k[a] = lo;                                                 \
+        k[a + 1u] = hi;                                            \
+        if (vals) {                                                \
+            uint tl = sw ? tg[a + 1u] : tg[a];                     \
+            uint th = sw ? tg[a] : tg[a + 1u];                     \
+            tg[a] = tl;                                            \
+            tg[a + 1u] = th;                                       \
+        }                                                          \
+    }
+    if (vals) {
+        [[dont_unroll]] for (uint r = 0u; r < KPT; r += 2u) {
+            OET_ROUND(0u)
+            OET_ROUND(1u)
+        }
+    } else {
+        [[unroll]] for (uint r = 0u; r < KPT; r += 2u) {
+            OET_ROUND(0u)
+            OET_ROUND(1u)
         }
     }
 
@@ -104,7 +115,7 @@ void main() {
         uvec4 ka = skey_get(pa + min(i, s - 1u));
         uvec4 kb = skey_get(pb + min(j, s - 1u));
         [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            bool take_b = j < s && (i >= s || key_lt(kb, ka));
+            bool take_b = j < s && (i >= s || mkey_lt(kb, ka));
             uint from = take_b ? pb + j : pa + i;
             k[a] = take_b ? kb : ka;
             if (vals) tg[a] = stag_get(from);

@@ -93,7 +93,7 @@ void main() {
     uvec4 kb = skey_get(min(j, TILE - 1u));
     uint from[KPT];
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
-        bool take_b = j < m && (i >= na || key_lt(kb, ka));
+        bool take_b = j < m && (i >= na || mkey_lt(kb, ka));
         uint f = take_b ? j : i;
         k[a] = take_b ? kb : ka;
         from[a] = f;

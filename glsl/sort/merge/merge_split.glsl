@@ -39,8 +39,8 @@ uvec2 split_pair(uint src, uint s, uint la, uint lb, uint k0, uint k1) {
             b1 = KEY_AT(keys0, pb1);
         }
         // Before the path: B[k - i - 1] >= A[i].
-        bool before0 = in0 && !key_lt(key_order(b0), key_order(a0));
-        bool before1 = in1 && !key_lt(key_order(b1), key_order(a1));
+        bool before0 = in0 && !mkey_lt(key_order(b0), key_order(a0));
+        bool before1 = in1 && !mkey_lt(key_order(b1), key_order(a1));
         uint c0 = subgroupBallotBitCount(subgroupBallot(before0));
         uint c1 = subgroupBallotBitCount(subgroupBallot(before1));
         if (lo.x < hi.x) {

@@ -52,7 +52,7 @@ uint path_search(uint a, uint na, uint b, uint nb, uint d) {
     uint hi = min(d, na);
     while (lo < hi) {
         uint mid = (lo + hi) >> 1u;
-        if (key_lt(skey_get(b + d - mid - 1u), skey_get(a + mid))) {
+        if (mkey_lt(skey_get(b + d - mid - 1u), skey_get(a + mid))) {
             hi = mid;
         } else {
             lo = mid + 1u;

@@ -29,7 +29,9 @@ pub(crate) fn record(s: &MergeSort, rec: &mut Recorder, b: &Sides, count: &Count
         false,
         sh::SHADER,
         p.block_workgroup_size,
-        Spec::new().with(sh::KPT, p.block_items_per_invocation),
+        Spec::new()
+            .with(sh::KPT, p.block_items_per_invocation)
+            .with(sh::MASKED, s.masked()),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

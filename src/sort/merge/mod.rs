@@ -13,9 +13,8 @@
 //!   with values, a 16-bit tile position per key beside them, by which each value is gathered once. Reads
 //!   k + v, writes k + v. A sort of at most B keys is this one pass, in place, in one workgroup.
 //! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
-//!   `vksort::merge::partition` ([`partition`]; every pass with [`Partition::Pass`], the passes of runs longer
-//!   than [`MergePolicy::fused_max_run`] with [`Partition::Mixed`], none with [`Partition::Fused`]): one
-//!   subgroup per output tile of T
+//!   `vksort::merge::partition` ([`partition`]; with [`Partition::Pass`], and with [`Partition::Mixed`] for
+//!   sorts of more than [`MergePolicy::fused_max_keys`] keys): one subgroup per output tile of T
 //!   keys finds, by a k-ary search of the merge path (gl_SubgroupSize probes of two keys per round,
 //!   ceil(log_subgroup(w)) + 1 rounds), how many of the outputs before the tile come from the pair's first run
 //!   (ties take from the first run: stable). Writes 4 bytes per tile.
@@ -138,8 +137,7 @@ impl MergeSort {
         }
         let alt_keys = r.take(self.items.key_bytes(max_n));
         let alt_values = r.take(self.items.val_bytes(max_n));
-        let partition = (0..self.policy.merge_passes(max_n))
-            .any(|q| !self.policy.fused(q))
+        let partition = (!self.policy.fused(max_n))
             .then(|| r.take(max_n.div_ceil(self.policy.merge_tile()) * 4));
         Layout {
             alt_keys: Some(alt_keys),
@@ -171,7 +169,7 @@ impl MergeSort {
             block::record(self, rec, &s, &count)?;
             for p in 0..self.policy.merge_passes(n) {
                 rec.barrier();
-                if !self.policy.fused(p) {
+                if !self.policy.fused(n) {
                     partition::record(self, rec, &s, &count, p)?;
                     rec.barrier();
                 }
@@ -179,6 +177,13 @@ impl MergeSort {
             }
             Ok(())
         })
+    }
+
+    /// `MASKED` of merge_side.glsl: 1 when a bit range leaves some bit of the key out of the order (the
+    /// comparisons then mask both keys), 0 when every bit orders.
+    pub(crate) fn masked(&self) -> u32 {
+        let kw = self.items.key_words as usize;
+        self.items.mask[..kw].iter().any(|&m| m != u32::MAX) as u32
     }
 
     /// Binds the two sides: side 1 and the partition array are stand-ins (the control block) when no merge
@@ -257,14 +262,13 @@ impl ItemsFamily for MergeSort {
         // merge pass (Fused; every subgroup of the workgroup searches, the repeats hit the caches).
         let sg = self.plan.max.max(2) as f64;
         let rounds = |q: u32| ((log_b + q as f64) / sg.log2()).ceil() + 1.0;
+        let all_rounds: f64 = (0..merges).map(rounds).sum();
         let (mut part_probes, mut part_passes, mut fused_probes) = (0.0, 0, 0.0);
-        for q in 0..merges {
-            if p.fused(q) {
-                fused_probes += rounds(q) * tiles * 2.0 * sg;
-            } else {
-                part_probes += rounds(q) * tiles * sg;
-                part_passes += 1;
-            }
+        if p.fused(n) {
+            fused_probes = all_rounds * tiles * 2.0 * sg;
+        } else {
+            part_probes = all_rounds * tiles * sg;
+            part_passes = merges;
         }
         if part_passes > 0 {
             passes.push(PassModel::new(

@@ -40,7 +40,7 @@ pub(crate) fn record(
         false,
         sh::SHADER,
         wg,
-        Spec::new(),
+        Spec::new().with(sh::MASKED, s.masked()),
     )?;
     let tiles = count.max_n().div_ceil(p.merge_tile());
     let group_tiles = (wg / s.plan.max).max(1);

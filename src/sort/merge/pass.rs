@@ -43,7 +43,8 @@ pub(crate) fn record(
         p.merge_workgroup_size,
         Spec::new()
             .with(sh::KPT, p.merge_items_per_invocation)
-            .with(sh::FUSED_SPLIT, p.fused(pass) as u32),
+            .with(sh::MASKED, s.masked())
+            .with(sh::FUSED_SPLIT, p.fused(count.max_n()) as u32),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

@@ -59,8 +59,9 @@ pub enum Partition {
     /// In the merge pass: every subgroup of each workgroup searches the tile's two diagonals together (the same
     /// k-ary search) before loading the tile. One dispatch per merge pass, no partition array.
     Fused,
-    /// Fused for the passes that merge runs of up to [`MergePolicy::fused_max_run`] keys (short searches, one
-    /// dispatch), a partition pass for the longer runs (whose searches would hold every workgroup back).
+    /// Fused for sorts of up to [`MergePolicy::fused_max_keys`] keys (a pass's tiles then fit about one wave of
+    /// workgroups, and a dispatch costs more than the searches), a partition pass before every merge pass of
+    /// larger sorts (whose fused searches would hold every wave of workgroups back).
     #[default]
     Mixed,
 }
@@ -97,8 +98,9 @@ pub struct MergePolicy {
     pub merge_kernel: MergeKernel,
     /// Where the split points are found. Default [`Partition::Mixed`].
     pub partition: Partition,
-    /// With [`Partition::Mixed`]: the longest runs (keys) whose merge pass finds its own split points.
-    pub fused_max_run: u32,
+    /// With [`Partition::Mixed`]: the largest sorts (keys; the capacity with a GPU-side count) whose merge passes
+    /// find their own split points.
+    pub fused_max_keys: u32,
     /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one subgroup per merge
     /// tile). Default 64.
     pub partition_workgroup_size: u32,
@@ -127,7 +129,7 @@ impl MergePolicy {
             merge_items_per_invocation: kpt,
             merge_kernel: MergeKernel::Serial,
             partition: Partition::Mixed,
-            fused_max_run: 1 << 16,
+            fused_max_keys: 1 << 21,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
         };
         let limit = caps.max_shared_memory as u64;
@@ -160,7 +162,7 @@ impl MergePolicy {
 
     /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
     /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
-    /// `partition` (0 pass, 1 fused, 2 mixed), `fused_run` (numbers); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
+    /// `partition` (0 pass, 1 fused, 2 mixed), `fused_max` (numbers); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
     /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "merge", |k, v, bad| {
@@ -180,7 +182,7 @@ impl MergePolicy {
                         bad(format!("partition={v}: 0 (pass), 1 (fused) or 2 (mixed)"))
                     })?
                 }
-                "fused_run" => self.fused_max_run = v,
+                "fused_max" => self.fused_max_keys = v,
                 _ => return Err(bad(format!("unknown key `{k}`"))),
             }
             Ok(())
@@ -198,12 +200,12 @@ impl MergePolicy {
         (self.merge_workgroup_size * self.merge_items_per_invocation) as u64
     }
 
-    /// Whether merge pass `pass` finds its own split points (no partition pass before it).
-    pub fn fused(&self, pass: u32) -> bool {
+    /// Whether the merge passes of a sort of `n` keys find their own split points (no partition passes).
+    pub fn fused(&self, n: u64) -> bool {
         match self.partition {
             Partition::Pass => false,
             Partition::Fused => true,
-            Partition::Mixed => self.block_tile() << pass.min(40) <= self.fused_max_run as u64,
+            Partition::Mixed => n <= self.fused_max_keys as u64,
         }
     }
 
