@@ -214,9 +214,16 @@ fn gpu_tile_shapes() {
                 vec![0, 1, 2, 3, b - 1, b, b + 1, 2 * b + 1, 5 * b + 17]
             };
             let max = *sizes.iter().max().unwrap();
-            for partition in Partition::ALL {
+            // Every way to find the split points; the partition pass also with 2 lanes per tile (binary-like).
+            let mut finds: Vec<(Partition, u32)> = Partition::ALL
+                .iter()
+                .map(|&p| (p, shape.partition_lanes))
+                .collect();
+            finds.push((Partition::Pass, 2));
+            for (partition, lanes) in finds {
                 let p = MergePolicy {
                     partition,
+                    partition_lanes: lanes,
                     fused_max_keys: 2 * b as u32,
                     ..shape
                 };
@@ -565,6 +572,18 @@ fn bad_input_is_rejected() {
             },
             MergePolicy {
                 block_workgroup_size: 100,
+                ..d
+            },
+            MergePolicy {
+                partition_lanes: 3,
+                ..d
+            },
+            MergePolicy {
+                partition_lanes: 1,
+                ..d
+            },
+            MergePolicy {
+                block_items_per_invocation: 1,
                 ..d
             },
             MergePolicy {

@@ -55,7 +55,7 @@ void main() {
     uint i0;
     uint i1;
     if (FUSED_SPLIT != 0u) {
-        uvec2 r = split_pair(src, s, la, lb, k0, k1);
+        uvec2 r = split_pair(src, s, la, lb, k0, k1, gl_SubgroupSize);
         i0 = r.x;
         i1 = r.y;
     } else {

@@ -1,12 +1,12 @@
 #version 460
 // merge_partition.comp (vksort::merge::partition): the split points of merge pass `pass` (sorted runs of
-// w = block_tile << pass keys on side S0 ^ (pass & 1), merged in pairs). One subgroup per output tile t (tiles of
-// merge_tile keys; merge_tile divides 2w, so no tile straddles two pairs; `group_tiles` tiles per workgroup): at
-// the tile's start d = t * merge_tile, in the pair that starts at s = floor(d / 2w) * 2w, the merge-path co-rank
-// i: the first k = d - s outputs of the pair's stable merge are A[0, i) and B[0, k - i) (A = the pair's first
-// run, B the second; ties take from A), found by a k-ary search of gl_SubgroupSize probes per round
-// (merge_split.glsl: ceil(log_(subgroup size)(w)) + 1 dependent rounds). Written to part[t]. Nothing to do when
-// the pass is not needed (pass >= P(n)).
+// w = block_tile << pass keys on side S0 ^ (pass & 1), merged in pairs). One cluster of `lanes` consecutive
+// invocations per output tile t (tiles of merge_tile keys; merge_tile divides 2w, so no tile straddles two pairs):
+// at the tile's start d = t * merge_tile, in the pair that starts at s = floor(d / 2w) * 2w, the merge-path
+// co-rank i: the first k = d - s outputs of the pair's stable merge are A[0, i) and B[0, k - i) (A = the pair's
+// first run, B the second; ties take from A), found by a k-ary search of `lanes` probes per round
+// (merge_split.glsl: ceil(log_lanes(w)) + 1 dependent rounds). Written to part[t]. Nothing to do when the pass is
+// not needed (pass >= P(n)).
 #include "common.glsl"
 #include "keys.glsl"
 #include "items.glsl"
@@ -22,7 +22,7 @@ layout(push_constant) uniform Push {
     uint block_tile;
     uint merge_tile;
     uint pass;
-    uint group_tiles;   // tiles per workgroup (its invocations / the largest subgroup size)
+    uint lanes;   // invocations per tile (a power of two, at least 2, dividing the smallest subgroup size)
 } pc;
 
 void main() {
@@ -33,15 +33,14 @@ void main() {
     uint tiles = div_ceil(n, pc.merge_tile);
     uint side = (passes ^ pc.pass) & 1u;
     uint w = pc.block_tile << pc.pass;
-    uint first = flat_group_id() * pc.group_tiles;
-    // Uniform in each subgroup: a subgroup smaller than the largest size takes several tiles.
-    for (uint t = first + gl_SubgroupID; t < min(first + pc.group_tiles, tiles); t += gl_NumSubgroups) {
-        uint d = t * pc.merge_tile;
-        uint s = d / (2u * w) * (2u * w);
-        uint la = min(w, n - s);
-        uint lb = min(w, n - s - la);
-        uint k = d - s;
-        uint i = split_pair(side, s, la, lb, k, k).x;
-        if (subgroupElect()) part[t] = i;
-    }
+    // Every invocation takes part in the search's subgroup operations; a cluster past the last tile searches an
+    // empty range.
+    uint t = flat_group_id() * (WG_SIZE / pc.lanes) + gl_LocalInvocationID.x / pc.lanes;
+    uint d = min(t, tiles - 1u) * pc.merge_tile;
+    uint s = d / (2u * w) * (2u * w);
+    uint la = min(w, n - s);
+    uint lb = min(w, n - s - la);
+    uint k = t < tiles ? d - s : 0u;
+    uint i = split_pair(side, s, la, lb, k, k, pc.lanes).x;
+    if (t < tiles && (gl_LocalInvocationID.x & (pc.lanes - 1u)) == 0u) part[t] = i;
 }

@@ -1,8 +1,8 @@
-//! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. One
-//! subgroup per merge tile finds, by a k-ary search of the merge path on the pass's source side (gl_SubgroupSize
-//! probes per round, glsl/sort/merge/merge_split.glsl), how many of the outputs before the tile's start come from
-//! the first run of its pair (ties from the first run: stable), and writes it to the partition array (4 bytes
-//! per tile; about 2 gl_SubgroupSize (log_subgroup(w) + 1) keys read per tile, mostly from the caches).
+//! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. A
+//! cluster of [`super::MergePolicy::partition_lanes`] invocations per merge tile finds, by a k-ary search of the
+//! merge path on the pass's source side (that many probes per round, glsl/sort/merge/merge_split.glsl), how many
+//! of the outputs before the tile's start come from the first run of its pair (ties from the first run: stable),
+//! and writes it to the partition array (4 bytes per tile; about 2 lanes (log_lanes(w) + 1) keys read per tile).
 
 use super::{MergeSort, Sides};
 use crate::error::Result;
@@ -19,8 +19,8 @@ pub struct PartitionPush {
     pub merge_tile: u32,
     /// The merge pass (runs of block_tile << pass keys).
     pub pass: u32,
-    /// Tiles per workgroup: one per subgroup of the largest size.
-    pub group_tiles: u32,
+    /// Invocations per tile ([`super::MergePolicy::partition_lanes`]).
+    pub lanes: u32,
 }
 
 pub(crate) fn record(
@@ -43,7 +43,7 @@ pub(crate) fn record(
         Spec::new().with(sh::MASKED, s.masked()),
     )?;
     let tiles = count.max_n().div_ceil(p.merge_tile());
-    let group_tiles = (wg / s.plan.max).max(1);
+    let lanes = p.partition_lanes;
     let [k0, _, k1, _] = b.sides;
     rec.dispatch(
         "vksort::merge::partition",
@@ -54,8 +54,8 @@ pub(crate) fn record(
             block_tile: p.block_tile() as u32,
             merge_tile: p.merge_tile() as u32,
             pass,
-            group_tiles,
+            lanes,
         },
-        tiles.div_ceil(group_tiles as u64) as u32,
+        tiles.div_ceil((wg / lanes) as u64) as u32,
     )
 }

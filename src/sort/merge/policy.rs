@@ -101,9 +101,12 @@ pub struct MergePolicy {
     /// With [`Partition::Mixed`]: the largest sorts (keys; the capacity with a GPU-side count) whose merge passes
     /// find their own split points.
     pub fused_max_keys: u32,
-    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one subgroup per merge
-    /// tile). Default 64.
+    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
     pub partition_workgroup_size: u32,
+    /// Invocations (probes per round) of the partition pass's search of one tile's split point: a power of two,
+    /// at least 2, at most the smallest subgroup size and at most 32 (or the fixed subgroup size). Default the
+    /// smallest subgroup size, at most 32.
+    pub partition_lanes: u32,
 }
 
 impl MergePolicy {
@@ -131,6 +134,7 @@ impl MergePolicy {
             partition: Partition::Mixed,
             fused_max_keys: 1 << 21,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
+            partition_lanes: pow2_floor(plan.min.clamp(2, 32)),
         };
         let limit = caps.max_shared_memory as u64;
         while p.block_items_per_invocation > 2 && p.block_shared_bytes(items) > limit {
@@ -161,7 +165,7 @@ impl MergePolicy {
     }
 
     /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
-    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
+    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg`, `part_lanes` (numbers), `kernel` (0 serial, 1 network),
     /// `partition` (0 pass, 1 fused, 2 mixed), `fused_max` (numbers); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
     /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
@@ -172,6 +176,7 @@ impl MergePolicy {
                 "merge_wg" => self.merge_workgroup_size = v,
                 "merge_kpt" => self.merge_items_per_invocation = v,
                 "part_wg" => self.partition_workgroup_size = v,
+                "part_lanes" => self.partition_lanes = v,
                 "kernel" => {
                     self.merge_kernel = *MergeKernel::ALL
                         .get(v as usize)
@@ -259,6 +264,18 @@ impl MergePolicy {
                 "the merge tile ({} keys) must divide twice the block tile ({} keys)",
                 self.merge_tile(),
                 self.block_tile()
+            ));
+        }
+        let lanes = self.partition_lanes;
+        if !lanes.is_power_of_two()
+            || lanes < 2
+            || lanes > plan.min
+            || (lanes > 32 && plan.min != plan.max)
+        {
+            return bad(format!(
+                "partition_lanes {lanes} must be a power of two of at least 2 and at most the smallest subgroup size \
+                 {} (at most 32 where the subgroup size varies)",
+                plan.min
             ));
         }
         if self.block_items_per_invocation < 2 {
