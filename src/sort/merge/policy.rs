@@ -3,20 +3,22 @@
 //! to the shaders as specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`] (or
 //! [`MergePolicy::with_overrides`] strings; `examples/merge_sweep` times a grid of them).
 //!
-//! Why the defaults (measured on an H100, 2^24 u32 keys, 2026-11-25; docs/tuning.md):
-//! - Tiles of 4 keys per invocation and 256 invocations (128 on CPUs): 1024-key tiles. With 8 keys per
-//!   invocation the NVIDIA compiler kept the bitonic network in local memory (256 bytes per invocation) and the
-//!   block pass took 5.98 ms against 0.89 ms with 4; the merge passes took 4.10 against 2.57 ms. 512 x 4 block
-//!   tiles (one merge pass fewer) measured 1.14 ms. The workgroup is halved while the tile with its tags (key
-//!   words + 1 per key) does not fit the shared memory. Values never enter shared memory (they are gathered by
-//!   source position), so the value width does not change the tiles.
-//! - [`MergeKernel::Serial`]: the serial merge does log2(tile) + `items_per_invocation` comparisons per
-//!   invocation against the network's log2(tile) compare-exchange steps over every key, with barriers for the
-//!   long strides (the Intel report (seed 001) measured the network's index computations and reversal as its
-//!   overhead). Measured: 4.10 ms (serial) against 5.47 ms (network) for the merge passes of 2^24 u32 keys on an
-//!   H100 (8 keys per invocation); on lavapipe the serial merge is about 2x faster (2^16 keys).
-//! - [`Partition::Fused`]: one dispatch (and barrier) per merge pass instead of two, and ceil(log_32(w)) + 1
-//!   dependent rounds of loads per split point instead of log2(w) + 1.
+//! Why the defaults (an H200, `vksort bench` with warm clocks, 2026-11-26; docs/tuning.md, "MergePolicy"):
+//! - Tiles of 16 KiB of keys on GPUs: 256 invocations x 16 keys for 32-bit keys (4096 keys), x 8 for 64-bit,
+//!   x 4 for 128-bit, in both passes. Shared memory holds only keys (16-bit tags beside them in the block pass
+//!   with values), so 3 workgroups stay resident per SM under the driver's 48 KiB per SM; 2^24 u32 keys:
+//!   merge tiles of 256 x 16 1.27 ms, 256 x 8 1.34, 256 x 4 1.63 (partition passes); 512 x 8 1.20 against
+//!   1.22 with 256 x 16. Pairs keep the 4096-key block tile at 24 KiB (2 per SM): 1.82 ms against 1.86 with
+//!   256 x 8 (one merge pass more). CPUs (lavapipe) 128 x 4.
+//! - [`MergeKernel::Serial`]: log2(tile) + `items_per_invocation` comparisons per invocation; the bitonic merge
+//!   network does log2(tile) compare-exchange steps over every key with barriers for the long strides.
+//! - [`Partition::Mixed`] with `fused_max_keys` 2^21: at 2^20 u32 keys fused split searches took 0.125 ms
+//!   against 0.167 with partition passes (one dispatch less per merge pass, ~7 us each); at 2^24 the partition
+//!   passes won, 1.27 against 1.50 ms (a fused search holds its workgroup for ceil(log_32(w)) + 1 dependent
+//!   rounds of global loads, every wave of workgroups over again).
+//! - `partition_lanes` 8 (at most the smallest subgroup): each probe of a split search reads its own 32-byte
+//!   sector, so the partition pass is bound by the sectors its probes read (2^28: 0.158 ms per pass with 32
+//!   lanes); 8 lanes read fewer for a few more rounds: 2^24 partition passes 0.200 against 0.220 ms.
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
@@ -35,6 +37,8 @@ pub enum MergeKernel {
     /// The A slice ascending, padding, the B slice reversed form a bitonic sequence that the half-cleaner steps
     /// of the bitonic network sort: log2(tile) compare-exchange steps over the whole tile, the long strides
     /// through shared memory (the overheads the Intel report names: index computations and the reversal).
+    /// Items are tagged (key words + 1 per item in shared memory) and held by bitonic.glsl, which the NVIDIA
+    /// compiler kept in local memory above 4 items per invocation: use it with `merge_items_per_invocation` 4.
     Network,
 }
 
@@ -84,15 +88,17 @@ pub struct MergePolicy {
     /// Invocations per workgroup of the block pass (`vksort::merge::block`): a power of two and a multiple of
     /// the subgroup size. Default 256 on GPUs, 128 on CPUs, halved while a tile's shared memory does not fit.
     pub block_workgroup_size: u32,
-    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 4.
+    /// Keys each invocation of the block pass holds in registers (a power of two, 2..=32: two 16-bit tags share a
+    /// shared-memory word). Default 16 / key words on GPUs (a 16 KiB tile of keys), 4 on CPUs.
     /// The block tile (`block_workgroup_size` x this) is the run length the merge passes start from:
     /// ceil(log2(n / block tile)) merge passes.
     pub block_items_per_invocation: u32,
     /// Invocations per workgroup of the merge passes (`vksort::merge::merge`): a power of two and a multiple of
     /// the subgroup size. Default as `block_workgroup_size`.
     pub merge_workgroup_size: u32,
-    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 4. The merge tile
-    /// (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile.
+    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default as the block pass. The merge
+    /// tile (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile; it does not
+    /// change the number of merge passes.
     pub merge_items_per_invocation: u32,
     /// The per-workgroup merge. Default [`MergeKernel::Serial`].
     pub merge_kernel: MergeKernel,
@@ -104,8 +110,8 @@ pub struct MergePolicy {
     /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
     pub partition_workgroup_size: u32,
     /// Invocations (probes per round) of the partition pass's search of one tile's split point: a power of two,
-    /// at least 2, at most the smallest subgroup size and at most 32 (or the fixed subgroup size). Default the
-    /// smallest subgroup size, at most 32.
+    /// at least 2, at most the smallest subgroup size and at most 32 (or the fixed subgroup size). Default 8 (the
+    /// smallest subgroup size where it is smaller).
     pub partition_lanes: u32,
 }
 
@@ -134,7 +140,7 @@ impl MergePolicy {
             partition: Partition::Mixed,
             fused_max_keys: 1 << 21,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
-            partition_lanes: pow2_floor(plan.min.clamp(2, 32)),
+            partition_lanes: pow2_floor(plan.min.clamp(2, 8)),
         };
         let limit = caps.max_shared_memory as u64;
         while p.block_items_per_invocation > 2 && p.block_shared_bytes(items) > limit {
