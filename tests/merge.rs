@@ -1,8 +1,10 @@
 //! The merge sort: every key type (u128 too), value width and order bitwise against the stable CPU reference
 //! (values = input index prove stability), sizes around the block and merge tiles and across 1..5 merge passes,
-//! both per-workgroup merge kernels and several tile shapes, distributions, bit ranges, GPU-side counts that need
-//! fewer merge passes than the capacity (both parities), Auto and the host forms on u128 keys, recording without
-//! building pipelines, and bad input.
+//! both per-workgroup merge kernels, every way to find the split points (partition passes with several lane
+//! counts, fused searches, both by size) and several tile shapes, the GPU's 4096-key tiles (16 keys per
+//! invocation) on every key width, distributions, bit ranges, GPU-side counts that need fewer merge passes than the
+//! capacity (both parities), Auto and the host forms on u128 keys, recording without building pipelines, and bad
+//! input.
 mod common;
 use common::sorting::{check_with, gen, sizes_around, Case, Dist};
 use common::with_gpu;

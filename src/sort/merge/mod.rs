@@ -14,16 +14,17 @@
 //!   k + v, writes k + v. A sort of at most B keys is this one pass, in place, in one workgroup.
 //! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
 //!   `vksort::merge::partition` ([`partition`]; with [`Partition::Pass`], and with [`Partition::Mixed`] for
-//!   sorts of more than [`MergePolicy::fused_max_keys`] keys): one subgroup per output tile of T
-//!   keys finds, by a k-ary search of the merge path (gl_SubgroupSize probes of two keys per round,
-//!   ceil(log_subgroup(w)) + 1 rounds), how many of the outputs before the tile come from the pair's first run
-//!   (ties take from the first run: stable). Writes 4 bytes per tile.
+//!   sorts of more than [`MergePolicy::fused_max_keys`] keys): a cluster of
+//!   [`MergePolicy::partition_lanes`] invocations per output tile of T keys finds, by a k-ary search of the merge
+//!   path (one probe of two keys per lane and round, ceil(log_lanes(w)) + 1 rounds), how many of the outputs
+//!   before the tile come from the pair's first run (ties take from the first run: stable). Writes 4 bytes per
+//!   tile.
 //!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
 //!   from the two slices the split points give (read from the partition array, or, without a partition pass,
-//!   found by every subgroup of the workgroup itself with the same k-ary search, both ends at once), with the policy's [`MergeKernel`] (the slices' keys in shared memory, a
-//!   merge-path search and a serial merge of `merge_items_per_invocation` keys per invocation into registers,
-//!   a coalesced store through shared memory; or a bitonic merge network). Reads k + v (values gathered by
-//!   source position), writes k + v.
+//!   found by every subgroup of the workgroup itself with the same k-ary search, both ends at once), with the
+//!   policy's [`MergeKernel`] (the slices' keys in shared memory, a merge-path search and a serial merge of
+//!   `merge_items_per_invocation` keys per invocation into registers, a coalesced store through shared memory;
+//!   or a bitonic merge network). Reads k + v (values gathered by source position), writes k + v.
 //!
 //! The passes ping-pong between the caller's buffers (side 0) and the scratch's alternate copies (side 1): the
 //! block pass writes side P(n) & 1 and every merge pass the other side than it reads, so the last merge pass
@@ -33,8 +34,8 @@
 //!
 //! # Scratch layout ([`Layout`])
 //! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
-//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when any pass has a partition pass, the
-//! partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
+//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when the sort has partition passes,
+//! the partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
 //! block.
 
 pub mod block;
