@@ -3,12 +3,13 @@
 //!
 //! `cargo run --release --example merge_sweep -- [LOG2_SIZES=16,20,24] [KEYS=u32,u64,u128] [VALUES=none,u32]`
 //!
-//! For each key/value configuration: stage 1 times the four (merge kernel, split) pairs on the device's tiles;
+//! For each key/value configuration: stage 1 times the six (merge kernel, split search) pairs on the device's tiles;
 //! stage 2 times a grid of block and merge tiles (workgroup size x keys per invocation) with the pair that won
 //! stage 1 (the sum of its times over the sizes). `VKSORT_MERGE_POLICY="block_wg=512,kernel=1;merge_kpt=16"`
 //! instead times exactly those overrides of the device policy (`;` between policies, see
 //! `MergePolicy::with_overrides`). Each time is the median of 7 runs of the sort alone (two timestamps around
-//! it, the input restored before each run by a compute copy outside them); every policy's output of up to 2^20
+//! it, the input restored before each run by a compute copy outside them; clocks are not warmed: for figures to
+//! compare, sweep through `vksort bench` with `VKSORT_POLICY`); every policy's output of up to 2^20
 //! keys is checked sorted and a permutation of the input (keys only: the values are not read). Prints one line per policy and
 //! size, then the best policy per configuration.
 use std::sync::Arc;
@@ -205,17 +206,10 @@ fn main() -> anyhow::Result<()> {
                     .min_by(|a, b| total(&a.1).total_cmp(&total(&b.1)))
                     .map(|r| r.0)
                     .unwrap_or(d);
-                for (bwg, bkpt) in [
-                    (128, 8),
-                    (256, 8),
-                    (512, 8),
-                    (1024, 4),
-                    (128, 16),
-                    (256, 16),
-                ] {
-                    for (mwg, mkpt) in
-                        [(128, 8), (256, 8), (512, 4), (128, 16), (256, 16), (64, 16)]
-                    {
+                // Block tiles of 2048..8192 keys and merge tiles of 1024..4096 (shared memory: 4 bytes per u32
+                // key), with the best kernel and split search of stage 1.
+                for (bwg, bkpt) in [(256, 16), (512, 8), (256, 8), (128, 16), (512, 16)] {
+                    for (mwg, mkpt) in [(256, 16), (512, 8), (256, 8), (128, 16), (256, 4)] {
                         run(
                             MergePolicy {
                                 block_workgroup_size: bwg,

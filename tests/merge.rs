@@ -1,8 +1,10 @@
 //! The merge sort: every key type (u128 too), value width and order bitwise against the stable CPU reference
 //! (values = input index prove stability), sizes around the block and merge tiles and across 1..5 merge passes,
-//! both per-workgroup merge kernels and several tile shapes, distributions, bit ranges, GPU-side counts that need
-//! fewer merge passes than the capacity (both parities), Auto and the host forms on u128 keys, recording without
-//! building pipelines, and bad input.
+//! both per-workgroup merge kernels, every way to find the split points (partition passes with several lane
+//! counts, fused searches, both by size) and several tile shapes, the GPU's 4096-key tiles (16 keys per
+//! invocation) on every key width, distributions, bit ranges, GPU-side counts that need fewer merge passes than the
+//! capacity (both parities), Auto and the host forms on u128 keys, recording without building pipelines, and bad
+//! input.
 mod common;
 use common::sorting::{check_with, gen, sizes_around, Case, Dist};
 use common::with_gpu;
@@ -50,16 +52,8 @@ fn push_constant_structs_match_reflection() {
             std::mem::size_of::<partition::PartitionPush>(),
             4,
         ),
-        (
-            "merge_merge_serial",
-            std::mem::size_of::<pass::MergePush>(),
-            6,
-        ),
-        (
-            "merge_merge_network",
-            std::mem::size_of::<pass::MergePush>(),
-            6,
-        ),
+        ("merge_merge", std::mem::size_of::<pass::MergePush>(), 6),
+        ("merge_network", std::mem::size_of::<pass::MergePush>(), 6),
     ] {
         let iface = reflect(shader).unwrap();
         assert_eq!(iface.push_constant_size as usize, size, "{shader}");
@@ -149,6 +143,8 @@ fn sizes_kernels_and_tile_shapes() {
                 let p = MergePolicy {
                     merge_kernel: kernel,
                     partition,
+                    // Mixed: sorts of up to two block tiles fused, larger ones with partition passes.
+                    fused_max_keys: 2 * shape.block_tile() as u32,
                     ..shape
                 };
                 let sizes = if si == 0 {
@@ -166,6 +162,80 @@ fn sizes_kernels_and_tile_shapes() {
                 for (i, &n) in sizes.iter().enumerate() {
                     let raw = gen(KeyType::U32, Dist::FewUnique, n, 100 + i as u64);
                     check_with(ctx, &s, &c, &raw, None, true);
+                }
+            }
+        }
+    });
+}
+
+/// The GPU's tile shapes (256 invocations x 16 keys for 32-bit keys, x 8 for 64-bit, x 4 for 128-bit: a tile of
+/// 16 KiB of keys, MergePolicy::for_items) on this device: sizes around the 4096-key tile and across several
+/// merge passes, both ways to find the split points, every key width, values, orders and bit ranges.
+#[test]
+fn gpu_tile_shapes() {
+    with_gpu(|ctx| {
+        for (key, value, order, bits) in [
+            (KeyType::U32, ValueType::None, Order::Ascending, None),
+            (KeyType::U32, ValueType::U32, Order::Descending, None),
+            (
+                KeyType::F32,
+                ValueType::U64,
+                Order::Ascending,
+                Some((4, 28)),
+            ),
+            (
+                KeyType::I64,
+                ValueType::U32,
+                Order::Ascending,
+                Some((8, 40)),
+            ),
+            (KeyType::U64, ValueType::None, Order::Descending, None),
+            (KeyType::U128, ValueType::U32, Order::Descending, None),
+        ] {
+            let c = Case {
+                value,
+                order,
+                bits,
+                ..Case::new(ALGO, key)
+            };
+            let kpt = 16 / key.words();
+            let d = device_policy(ctx, &c);
+            let shape = MergePolicy {
+                block_workgroup_size: 256,
+                block_items_per_invocation: kpt,
+                merge_workgroup_size: 256,
+                merge_items_per_invocation: kpt,
+                ..d
+            };
+            let b = shape.block_tile() as usize;
+            let sizes = if key == KeyType::U32 && value == ValueType::None {
+                let mut v = sizes_around(b);
+                v.extend([8 * b + 5, 18 * b + 5]);
+                v
+            } else {
+                vec![0, 1, 2, 3, b - 1, b, b + 1, 2 * b + 1, 5 * b + 17]
+            };
+            let max = *sizes.iter().max().unwrap();
+            // Every way to find the split points; the partition pass also with 2 lanes per tile (binary-like).
+            let mut finds: Vec<(Partition, u32)> = Partition::ALL
+                .iter()
+                .map(|&p| (p, shape.partition_lanes))
+                .collect();
+            finds.push((Partition::Pass, 2));
+            for (partition, lanes) in finds {
+                let p = MergePolicy {
+                    partition,
+                    partition_lanes: lanes,
+                    fused_max_keys: 2 * b as u32,
+                    ..shape
+                };
+                let s = sorter(ctx, &c, max, p);
+                for (i, &n) in sizes.iter().enumerate() {
+                    let raw = gen(key, Dist::FewUnique, n, 300 + i as u64);
+                    check_with(ctx, &s, &c, &raw, None, true);
+                }
+                if key != KeyType::U32 || value != ValueType::None {
+                    break;
                 }
             }
         }
@@ -299,6 +369,7 @@ fn gpu_side_count() {
             (KeyType::U32, MergeKernel::Network, Partition::Fused),
             (KeyType::U128, MergeKernel::Network, Partition::Pass),
             (KeyType::U64, MergeKernel::Serial, Partition::Fused),
+            (KeyType::F32, MergeKernel::Serial, Partition::Mixed),
         ] {
             let c = Case {
                 value: ValueType::U64,
@@ -309,10 +380,13 @@ fn gpu_side_count() {
                 },
                 ..Case::new(ALGO, key)
             };
+            let d = device_policy(ctx, &c);
             let p = MergePolicy {
                 merge_kernel: kernel,
                 partition,
-                ..device_policy(ctx, &c)
+                // Mixed: counts up to 5 tiles fused (host counts), the capacity with partition passes.
+                fused_max_keys: 5 * d.block_tile() as u32,
+                ..d
             };
             let b = p.block_tile() as usize;
             let cap = 9 * b + 5;
@@ -500,6 +574,18 @@ fn bad_input_is_rejected() {
             },
             MergePolicy {
                 block_workgroup_size: 100,
+                ..d
+            },
+            MergePolicy {
+                partition_lanes: 3,
+                ..d
+            },
+            MergePolicy {
+                partition_lanes: 1,
+                ..d
+            },
+            MergePolicy {
+                block_items_per_invocation: 1,
                 ..d
             },
             MergePolicy {

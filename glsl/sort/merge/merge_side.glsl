@@ -21,6 +21,22 @@ layout(set = 0, binding = 2, std430) buffer Keys1 { uint keys1[]; };
 layout(set = 0, binding = 3, std430) buffer Vals1 { uint vals1[]; };
 #endif
 
+// 0: the sort orders by every bit of the key (no bit range), so comparisons skip the mask.
+layout(constant_id = 21) const uint MASKED = 1;
+
+// a < b on the transformed keys (masked with a bit range).
+bool mkey_lt(uvec4 a, uvec4 b) {
+    if (MASKED != 0u) return key_lt(a, b);
+    if (KEY_WORDS == 4u) {
+        if (a.w != b.w) return a.w < b.w;
+        if (a.z != b.z) return a.z < b.z;
+    }
+    if (KEY_WORDS >= 2u) {
+        if (a.y != b.y) return a.y < b.y;
+    }
+    return a.x < b.x;
+}
+
 // Merge passes of a sort of n keys with tiles of `block_tile` keys: ceil(log2(ceil(n / block_tile))).
 uint merge_passes(uint n, uint block_tile) {
     uint tiles = n / block_tile + ((n % block_tile) != 0u ? 1u : 0u);

@@ -1,8 +1,8 @@
 //! `vksort::merge::block` (glsl/sort/merge/merge_block.comp): one workgroup per tile of
-//! [`super::MergePolicy::block_tile`] keys sorts it stably in shared memory (the bitonic network on items tagged with
-//! their tile position), gathers the values by tag, and writes the tile to side P(n) & 1, so that the last
-//! merge pass ends in the caller's buffers. Reads the caller's keys and values; k + v bytes read and written
-//! per key.
+//! [`super::MergePolicy::block_tile`] keys sorts it stably (each invocation's keys in registers by odd-even
+//! transposition, then rounds of merge-path merges through shared memory), gathers the values by the 16-bit tile
+//! positions the keys carried, and writes the tile to side P(n) & 1, so that the last merge pass ends in the
+//! caller's buffers. Reads the caller's keys and values; k + v bytes read and written per key.
 
 use super::{MergeSort, Sides};
 use crate::error::Result;
@@ -26,10 +26,12 @@ pub(crate) fn record(s: &MergeSort, rec: &mut Recorder, b: &Sides, count: &Count
         rec.ctx(),
         &s.plan,
         &s.items,
-        true,
+        false,
         sh::SHADER,
         p.block_workgroup_size,
-        Spec::new().with(sh::KPT, p.block_items_per_invocation),
+        Spec::new()
+            .with(sh::KPT, p.block_items_per_invocation)
+            .with(sh::MASKED, s.masked()),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

@@ -6,22 +6,25 @@
 //! With B = the policy's block tile ([`MergePolicy::block_tile`]), T = its merge tile and
 //! P(n) = ceil(log2(ceil(n / B))) merge passes:
 //! - `vksort::sort::count` (GPU-side counts only): the clamped count into the control block.
-//! - `vksort::merge::block` ([`block`]): one workgroup per tile of B keys sorts it in shared memory with the
-//!   bitonic network, items tagged with their position (which makes the network stable), and gathers each
-//!   value once by its tag. Reads k + v, writes k + v. A sort of at most B keys is this one pass, in place, in
-//!   one workgroup; a short tile runs only the network stages its keys need (the smallest power-of-two group
-//!   of invocations that holds them), so small sorts need no pipelines of their own.
+//! - `vksort::merge::block` ([`block`]): one workgroup per tile of B keys: each invocation sorts its
+//!   `block_items_per_invocation` keys in registers (odd-even transposition: stable), then log2(workgroup size)
+//!   rounds merge runs in pairs through shared memory (each invocation finds its diagonal's merge-path split by
+//!   a binary search and merges its keys serially; ties from the first run: stable). Keys only in shared memory;
+//!   with values, a 16-bit tile position per key beside them, by which each value is gathered once. Reads
+//!   k + v, writes k + v. A sort of at most B keys is this one pass, in place, in one workgroup.
 //! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
-//!   `vksort::merge::partition` ([`partition`], [`Partition::Pass`] only): one invocation per output tile of T
-//!   keys finds, by a binary search of the merge path (log2(w) + 1 probes of two keys), how many of the
-//!   outputs before the tile come from the pair's first run (ties take from the first run: stable). Writes 4
-//!   bytes per tile.
+//!   `vksort::merge::partition` ([`partition`]; with [`Partition::Pass`], and with [`Partition::Mixed`] for
+//!   sorts of more than [`MergePolicy::fused_max_keys`] keys): a cluster of
+//!   [`MergePolicy::partition_lanes`] invocations per output tile of T keys finds, by a k-ary search of the merge
+//!   path (one probe of two keys per lane and round, ceil(log_lanes(w)) + 1 rounds), how many of the outputs
+//!   before the tile come from the pair's first run (ties take from the first run: stable). Writes 4 bytes per
+//!   tile.
 //!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
-//!   from the two slices the split points give (read from the partition array, or with
-//!   [`Partition::Fused`], the default, found by the workgroup itself: a subgroup per diagonal searches the
-//!   merge path with gl_SubgroupSize probes per round), with the policy's [`MergeKernel`] (a serial merge per
-//!   invocation after a merge-path search in shared memory, or a bitonic merge network). Reads k + v (values
-//!   gathered by source position), writes k + v.
+//!   from the two slices the split points give (read from the partition array, or, without a partition pass,
+//!   found by every subgroup of the workgroup itself with the same k-ary search, both ends at once), with the
+//!   policy's [`MergeKernel`] (the slices' keys in shared memory, a merge-path search and a serial merge of
+//!   `merge_items_per_invocation` keys per invocation into registers, a coalesced store through shared memory;
+//!   or a bitonic merge network). Reads k + v (values gathered by source position), writes k + v.
 //!
 //! The passes ping-pong between the caller's buffers (side 0) and the scratch's alternate copies (side 1): the
 //! block pass writes side P(n) & 1 and every merge pass the other side than it reads, so the last merge pass
@@ -31,8 +34,8 @@
 //!
 //! # Scratch layout ([`Layout`])
 //! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
-//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, with [`Partition::Pass`], the
-//! partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
+//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when the sort has partition passes,
+//! the partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
 //! block.
 
 pub mod block;
@@ -76,7 +79,7 @@ pub struct Layout {
     /// Keys of side 1 (None when no merge pass can run: max_n at most one block tile).
     pub alt_keys: Option<(u64, u64)>,
     pub alt_values: Option<(u64, u64)>,
-    /// One u32 per merge tile: the co-rank of its start ([`Partition::Pass`] only).
+    /// One u32 per merge tile: the co-rank of its start (when any merge pass has a partition pass).
     pub partition: Option<(u64, u64)>,
     /// Bytes of scratch.
     pub total: u64,
@@ -135,7 +138,7 @@ impl MergeSort {
         }
         let alt_keys = r.take(self.items.key_bytes(max_n));
         let alt_values = r.take(self.items.val_bytes(max_n));
-        let partition = (self.policy.partition == Partition::Pass)
+        let partition = (!self.policy.fused(max_n))
             .then(|| r.take(max_n.div_ceil(self.policy.merge_tile()) * 4));
         Layout {
             alt_keys: Some(alt_keys),
@@ -167,7 +170,7 @@ impl MergeSort {
             block::record(self, rec, &s, &count)?;
             for p in 0..self.policy.merge_passes(n) {
                 rec.barrier();
-                if self.policy.partition == Partition::Pass {
+                if !self.policy.fused(n) {
                     partition::record(self, rec, &s, &count, p)?;
                     rec.barrier();
                 }
@@ -175,6 +178,13 @@ impl MergeSort {
             }
             Ok(())
         })
+    }
+
+    /// `MASKED` of merge_side.glsl: 1 when a bit range leaves some bit of the key out of the order (the
+    /// comparisons then mask both keys), 0 when every bit orders.
+    pub(crate) fn masked(&self) -> u32 {
+        let kw = self.items.key_words as usize;
+        self.items.mask[..kw].iter().any(|&m| m != u32::MAX) as u32
     }
 
     /// Binds the two sides: side 1 and the partition array are stand-ins (the control block) when no merge
@@ -230,12 +240,16 @@ impl ItemsFamily for MergeSort {
         let nf = n as f64;
         let kv = nf * (k + v);
         let log_b = p.block_tile().trailing_zeros() as f64;
+        // Per key: the odd-even transposition of the invocation's keys, then per round a search share and a
+        // merge step.
+        let kpt = p.block_items_per_invocation as f64;
+        let rounds_b = p.block_workgroup_size.trailing_zeros() as f64;
         let mut passes = vec![PassModel::new(
             "vksort::merge::block",
             1,
             kv,
             kv,
-            log_b * (log_b + 1.0) / 2.0,
+            kpt / 2.0 + rounds_b * (1.0 + log_b / kpt),
         )];
         let merges = p.merge_passes(n);
         if merges == 0 {
@@ -243,32 +257,31 @@ impl ItemsFamily for MergeSort {
         }
         let tiles = n.div_ceil(p.merge_tile()) as f64;
         let log_t = p.merge_tile().trailing_zeros() as f64;
-        // The split points: per tile and pass p (runs of w = block tile << p), a binary search of log2(w) + 1
-        // probes of two keys (Pass; the merge pass then reads two words per tile), or two subgroup searches of
-        // about log_sg(w) + 1 rounds of one probe of two keys per lane (Fused, inside the merge pass).
-        let (split_read, split_ops) = match p.partition {
-            Partition::Pass => {
-                let probes: f64 = (0..merges).map(|q| log_b + q as f64 + 1.0).sum::<f64>() * tiles;
-                passes.push(PassModel::new(
-                    "vksort::merge::partition",
-                    merges,
-                    probes * 2.0 * k,
-                    merges as f64 * tiles * 4.0,
-                    probes / nf.max(1.0),
-                ));
-                (merges as f64 * tiles * 8.0, 0.0)
-            }
-            Partition::Fused => {
-                let sg = self.plan.max.max(2) as f64;
-                let probes: f64 = (0..merges)
-                    .map(|q| ((log_b + q as f64) / sg.log2()).ceil() + 1.0)
-                    .sum::<f64>()
-                    * tiles
-                    * 2.0
-                    * sg;
-                (probes * 2.0 * k, probes / nf.max(1.0))
-            }
-        };
+        // The split points: per tile and pass p (runs of w = block tile << p), a k-ary search of about
+        // log_sg(w) + 1 rounds of one probe of two keys per lane of a subgroup: one diagonal per tile in the
+        // partition pass (Pass; the merge pass then reads two words per tile), both ends of the tile inside the
+        // merge pass (Fused; every subgroup of the workgroup searches, the repeats hit the caches).
+        let sg = self.plan.max.max(2) as f64;
+        let rounds = |q: u32| ((log_b + q as f64) / sg.log2()).ceil() + 1.0;
+        let all_rounds: f64 = (0..merges).map(rounds).sum();
+        let (mut part_probes, mut part_passes, mut fused_probes) = (0.0, 0, 0.0);
+        if p.fused(n) {
+            fused_probes = all_rounds * tiles * 2.0 * sg;
+        } else {
+            part_probes = all_rounds * tiles * sg;
+            part_passes = merges;
+        }
+        if part_passes > 0 {
+            passes.push(PassModel::new(
+                "vksort::merge::partition",
+                part_passes,
+                part_probes * 2.0 * k,
+                part_passes as f64 * tiles * 4.0,
+                part_probes / nf.max(1.0),
+            ));
+        }
+        let split_read = part_passes as f64 * tiles * 8.0 + fused_probes * 2.0 * k;
+        let split_ops = fused_probes / nf.max(1.0);
         let ops = match p.merge_kernel {
             MergeKernel::Serial => log_t / p.merge_items_per_invocation as f64 + 2.0,
             MergeKernel::Network => log_t,

@@ -1,7 +1,8 @@
-//! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. One
-//! invocation per merge tile finds, by a binary search of the merge path on the pass's source side, how many of
-//! the outputs before the tile's start come from the first run of its pair (ties from the first run: stable),
-//! and writes it to the partition array (4 bytes per tile; about 2 (log2(w) + 1) keys read per tile).
+//! `vksort::merge::partition` (glsl/sort/merge/merge_partition.comp): the split points of one merge pass. A
+//! cluster of [`super::MergePolicy::partition_lanes`] invocations per merge tile finds, by a k-ary search of the
+//! merge path on the pass's source side (that many probes per round, glsl/sort/merge/merge_split.glsl), how many
+//! of the outputs before the tile's start come from the first run of its pair (ties from the first run: stable),
+//! and writes it to the partition array (4 bytes per tile; about 2 lanes (log_lanes(w) + 1) keys read per tile).
 
 use super::{MergeSort, Sides};
 use crate::error::Result;
@@ -18,6 +19,8 @@ pub struct PartitionPush {
     pub merge_tile: u32,
     /// The merge pass (runs of block_tile << pass keys).
     pub pass: u32,
+    /// Invocations per tile ([`super::MergePolicy::partition_lanes`]).
+    pub lanes: u32,
 }
 
 pub(crate) fn record(
@@ -37,9 +40,10 @@ pub(crate) fn record(
         false,
         sh::SHADER,
         wg,
-        Spec::new(),
+        Spec::new().with(sh::MASKED, s.masked()),
     )?;
     let tiles = count.max_n().div_ceil(p.merge_tile());
+    let lanes = p.partition_lanes;
     let [k0, _, k1, _] = b.sides;
     rec.dispatch(
         "vksort::merge::partition",
@@ -50,7 +54,8 @@ pub(crate) fn record(
             block_tile: p.block_tile() as u32,
             merge_tile: p.merge_tile() as u32,
             pass,
+            lanes,
         },
-        tiles.div_ceil(wg as u64) as u32,
+        tiles.div_ceil((wg / lanes) as u64) as u32,
     )
 }

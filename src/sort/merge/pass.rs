@@ -1,8 +1,8 @@
-//! `vksort::merge::merge` (glsl/sort/merge/merge_merge.comp, variants SERIAL and NETWORK by
-//! [`super::MergeKernel`]): one merge pass. One workgroup per output tile of `merge_tile()` keys merges exactly
-//! that many keys, from the slices of the pair's two runs that the partition pass gave (or that it finds itself,
-//! [`super::Partition::Fused`]), into the other side;
-//! values are gathered by source position when the tile is written. k + v bytes read and written per key.
+//! `vksort::merge::merge` (glsl/sort/merge/merge_merge.comp for [`super::MergeKernel::Serial`],
+//! glsl/sort/merge/merge_network.comp for [`super::MergeKernel::Network`]): one merge pass. One workgroup per
+//! output tile of `merge_tile()` keys merges exactly that many keys, from the slices of the pair's two runs that
+//! the partition pass gave (or that its subgroups find themselves, [`super::Partition::Fused`]), into the other
+//! side; values are gathered by source position when the tile is written. k + v bytes read and written per key.
 
 use super::{MergeKernel, MergeSort, Sides};
 use crate::error::Result;
@@ -27,25 +27,24 @@ pub(crate) fn record(
     count: &Count,
     pass: u32,
 ) -> Result<()> {
-    use crate::shaders::{merge_merge as sh, Spec};
+    use crate::shaders::{merge_merge as sh, merge_network, Spec};
     let p = &s.policy;
-    let shader = match p.merge_kernel {
-        MergeKernel::Serial => sh::SERIAL,
-        MergeKernel::Network => sh::NETWORK,
+    // Both kernels declare KPT and FUSED_SPLIT with the same ids (build.rs checks).
+    let (shader, tagged) = match p.merge_kernel {
+        MergeKernel::Serial => (sh::SHADER, false),
+        MergeKernel::Network => (merge_network::SHADER, true),
     };
     let k = crate::sort::items::kernel(
         rec.ctx(),
         &s.plan,
         &s.items,
-        true,
+        tagged,
         shader,
         p.merge_workgroup_size,
         Spec::new()
             .with(sh::KPT, p.merge_items_per_invocation)
-            .with(
-                sh::FUSED_SPLIT,
-                (p.partition == super::Partition::Fused) as u32,
-            ),
+            .with(sh::MASKED, s.masked())
+            .with(sh::FUSED_SPLIT, p.fused(count.max_n()) as u32),
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(

@@ -3,20 +3,22 @@
 //! to the shaders as specialization constants. Overridable with [`crate::sort::SorterBuilder::tuning`] (or
 //! [`MergePolicy::with_overrides`] strings; `examples/merge_sweep` times a grid of them).
 //!
-//! Why the defaults (measured on an H100, 2^24 u32 keys, 2026-11-25; docs/tuning.md):
-//! - Tiles of 4 keys per invocation and 256 invocations (128 on CPUs): 1024-key tiles. With 8 keys per
-//!   invocation the NVIDIA compiler kept the bitonic network in local memory (256 bytes per invocation) and the
-//!   block pass took 5.98 ms against 0.89 ms with 4; the merge passes took 4.10 against 2.57 ms. 512 x 4 block
-//!   tiles (one merge pass fewer) measured 1.14 ms. The workgroup is halved while the tile with its tags (key
-//!   words + 1 per key) does not fit the shared memory. Values never enter shared memory (they are gathered by
-//!   source position), so the value width does not change the tiles.
-//! - [`MergeKernel::Serial`]: the serial merge does log2(tile) + `items_per_invocation` comparisons per
-//!   invocation against the network's log2(tile) compare-exchange steps over every key, with barriers for the
-//!   long strides (the Intel report (seed 001) measured the network's index computations and reversal as its
-//!   overhead). Measured: 4.10 ms (serial) against 5.47 ms (network) for the merge passes of 2^24 u32 keys on an
-//!   H100 (8 keys per invocation); on lavapipe the serial merge is about 2x faster (2^16 keys).
-//! - [`Partition::Fused`]: one dispatch (and barrier) per merge pass instead of two, and ceil(log_32(w)) + 1
-//!   dependent rounds of loads per split point instead of log2(w) + 1.
+//! Why the defaults (an H200, `vksort bench` with warm clocks, 2026-11-26; docs/tuning.md, "MergePolicy"):
+//! - Tiles of 16 KiB of keys on GPUs: 256 invocations x 16 keys for 32-bit keys (4096 keys), x 8 for 64-bit,
+//!   x 4 for 128-bit, in both passes. Shared memory holds only keys (16-bit tags beside them in the block pass
+//!   with values), so 3 workgroups stay resident per SM under the driver's 48 KiB per SM; 2^24 u32 keys:
+//!   merge tiles of 256 x 16 1.27 ms, 256 x 8 1.34, 256 x 4 1.63 (partition passes); 512 x 8 1.20 against
+//!   1.22 with 256 x 16. Pairs keep the 4096-key block tile at 24 KiB (2 per SM): 1.82 ms against 1.86 with
+//!   256 x 8 (one merge pass more). CPUs (lavapipe) 128 x 4.
+//! - [`MergeKernel::Serial`]: log2(tile) + `items_per_invocation` comparisons per invocation; the bitonic merge
+//!   network does log2(tile) compare-exchange steps over every key with barriers for the long strides.
+//! - [`Partition::Mixed`] with `fused_max_keys` 2^21: at 2^20 u32 keys fused split searches took 0.125 ms
+//!   against 0.167 with partition passes (one dispatch less per merge pass, ~7 us each); at 2^24 the partition
+//!   passes won, 1.27 against 1.50 ms (a fused search holds its workgroup for ceil(log_32(w)) + 1 dependent
+//!   rounds of global loads, every wave of workgroups over again).
+//! - `partition_lanes` 8 (at most the smallest subgroup): each probe of a split search reads its own 32-byte
+//!   sector, so the partition pass is bound by the sectors its probes read (2^28: 0.158 ms per pass with 32
+//!   lanes); 8 lanes read fewer for a few more rounds: 2^24 partition passes 0.200 against 0.220 ms.
 
 use crate::error::{Error, Result};
 use crate::gpu::DeviceCaps;
@@ -35,6 +37,8 @@ pub enum MergeKernel {
     /// The A slice ascending, padding, the B slice reversed form a bitonic sequence that the half-cleaner steps
     /// of the bitonic network sort: log2(tile) compare-exchange steps over the whole tile, the long strides
     /// through shared memory (the overheads the Intel report names: index computations and the reversal).
+    /// Items are tagged (key words + 1 per item in shared memory) and held by bitonic.glsl, which the NVIDIA
+    /// compiler kept in local memory above 4 items per invocation: use it with `merge_items_per_invocation` 4.
     Network,
 }
 
@@ -52,24 +56,28 @@ impl MergeKernel {
 /// Where a merge pass finds the split points (merge-path co-ranks) of its output tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Partition {
-    /// A pass of its own before each merge pass (`vksort::merge::partition`): one invocation per tile runs a
-    /// binary search of log2(w) + 1 dependent probes; the merge pass reads the results. Two dispatches per
-    /// merge pass.
+    /// A pass of its own before each merge pass (`vksort::merge::partition`): one subgroup per tile runs a
+    /// k-ary search of ceil(log_subgroup(w)) + 1 dependent rounds, all tiles at once; the merge pass reads the
+    /// results. Two dispatches per merge pass.
     Pass,
-    /// In the merge pass: two subgroups of each workgroup search the tile's two diagonals, gl_SubgroupSize
-    /// probes per round (ceil(log_subgroup(w)) + 1 dependent rounds). One dispatch per merge pass, no partition
-    /// array.
-    #[default]
+    /// In the merge pass: every subgroup of each workgroup searches the tile's two diagonals together (the same
+    /// k-ary search) before loading the tile. One dispatch per merge pass, no partition array.
     Fused,
+    /// Fused for sorts of up to [`MergePolicy::fused_max_keys`] keys (a pass's tiles then fit about one wave of
+    /// workgroups, and a dispatch costs more than the searches), a partition pass before every merge pass of
+    /// larger sorts (whose fused searches would hold every wave of workgroups back).
+    #[default]
+    Mixed,
 }
 
 impl Partition {
-    pub const ALL: [Partition; 2] = [Partition::Pass, Partition::Fused];
+    pub const ALL: [Partition; 3] = [Partition::Pass, Partition::Fused, Partition::Mixed];
 
     pub fn name(self) -> &'static str {
         match self {
             Partition::Pass => "pass",
             Partition::Fused => "fused",
+            Partition::Mixed => "mixed",
         }
     }
 }
@@ -80,49 +88,75 @@ pub struct MergePolicy {
     /// Invocations per workgroup of the block pass (`vksort::merge::block`): a power of two and a multiple of
     /// the subgroup size. Default 256 on GPUs, 128 on CPUs, halved while a tile's shared memory does not fit.
     pub block_workgroup_size: u32,
-    /// Keys each invocation of the block pass holds in registers (a power of two, 1..=32). Default 4.
+    /// Keys each invocation of the block pass holds in registers (a power of two, 2..=32: two 16-bit tags share a
+    /// shared-memory word). Default 16 / key words on GPUs (a 16 KiB tile of keys), 4 on CPUs.
     /// The block tile (`block_workgroup_size` x this) is the run length the merge passes start from:
     /// ceil(log2(n / block tile)) merge passes.
     pub block_items_per_invocation: u32,
     /// Invocations per workgroup of the merge passes (`vksort::merge::merge`): a power of two and a multiple of
     /// the subgroup size. Default as `block_workgroup_size`.
     pub merge_workgroup_size: u32,
-    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default 4. The merge tile
-    /// (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile.
+    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32). Default as the block pass. The merge
+    /// tile (`merge_workgroup_size` x this, keys per workgroup) must divide twice the block tile; it does not
+    /// change the number of merge passes.
     pub merge_items_per_invocation: u32,
     /// The per-workgroup merge. Default [`MergeKernel::Serial`].
     pub merge_kernel: MergeKernel,
-    /// Where the split points are found. Default [`Partition::Fused`].
+    /// Where the split points are found. Default [`Partition::Mixed`].
     pub partition: Partition,
-    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`, one invocation per merge
-    /// tile; [`Partition::Pass`] only). Default 64.
+    /// With [`Partition::Mixed`]: the largest sorts (keys; the capacity with a GPU-side count) whose merge passes
+    /// find their own split points.
+    pub fused_max_keys: u32,
+    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
     pub partition_workgroup_size: u32,
+    /// Invocations (probes per round) of the partition pass's search of one tile's split point: a power of two,
+    /// at least 2, at most the smallest subgroup size and at most 32 (or the fixed subgroup size). Default 8 (the
+    /// smallest subgroup size where it is smaller).
+    pub partition_lanes: u32,
 }
 
 impl MergePolicy {
-    /// The device's policy for `items` (the shared-memory need grows with the key words).
+    /// The device's policy for `items`.
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        // 4 keys per invocation in both passes: on an H100 (2^24 u32 keys) the block pass took 0.89 ms with 4
-        // against 5.98 ms with 8 (the 8-key network ran from local memory), the merge passes 2.57 against
-        // 4.10 ms (docs/tuning.md).
-        let kpt = 4;
-        let fits =
-            |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        let mut wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
-        while wg > plan.max && !fits(wg) {
-            wg /= 2;
+        let wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }));
+        // Keys per invocation: GPUs hold a tile of 16 KiB of keys in shared memory (4096 u32 keys, 2048 u64,
+        // 1024 u128: 3 workgroups per SM on an H100, whose Vulkan driver gives an SM 48 KiB of shared memory in
+        // all), at most 16 keys per invocation; CPUs (lavapipe) 4 per invocation. Halved while a tile does not
+        // fit the device.
+        let mut kpt: u32 = if caps.is_cpu() { 4 } else { 16 };
+        if !caps.is_cpu() {
+            while kpt > 2 && (wg * kpt * items.key_words * 4) as u64 > 16 << 10 {
+                kpt /= 2;
+            }
         }
-        Self {
+        let mut p = Self {
             block_workgroup_size: wg,
             block_items_per_invocation: kpt,
             merge_workgroup_size: wg,
             merge_items_per_invocation: kpt,
             merge_kernel: MergeKernel::Serial,
-            partition: Partition::Fused,
+            partition: Partition::Mixed,
+            fused_max_keys: 1 << 21,
             partition_workgroup_size: pow2_floor(plan.workgroup_size(caps, 64)),
+            partition_lanes: pow2_floor(plan.min.clamp(2, 8)),
+        };
+        let limit = caps.max_shared_memory as u64;
+        while p.block_items_per_invocation > 2 && p.block_shared_bytes(items) > limit {
+            p.block_items_per_invocation /= 2;
         }
+        while p.merge_items_per_invocation > 1 && p.merge_shared_bytes(items) > limit {
+            p.merge_items_per_invocation /= 2;
+        }
+        while p.block_workgroup_size > plan.max && p.block_shared_bytes(items) > limit {
+            p.block_workgroup_size /= 2;
+            p.merge_workgroup_size = p.block_workgroup_size;
+        }
+        while p.merge_items_per_invocation > 1 && p.merge_tile() > 2 * p.block_tile() {
+            p.merge_items_per_invocation /= 2;
+        }
+        p
     }
 
     /// The device's policy for sorts of `key` with `value` (what a sorter uses without an override).
@@ -137,8 +171,8 @@ impl MergePolicy {
     }
 
     /// This policy with fields replaced by a comma-separated override string, for tuning sweeps:
-    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg` (numbers), `kernel` (0 serial, 1 network),
-    /// `partition` (0 pass, 1 fused); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
+    /// `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`, `part_wg`, `part_lanes` (numbers), `kernel` (0 serial, 1 network),
+    /// `partition` (0 pass, 1 fused, 2 mixed), `fused_max` (numbers); e.g. `"block_wg=512,kernel=1"`. Unknown keys fail with
     /// [`Error::InvalidPolicy`]; the result is checked when a sorter is built with it.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "merge", |k, v, bad| {
@@ -148,16 +182,18 @@ impl MergePolicy {
                 "merge_wg" => self.merge_workgroup_size = v,
                 "merge_kpt" => self.merge_items_per_invocation = v,
                 "part_wg" => self.partition_workgroup_size = v,
+                "part_lanes" => self.partition_lanes = v,
                 "kernel" => {
                     self.merge_kernel = *MergeKernel::ALL
                         .get(v as usize)
                         .ok_or_else(|| bad(format!("kernel={v}: 0 (serial) or 1 (network)")))?
                 }
                 "partition" => {
-                    self.partition = *Partition::ALL
-                        .get(v as usize)
-                        .ok_or_else(|| bad(format!("partition={v}: 0 (pass) or 1 (fused)")))?
+                    self.partition = *Partition::ALL.get(v as usize).ok_or_else(|| {
+                        bad(format!("partition={v}: 0 (pass), 1 (fused) or 2 (mixed)"))
+                    })?
                 }
+                "fused_max" => self.fused_max_keys = v,
                 _ => return Err(bad(format!("unknown key `{k}`"))),
             }
             Ok(())
@@ -173,6 +209,15 @@ impl MergePolicy {
     /// Keys per workgroup of a merge pass.
     pub fn merge_tile(&self) -> u64 {
         (self.merge_workgroup_size * self.merge_items_per_invocation) as u64
+    }
+
+    /// Whether the merge passes of a sort of `n` keys find their own split points (no partition passes).
+    pub fn fused(&self, n: u64) -> bool {
+        match self.partition {
+            Partition::Pass => false,
+            Partition::Fused => true,
+            Partition::Mixed => n <= self.fused_max_keys as u64,
+        }
     }
 
     /// Merge passes of a sort of `n` keys: ceil(log2(ceil(n / block tile))).
@@ -227,8 +272,28 @@ impl MergePolicy {
                 self.block_tile()
             ));
         }
-        for (what, tile) in [("block", self.block_tile()), ("merge", self.merge_tile())] {
-            let need = shared_bytes(tile, items);
+        let lanes = self.partition_lanes;
+        if !lanes.is_power_of_two()
+            || lanes < 2
+            || lanes > plan.min
+            || (lanes > 32 && plan.min != plan.max)
+        {
+            return bad(format!(
+                "partition_lanes {lanes} must be a power of two of at least 2 and at most the smallest subgroup size \
+                 {} (at most 32 where the subgroup size varies)",
+                plan.min
+            ));
+        }
+        if self.block_items_per_invocation < 2 {
+            return bad(format!(
+                "block_items_per_invocation {} must be at least 2 (the block pass packs two 16-bit tags per word)",
+                self.block_items_per_invocation
+            ));
+        }
+        for (what, tile, need) in [
+            ("block", self.block_tile(), self.block_shared_bytes(items)),
+            ("merge", self.merge_tile(), self.merge_shared_bytes(items)),
+        ] {
             if need > caps.max_shared_memory as u64 {
                 return bad(format!(
                     "a {what} tile of {tile} keys needs {need} bytes of shared memory; the device has {}",
@@ -240,9 +305,21 @@ impl MergePolicy {
     }
 }
 
-/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
-/// 32 items; the block and merge passes both use it) and the merge pass's two split points (16 bytes).
-pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
-    let words = items.key_words + 1;
-    (tile + tile / 32) * words as u64 * 4 + 16
+impl MergePolicy {
+    /// Shared memory of the block pass (merge_tile.glsl): the tile's key words, and with values a 16-bit tag per
+    /// key.
+    pub(crate) fn block_shared_bytes(&self, items: &Items) -> u64 {
+        let tile = self.block_tile();
+        tile * items.key_words as u64 * 4 + if items.val_words > 0 { tile * 2 } else { 0 }
+    }
+
+    /// Shared memory of a merge pass: the tile's key words ([`MergeKernel::Serial`]), or with
+    /// [`MergeKernel::Network`] bitonic.glsl's tagged items (key words and the tag, one padding word per 32).
+    pub(crate) fn merge_shared_bytes(&self, items: &Items) -> u64 {
+        let tile = self.merge_tile();
+        match self.merge_kernel {
+            MergeKernel::Serial => tile * items.key_words as u64 * 4,
+            MergeKernel::Network => (tile + tile / 32) * (items.key_words as u64 + 1) * 4,
+        }
+    }
 }
