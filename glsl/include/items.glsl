@@ -76,10 +76,8 @@ uvec4 key_unorder(uvec4 t) {
     return t;
 }
 
-// a < b on the masked transformed keys.
-bool key_lt(uvec4 a, uvec4 b) {
-    a &= g_mask;
-    b &= g_mask;
+// a < b on the transformed keys' KEY_WORDS words, highest word first (no mask).
+bool key_lt_words(uvec4 a, uvec4 b) {
     if (KEY_WORDS == 4u) {
         if (a.w != b.w) return a.w < b.w;
         if (a.z != b.z) return a.z < b.z;
@@ -88,6 +86,11 @@ bool key_lt(uvec4 a, uvec4 b) {
         if (a.y != b.y) return a.y < b.y;
     }
     return a.x < b.x;
+}
+
+// a < b on the masked transformed keys.
+bool key_lt(uvec4 a, uvec4 b) {
+    return key_lt_words(a & g_mask, b & g_mask);
 }
 
 bool key_eq(uvec4 a, uvec4 b) {

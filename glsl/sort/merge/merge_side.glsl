@@ -26,15 +26,7 @@ layout(constant_id = 21) const uint MASKED = 1;
 
 // a < b on the transformed keys (masked with a bit range).
 bool mkey_lt(uvec4 a, uvec4 b) {
-    if (MASKED != 0u) return key_lt(a, b);
-    if (KEY_WORDS == 4u) {
-        if (a.w != b.w) return a.w < b.w;
-        if (a.z != b.z) return a.z < b.z;
-    }
-    if (KEY_WORDS >= 2u) {
-        if (a.y != b.y) return a.y < b.y;
-    }
-    return a.x < b.x;
+    return MASKED != 0u ? key_lt(a, b) : key_lt_words(a, b);
 }
 
 // Merge passes of a sort of n keys with tiles of `block_tile` keys: ceil(log2(ceil(n / block_tile))).

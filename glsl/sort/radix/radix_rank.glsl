@@ -174,6 +174,21 @@ uvec3 rank_counter(uint d, bool cub) {
     return uvec3(gl_SubgroupID * RADIX + d, 0u, 0xFFFFFFFFu);
 }
 
+// Lane-mask matching (MATCH_OR != 0): the lanes of the subgroup whose digit is d. Every lane sets its bit in its
+// digit's mask (the subgroup's masks start at mbase), the subgroup syncs, reads the mask, syncs again, and clears
+// it (all peers store the same 0), then syncs before the next item.
+uvec4 lane_mask_peers(uint d, uint mbase) {
+    uint at = mbase + d * BALLOT_WORDS;
+    atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
+    rank_sync();
+    uvec4 peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
+                        BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
+    rank_sync();
+    smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
+    rank_sync();
+    return peers;
+}
+
 // Ranks each item among the equal digits before it in its subgroup: its rank (RANK_SET) = the subgroup's count
 // of digit d = RANK_DIGIT(j) before item j (read from, and added to, the subgroup's counter of d) + its peers in
 // lower lanes. Counter of d: smem[SubgroupID * RADIX + d] (cub false), or rank2's packed counter (cub true).
@@ -188,18 +203,10 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
     }
     if (MATCH_OR == 2u) {
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            // Peers through shared memory: every lane sets its bit in its digit's mask, the subgroup syncs, reads
-            // the mask, syncs again, and clears it (all peers store the same 0), then syncs before the next item;
-            // the counter right away (the item's chain is serial anyway): no per-item arrays kept.
+            // Peers through shared memory, then the counter right away (the item's chain is serial anyway): no
+            // per-item arrays kept.
             uint d = RANK_DIGIT(j);
-            uint at = mbase + d * BALLOT_WORDS;
-            atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
-            rank_sync();
-            uvec4 peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
-                                BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
-            rank_sync();
-            smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
-            rank_sync();
+            uvec4 peers = lane_mask_peers(d, mbase);
             uvec3 c = rank_counter(d, cub);
             uint leader = lsb4(peers);
             uint old = 0u;
@@ -222,14 +229,7 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
             uint d = RANK_DIGIT(j);
             uvec4 peers;
             if (MATCH_OR != 0u) {
-                uint at = mbase + d * BALLOT_WORDS;
-                atomicOr(smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)], 1u << (gl_SubgroupInvocationID & 31u));
-                rank_sync();
-                peers = uvec4(smem[MATCH_BASE + at], BALLOT_WORDS > 1u ? smem[MATCH_BASE + at + 1u] : 0u,
-                              BALLOT_WORDS > 2u ? smem[MATCH_BASE + at + 2u] : 0u, BALLOT_WORDS > 3u ? smem[MATCH_BASE + at + 3u] : 0u);
-                rank_sync();
-                smem[MATCH_BASE + at + (gl_SubgroupInvocationID >> 5u)] = 0u;
-                rank_sync();
+                peers = lane_mask_peers(d, mbase);
             } else {
 #ifdef RANK_DEBUG_NO_MATCH
                 // Timing experiments only (wrong, unstable ranks): no matching, every item its own group.

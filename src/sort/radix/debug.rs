@@ -12,8 +12,8 @@ pub struct RadixDebug {
     /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): Onesweep bit 0 skips the
     /// look-back wait, bit 1 the matching of the ranking, bit 2 the scatter (keys stay in their tile's range);
     /// bit 3 (correct results) makes the lane-mask matching's subgroup syncs order all memory
-    /// (`subgroupBarrier()`) instead of shared memory only, for comparison; bit 5 leaves out the plan (the passes then run no workgroups), bit 6 stops the upfront pass after its
-    /// shared-memory counting.
+    /// (`subgroupBarrier()`) instead of shared memory only, for comparison; bit 5 leaves out the plan (the
+    /// passes then run no workgroups), bit 6 stops the upfront pass after its shared-memory counting.
     pub debug_mode: u32,
     /// Stall emulation (tests of Onesweep's forward progress): tiles with id % stall_every == 1 never publish
     /// their look-back status, so their successors must count their digits themselves (0: off).

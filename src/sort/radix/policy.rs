@@ -493,11 +493,10 @@ impl RadixPolicy {
     /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
     /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks,
     /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
-    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's workgroup size and keys per
-    /// invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp
-    /// (msd_helper_ratio); boolean
-    /// fields take 0 or 1. Nothing is checked against a device here
-    /// (the sorter does that).
+    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split
+    /// pass's workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max),
+    /// msingle (msd_single_kpt), mhelp (msd_helper_ratio); boolean fields take 0 or 1. Nothing is checked against
+    /// a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
             0 => Ok(PeerMatch::Vote),
