@@ -164,7 +164,7 @@ fn main() -> anyhow::Result<()> {
     let count = Buffer::device_local(&ctx, "scan_timing::count", 16)?;
     let want_count = data.iter().filter(|&&x| x != 0).count() as u32;
     for policy in compact_policies {
-        let c = vksort::compact::Compactor::new(&ctx, policy)?;
+        let c = vksort::compact::Compactor::new(&ctx, policy.map(Into::into))?;
         let (ns, _) = measure(&ctx, &mut prof, capacity, &mut |rec| {
             c.cmd_compact(
                 rec,

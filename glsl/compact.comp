@@ -12,9 +12,13 @@
 #include "common.glsl"
 
 layout(constant_id = 2) const uint VECS = 4;   // uvec4 per invocation
-// Shared staging of the kept elements: the host passes the tile size (WG_SIZE * VECS * 4) when it fits in
-// shared memory, else 1 (then each kept element is stored directly, scattered).
+// How kept elements reach memory (CompactStaging): 0 = each stored directly (scattered stores),
+// 1 = the whole tile staged in shared memory in output order, then stored by consecutive invocations
+// (STAGE_ELEMS = the tile, WG_SIZE * VECS * 4 words), 2 = per subgroup and row: a row's kept elements (at
+// most 4 * gl_SubgroupSize) staged in the subgroup's slice of shared memory, then stored by consecutive
+// lanes (STAGE_ELEMS = WG_SIZE * 4 words, whatever VECS is).
 layout(constant_id = 3) const uint STAGE_ELEMS = 1;
+layout(constant_id = 8) const uint STAGE_MODE = 0;
 
 layout(set = 0, binding = 0, std430) readonly buffer InV { uvec4 in_v[]; };
 #ifdef FLAGS
@@ -32,7 +36,21 @@ layout(set = 0, binding = COUNT_BINDING, std430) writeonly buffer Count { uint c
 layout(push_constant) uniform Push {
     uint n;
     uint groups;  // tiles (at least 1, so that n = 0 writes a count of 0)
+    uint mode;    // predicate: 0 x != 0, 1 (x & a) == b, 2 x - a < b (unsigned: a <= x < a + b)
+    uint a;
+    uint b;
 } pc;
+
+// Whether an element (or flag) x passes the predicate. `mode` is uniform: the branch costs nothing.
+bool keep(uint x) {
+    if (pc.mode == 1u) return (x & pc.a) == pc.b;
+    if (pc.mode == 2u) return x - pc.a < pc.b;
+    return x != 0u;
+}
+
+uint keep_bits(uvec4 f) {
+    return (keep(f.x) ? 1u : 0u) | (keep(f.y) ? 2u : 0u) | (keep(f.z) ? 4u : 0u) | (keep(f.w) ? 8u : 0u);
+}
 
 const uint TILE_VECS = WG_SIZE * VECS;
 
@@ -64,11 +82,11 @@ uint keep_mask(uint vi, uint n, uvec4 values) {
         }
     }
 #else
-    uvec4 f = values;   // elements past n were loaded as 0
+    uvec4 f = values;
 #endif
-    uint m = 0u;
+    uint m = keep_bits(f);
     [[unroll]] for (uint c = 0u; c < 4u; c++) {
-        if (f[c] != 0u && vi * 4u + c < n) m |= 1u << c;
+        if (vi * 4u + c >= n) m &= ~(1u << c);
     }
     return m;
 }
@@ -118,7 +136,7 @@ void main() {
 #else
             uvec4 f = vals[j];
 #endif
-            masks[j] = (f.x != 0u ? 1u : 0u) | (f.y != 0u ? 2u : 0u) | (f.z != 0u ? 4u : 0u) | (f.w != 0u ? 8u : 0u);
+            masks[j] = keep_bits(f);
         } else {
             masks[j] = keep_mask(vi, pc.n, vals[j]);
         }
@@ -129,7 +147,7 @@ void main() {
     }
     uint total;
     uint before = cwg_exclusive_add(gl_SubgroupInvocationID == gl_SubgroupSize - 1u ? carry : 0u, total);
-    if (STAGE_ELEMS >= TILE_VECS * 4u) {
+    if (STAGE_MODE == 1u) {
         // Kept elements to shared memory in output order (lb_tile_prefix's barrier publishes them), then
         // written out by consecutive invocations: coalesced stores instead of one scattered store per element.
         [[unroll]] for (uint j = 0u; j < VECS; j++) {
@@ -144,6 +162,31 @@ void main() {
         }
         uint tile_prefix = lb_tile_prefix(tile, total);
         for (uint i = gl_LocalInvocationIndex; i < total; i += WG_SIZE) out_s[tile_prefix + i] = stage[i];
+    } else if (STAGE_MODE == 2u) {
+        // Row by row: the row's kept elements are one contiguous run of the output starting at the row's
+        // first offset (lane 0's, whose in-row exclusive count is 0); staged in this subgroup's slice, then
+        // stored by consecutive lanes. Only subgroup barriers: the slice is the subgroup's own.
+        uint base = lb_tile_prefix(tile, total) + before;
+        uint slice = gl_SubgroupID * gl_SubgroupSize * 4u;
+        [[unroll]] for (uint j = 0u; j < VECS; j++) {
+            uint row = subgroupBroadcastFirst(offs[j]);
+            uint pos = slice + offs[j] - row;
+            uint m = masks[j];
+            [[unroll]] for (uint c = 0u; c < 4u; c++) {
+                if ((m & (1u << c)) != 0u) {
+                    stage[pos] = vals[j][c];
+                    pos++;
+                }
+            }
+            uint count = subgroupAdd(bitCount(m));
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();
+            for (uint i = gl_SubgroupInvocationID; i < count; i += gl_SubgroupSize) {
+                out_s[base + row + i] = stage[slice + i];
+            }
+            subgroupMemoryBarrierShared();
+            subgroupBarrier();   // the slice is read before the next row overwrites it
+        }
     } else {
         uint prefix = lb_tile_prefix(tile, total) + before;
         [[unroll]] for (uint j = 0u; j < VECS; j++) {

@@ -1,14 +1,16 @@
-//! Stable stream compaction of u32: keeps the elements that are non-zero, or whose flag (a separate u32
-//! buffer) is non-zero, in input order. Pass `vksort::compact` (`glsl/compact.comp`, after the
-//! `vksort::compact::clear` fill of its status region).
+//! Stable stream compaction of u32: keeps, in input order, the elements that pass a [`Predicate`] (non-zero,
+//! a bit pattern such as "odd", or a range), tested on the element itself or on its flag (a separate u32
+//! buffer). Pass `vksort::compact` (`glsl/compact.comp`, after the `vksort::compact::clear` fill of its
+//! status region).
 //!
 //! Single pass over the decoupled look-back machinery of the scan (`glsl/include/lookback.glsl`, shared,
 //! not duplicated): per tile, count the kept elements, scan the counts locally, look back over the
 //! predecessors' counts (bounded spin, then reduce a stuck predecessor's flags itself), scatter. The last
 //! tile writes the kept count to `count_out[0]`. Per element: reads 4 bytes (+ 4 bytes of flags) and writes
-//! 4 bytes per kept element; 8 status bytes per tile.
+//! 4 bytes per kept element; 8 status bytes per tile. A predicate on the element itself needs no flags
+//! buffer: "odd" reads 4 bytes per element where flags = value & 1 would read 8.
 //!
-//! Contract of [`Compactor::cmd_compact`]: reads `n` elements of `input` (and of `flags`), writes the kept
+//! Contract of [`Compactor::cmd_compact`] (and [`Compactor::cmd_compact_if`], which takes the predicate): reads `n` elements of `input` (and of `flags`), writes the kept
 //! elements to `output[0..count)` (which must hold `n` elements; the rest is untouched) and the count (u32)
 //! to `count_out[0]`. `output` must not overlap `input` or `flags`. `scratch` (at least
 //! [`Compactor::scratch_bytes`] / [`compact_scratch_bytes`] bytes, `STORAGE_BUFFER | TRANSFER_DST`) is
@@ -29,6 +31,90 @@ pub struct CompactPush {
     pub n: u32,
     /// Workgroups dispatched (= tiles, at least 1).
     pub groups: u32,
+    /// The predicate ([`Predicate::push`]): mode and its two operands.
+    pub mode: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// Which elements a compaction keeps: a test on each element, or on its flag when a flags buffer is given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Predicate {
+    /// `x != 0` (the default).
+    #[default]
+    NonZero,
+    /// `x & mask == value`: [`Predicate::ODD`] is `{ mask: 1, value: 1 }`, "even" `{ mask: 1, value: 0 }`.
+    BitsEqual { mask: u32, value: u32 },
+    /// `lo <= x < hi` (unsigned); nothing is kept when `hi <= lo`.
+    InRange { lo: u32, hi: u32 },
+}
+
+impl Predicate {
+    /// The odd elements (CUB's `select_if_odd` benchmark).
+    pub const ODD: Predicate = Predicate::BitsEqual { mask: 1, value: 1 };
+
+    /// Whether `x` passes (the CPU reference of the shader's `keep`).
+    pub fn test(self, x: u32) -> bool {
+        match self {
+            Predicate::NonZero => x != 0,
+            Predicate::BitsEqual { mask, value } => x & mask == value,
+            Predicate::InRange { lo, hi } => lo <= x && x < hi,
+        }
+    }
+
+    /// (mode, a, b) of the shader: 0 `x != 0`, 1 `x & a == b`, 2 `x - a < b` (wrapping: `a <= x < a + b`).
+    fn push(self) -> (u32, u32, u32) {
+        match self {
+            Predicate::NonZero => (0, 0, 0),
+            Predicate::BitsEqual { mask, value } => (1, mask, value),
+            Predicate::InRange { lo, hi } => (2, lo, hi.saturating_sub(lo)),
+        }
+    }
+}
+
+/// How a compaction stores its kept elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompactStaging {
+    /// Each kept element stored by the invocation that holds it (scattered stores, no shared memory).
+    Direct,
+    /// The whole tile staged in shared memory in output order, then stored by consecutive invocations
+    /// (4 bytes of shared memory per tile element; falls back to `Direct` where the tile does not fit).
+    Tile,
+    /// Per subgroup and 16-byte row: the row's kept elements staged in the subgroup's slice of shared memory,
+    /// then stored by consecutive lanes (16 bytes of shared memory per invocation, whatever the tile).
+    Subgroup,
+}
+
+/// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]) and the stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CompactPolicy {
+    /// Tile shape and look-back. Default: [`ScanPolicy::for_device_compact`].
+    pub scan: ScanPolicy,
+    /// How kept elements are stored. Default: [`CompactStaging::Subgroup`].
+    pub staging: CompactStaging,
+}
+
+impl CompactPolicy {
+    /// The policy for a device: subgroup staging, so that shared memory does not grow with the tile
+    /// (H200, select_if_odd u32 at 2^20 / 2^24 / 2^28, ms: tile staging 256 x 16 0.0157 / 0.0921 / 1.362,
+    /// direct stores 0.0164 / 0.0768 / 1.025, subgroup staging 256 x 16 0.0163 / 0.0642 / 0.849,
+    /// 256 x 32 0.0179 / 0.0583 / 0.753; docs/tuning.md "Compaction").
+    pub fn for_device(caps: &crate::gpu::DeviceCaps) -> Self {
+        Self {
+            scan: ScanPolicy::for_device_compact(caps),
+            staging: CompactStaging::Subgroup,
+        }
+    }
+}
+
+impl From<ScanPolicy> for CompactPolicy {
+    /// `scan` with the default staging.
+    fn from(scan: ScanPolicy) -> Self {
+        Self {
+            scan,
+            staging: CompactStaging::Subgroup,
+        }
+    }
 }
 
 /// Scratch bytes of a compaction of up to `max_n` elements with any valid policy.
@@ -38,16 +124,16 @@ pub fn compact_scratch_bytes(max_n: u64) -> u64 {
 
 /// A planned compaction (policy and kernels).
 pub struct Compactor {
-    policy: ScanPolicy,
+    policy: CompactPolicy,
     plan: SubgroupPlan,
 }
 
 impl Compactor {
-    /// Plans compactions with `policy` (default: [`ScanPolicy::for_device_compact`]); builds the kernels now.
-    pub fn new(ctx: &Arc<Context>, policy: Option<ScanPolicy>) -> Result<Self> {
+    /// Plans compactions with `policy` (default: [`CompactPolicy::for_device`]); builds the kernels now.
+    pub fn new(ctx: &Arc<Context>, policy: Option<CompactPolicy>) -> Result<Self> {
         check_device(ctx.caps(), ScanElem::U32)?;
-        let policy = policy.unwrap_or_else(|| ScanPolicy::for_device_compact(ctx.caps()));
-        policy.validate(ctx.caps())?;
+        let policy = policy.unwrap_or_else(|| CompactPolicy::for_device(ctx.caps()));
+        policy.scan.validate(ctx.caps())?;
         let c = Self {
             policy,
             plan: SubgroupPlan::for_device(ctx.caps()),
@@ -60,29 +146,31 @@ impl Compactor {
     fn kernel(&self, ctx: &Context, flags: bool) -> Result<Arc<crate::gpu::Kernel>> {
         use crate::shaders::compact as sh;
         let shader = if flags { sh::FLAGS } else { sh::VALUES };
-        // STAGE_ELEMS: shared staging of the kept elements when the tile (4 bytes each) fits beside the
-        // look-back's and the local scan's few words (2 KiB margin).
-        let tile = self.policy.tile();
-        let stage = if tile as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64 {
-            tile
-        } else {
-            1
+        // STAGE_ELEMS: the staging words, when they fit beside the look-back's and the local scan's few
+        // words (2 KiB margin); else the stores are direct.
+        let scan = &self.policy.scan;
+        let (mode, words) = match self.policy.staging {
+            CompactStaging::Direct => (0, 1),
+            CompactStaging::Tile => (1, scan.tile()),
+            CompactStaging::Subgroup => (2, scan.workgroup_size * 4),
         };
+        let fits = words as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64;
+        let (mode, words) = if fits { (mode, words) } else { (0, 1) };
         let spec = crate::shaders::Spec::new()
-            .with(sh::VECS, self.policy.items_per_thread / 4)
-            .with(sh::STAGE_ELEMS, stage)
-            .merge(self.policy.lookback_spec());
-        self.plan
-            .kernel(ctx, shader, self.policy.workgroup_size, spec)
+            .with(sh::VECS, scan.items_per_thread / 4)
+            .with(sh::STAGE_ELEMS, words)
+            .with(sh::STAGE_MODE, mode)
+            .merge(scan.lookback_spec());
+        self.plan.kernel(ctx, shader, scan.workgroup_size, spec)
     }
 
     /// Elements per tile.
     pub fn tile_size(&self) -> u32 {
-        self.policy.tile()
+        self.policy.scan.tile()
     }
 
     fn tiles(&self, n: u64) -> u64 {
-        n.div_ceil(self.policy.tile() as u64).max(1)
+        n.div_ceil(self.policy.scan.tile() as u64).max(1)
     }
 
     /// Scratch bytes of a compaction of up to `max_n` elements.
@@ -90,13 +178,32 @@ impl Compactor {
         16 + self.tiles(max_n) * 8
     }
 
-    /// Records the compaction (see the module docs).
+    /// Records the compaction that keeps the non-zero elements (or those with a non-zero flag); see the
+    /// module docs.
     #[allow(clippy::too_many_arguments)]
     pub fn cmd_compact(
         &self,
         rec: &mut Recorder,
         input: BufferRef,
         flags: Option<BufferRef>,
+        output: BufferRef,
+        count_out: BufferRef,
+        scratch: BufferRef,
+        n: u64,
+    ) -> Result<()> {
+        let pred = Predicate::NonZero;
+        self.cmd_compact_if(rec, input, flags, pred, output, count_out, scratch, n)
+    }
+
+    /// Records the compaction that keeps the elements for which `predicate` holds, tested on the element
+    /// or, with `flags`, on its flag (see the module docs).
+    #[allow(clippy::too_many_arguments)]
+    pub fn cmd_compact_if(
+        &self,
+        rec: &mut Recorder,
+        input: BufferRef,
+        flags: Option<BufferRef>,
+        predicate: Predicate,
         output: BufferRef,
         count_out: BufferRef,
         scratch: BufferRef,
@@ -129,6 +236,7 @@ impl Compactor {
         }
         let kernel = self.kernel(ctx, flags.is_some())?;
         let tiles = self.tiles(n) as u32;
+        let (mode, a, b) = predicate.push();
         let status = scratch.slice(0, status_bytes);
         // Bindings may not be empty: with n = 0 the count region stands in for the data bindings (the shader
         // reads and writes no element then).
@@ -154,6 +262,9 @@ impl Compactor {
                 &CompactPush {
                     n: n as u32,
                     groups: tiles,
+                    mode,
+                    a,
+                    b,
                 },
                 tiles,
             )
@@ -172,27 +283,56 @@ pub fn cmd_compact(
     scratch: BufferRef,
     n: u64,
 ) -> Result<()> {
-    let ctx = rec.ctx();
-    check_device(ctx.caps(), ScanElem::U32)?;
-    let policy = ScanPolicy::for_device_compact(ctx.caps());
-    let c = Compactor {
-        policy,
-        plan: SubgroupPlan::for_device(ctx.caps()),
-    };
-    c.cmd_compact(rec, input, flags, output, count_out, scratch, n)
+    let pred = Predicate::NonZero;
+    cmd_compact_if(rec, input, flags, pred, output, count_out, scratch, n)
 }
 
-/// Compacts `data` on the GPU with the default policy.
+/// [`Compactor::cmd_compact_if`] with the device's default policy.
+#[allow(clippy::too_many_arguments)]
+pub fn cmd_compact_if(
+    rec: &mut Recorder,
+    input: BufferRef,
+    flags: Option<BufferRef>,
+    predicate: Predicate,
+    output: BufferRef,
+    count_out: BufferRef,
+    scratch: BufferRef,
+    n: u64,
+) -> Result<()> {
+    let ctx = rec.ctx();
+    check_device(ctx.caps(), ScanElem::U32)?;
+    let c = Compactor {
+        policy: CompactPolicy::for_device(ctx.caps()),
+        plan: SubgroupPlan::for_device(ctx.caps()),
+    };
+    c.cmd_compact_if(rec, input, flags, predicate, output, count_out, scratch, n)
+}
+
+/// Compacts `data` on the GPU with the default policy (keeps the non-zero elements, or those with a
+/// non-zero flag).
 pub fn compact_u32(ctx: &Arc<Context>, data: &[u32], flags: Option<&[u32]>) -> Result<Vec<u32>> {
     compact_u32_with(ctx, data, flags, None)
 }
 
-/// Compacts `data` on the GPU with `policy` (e.g. the look-back stall emulation).
+/// Compacts `data` on the GPU with `policy` (e.g. the look-back stall emulation), keeping the non-zero
+/// elements (or those with a non-zero flag).
 pub fn compact_u32_with(
     ctx: &Arc<Context>,
     data: &[u32],
     flags: Option<&[u32]>,
-    policy: Option<ScanPolicy>,
+    policy: Option<CompactPolicy>,
+) -> Result<Vec<u32>> {
+    compact_u32_if(ctx, data, flags, Predicate::NonZero, policy)
+}
+
+/// Compacts `data` on the GPU: keeps the elements for which `predicate` holds (on the element, or with
+/// `flags` on its flag), with `policy` (default: the device's).
+pub fn compact_u32_if(
+    ctx: &Arc<Context>,
+    data: &[u32],
+    flags: Option<&[u32]>,
+    predicate: Predicate,
+    policy: Option<CompactPolicy>,
 ) -> Result<Vec<u32>> {
     if let Some(f) = flags {
         if f.len() != data.len() {
@@ -213,10 +353,11 @@ pub fn compact_u32_with(
     let count = Buffer::device_local(ctx, "vksort::compact::count", 4)?;
     let scratch = Buffer::device_local(ctx, "vksort::compact::scratch", c.scratch_bytes(n))?;
     ctx.submit("vksort::compact", |rec| {
-        c.cmd_compact(
+        c.cmd_compact_if(
             rec,
             input.as_ref(),
             flag_buf.as_ref().map(|b| b.as_ref()),
+            predicate,
             output.as_ref(),
             count.as_ref(),
             scratch.as_ref(),
@@ -234,13 +375,22 @@ pub fn compact_u32_with(
 
 /// CPU reference of [`compact_u32`].
 pub fn cpu_compact_u32(data: &[u32], flags: Option<&[u32]>) -> Vec<u32> {
+    cpu_compact_u32_if(data, flags, Predicate::NonZero)
+}
+
+/// CPU reference of [`compact_u32_if`].
+pub fn cpu_compact_u32_if(data: &[u32], flags: Option<&[u32]>, predicate: Predicate) -> Vec<u32> {
     match flags {
         Some(f) => data
             .iter()
             .zip(f)
-            .filter(|(_, &f)| f != 0)
+            .filter(|(_, &f)| predicate.test(f))
             .map(|(&x, _)| x)
             .collect(),
-        None => data.iter().copied().filter(|&x| x != 0).collect(),
+        None => data
+            .iter()
+            .copied()
+            .filter(|&x| predicate.test(x))
+            .collect(),
     }
 }

@@ -2,7 +2,9 @@
 //! look-back stall emulation for compaction, bad input and push-constant sizes.
 mod common;
 use common::{with_gpu, Rng};
-use vksort::compact::{self, cpu_compact_u32, CompactPush, Compactor};
+use vksort::compact::{
+    self, cpu_compact_u32, CompactPolicy, CompactPush, CompactStaging, Compactor, Predicate,
+};
 use vksort::gpu::kernel::reflect;
 use vksort::gpu::Buffer;
 use vksort::reduce::{self, cpu_reduce_u32, cpu_reduce_u64, ReduceOp, ReducePush};
@@ -111,6 +113,67 @@ fn compact_matches_cpu() {
     });
 }
 
+/// Every predicate, on elements and on flags, with every staging mode, across tile boundaries.
+#[test]
+fn compact_predicates_and_staging() {
+    with_gpu(|ctx| {
+        let preds = [
+            Predicate::NonZero,
+            Predicate::ODD,
+            Predicate::BitsEqual {
+                mask: 0xf0,
+                value: 0x30,
+            },
+            Predicate::InRange {
+                lo: 1 << 30,
+                hi: 3 << 30,
+            },
+            Predicate::InRange { lo: 9, hi: 9 },
+            Predicate::InRange { lo: 10, hi: 3 },
+        ];
+        for staging in [
+            CompactStaging::Direct,
+            CompactStaging::Tile,
+            CompactStaging::Subgroup,
+        ] {
+            let policy = CompactPolicy {
+                staging,
+                ..CompactPolicy::for_device(ctx.caps())
+            };
+            let tile = policy.scan.tile() as usize;
+            for n in [
+                0,
+                1,
+                5,
+                tile - 1,
+                tile,
+                tile + 1,
+                3 * tile + 7,
+                (1 << 16) + 3,
+            ] {
+                let mut r = Rng(n as u64 * 31 + 7);
+                // A third zeros, the rest uniform; flags from the same mix.
+                let mut draw = || match r.next_u32() % 3 {
+                    0 => 0,
+                    _ => r.next_u32(),
+                };
+                let data: Vec<u32> = (0..n).map(|_| draw()).collect();
+                let flags: Vec<u32> = (0..n).map(|_| draw()).collect();
+                for &pred in &preds {
+                    for f in [None, Some(&flags[..])] {
+                        assert_eq!(
+                            compact::compact_u32_if(ctx, &data, f, pred, Some(policy)).unwrap(),
+                            compact::cpu_compact_u32_if(&data, f, pred),
+                            "{staging:?} {pred:?} flags={} n={n}",
+                            f.is_some()
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn compact_survives_stalled_tiles() {
     with_gpu(|ctx| {
@@ -125,13 +188,21 @@ fn compact_survives_stalled_tiles() {
             for n in [tile + 1, 20 * tile + 5, (1 << 16) + 3] {
                 let (data, flags) = sparse(n, n as u64, 2);
                 assert_eq!(
-                    compact::compact_u32_with(ctx, &data, None, Some(policy)).unwrap(),
+                    compact::compact_u32_with(ctx, &data, None, Some(policy.into())).unwrap(),
                     cpu_compact_u32(&data, None)
                 );
-                assert_eq!(
-                    compact::compact_u32_with(ctx, &data, Some(&flags), Some(policy)).unwrap(),
-                    cpu_compact_u32(&data, Some(&flags))
-                );
+                // Every staging mode under stalls (the subgroup staging stores after the look-back too).
+                for staging in [CompactStaging::Direct, CompactStaging::Subgroup] {
+                    let p = CompactPolicy {
+                        scan: policy,
+                        staging,
+                    };
+                    assert_eq!(
+                        compact::compact_u32_with(ctx, &data, Some(&flags), Some(p)).unwrap(),
+                        cpu_compact_u32(&data, Some(&flags)),
+                        "{staging:?}"
+                    );
+                }
             }
         }
     });

@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use vksort::compact::Predicate;
 use vksort_tools::bench::data::{Column, ElemType};
 use vksort_tools::bench::dist::Dist;
 use vksort_tools::bench::ops::{self, FlagMode, OpSpec};
@@ -378,15 +379,17 @@ fn check_catches_a_corrupted_output() {
         2
     );
     assert!(verify::check_scan(&x, &Column::U32(vec![3, 3, 10, 12]), true).is_ok());
-    assert!(verify::check_compact(&x, None, &Column::U32(vec![3, 7, 2])).is_ok());
+    assert!(
+        verify::check_compact(&x, None, Predicate::NonZero, &Column::U32(vec![3, 7, 2])).is_ok()
+    );
     assert_eq!(
-        verify::check_compact(&x, None, &Column::U32(vec![3, 2, 7]))
+        verify::check_compact(&x, None, Predicate::NonZero, &Column::U32(vec![3, 2, 7]))
             .unwrap_err()
             .index,
         1
     );
     assert_eq!(
-        verify::check_compact(&x, None, &Column::U32(vec![3, 7]))
+        verify::check_compact(&x, None, Predicate::NonZero, &Column::U32(vec![3, 7]))
             .unwrap_err()
             .index,
         2

@@ -28,16 +28,26 @@ use vksort::{Error, Result};
 /// The label of the copies that restore an in-place input before each run; left out of every timing.
 pub const RESTORE: &str = "vksort::bench::restore";
 
-/// Which elements a compaction keeps.
+/// Which elements a compaction keeps (on the device: a flags buffer for `Given`, else a predicate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlagMode {
     /// The non-zero elements (no flags buffer).
     NonZero,
-    /// The odd elements (flags = value & 1), CUB's `select_if_odd`.
+    /// The odd elements (value & 1, no flags buffer), CUB's `select_if_odd`.
     Odd,
     /// Flags given with the input.
     Given,
+}
+
+impl FlagMode {
+    /// The predicate the compaction applies (to the element, or to its flag for `Given`).
+    pub fn predicate(self) -> vksort::compact::Predicate {
+        match self {
+            FlagMode::Odd => vksort::compact::Predicate::ODD,
+            FlagMode::NonZero | FlagMode::Given => vksort::compact::Predicate::NonZero,
+        }
+    }
 }
 
 /// One runnable operation.
@@ -175,7 +185,7 @@ impl OpSpec {
                 (key.bytes() + value.map_or(0, |v| v.bytes())) as u64
             }
             OpSpec::Compact { elem, flags } => {
-                elem.bytes() as u64 + if *flags == FlagMode::NonZero { 0 } else { 4 }
+                elem.bytes() as u64 + if *flags == FlagMode::Given { 4 } else { 0 }
             }
             _ => self.elem().bytes() as u64,
         }
@@ -234,7 +244,7 @@ impl OpSpec {
             OpSpec::Compact { elem, flags } => Shape::Compact {
                 elem: *elem,
                 n,
-                flags: *flags != FlagMode::NonZero,
+                flags: *flags == FlagMode::Given,
                 kept_fraction: 0.5,
             },
             OpSpec::Reduce { elem, .. } => Shape::Reduce { elem: *elem, n },
@@ -262,27 +272,18 @@ pub struct Input {
 }
 
 impl Input {
-    /// Random input for `spec`: keys of `dist`; values (sorts) are the input index; flags (compaction with
-    /// `Odd`) are `key & 1`.
+    /// Random input for `spec`: keys of `dist`; values (sorts) are the input index. No flags: `Odd`
+    /// compactions test the element itself (`Predicate::ODD`), as CUB's `select_if_odd` does.
     pub fn generate(spec: &OpSpec, n: usize, dist: Dist, seed: u64) -> Input {
         let keys = dist.generate(spec.elem(), n, seed);
         let values = match spec {
             OpSpec::Sort { value: Some(v), .. } => Some(Column::index(*v, n)),
             _ => None,
         };
-        let flags = match spec {
-            OpSpec::Compact {
-                flags: FlagMode::Odd,
-                ..
-            } => Some(Column::U32(
-                (0..n).map(|i| (keys.raw_bits(i) & 1) as u32).collect(),
-            )),
-            _ => None,
-        };
         Input {
             keys,
             values,
-            flags,
+            flags: None,
         }
     }
 
@@ -890,9 +891,12 @@ pub fn verify(
             }
         }
         OpSpec::Scan { inclusive, .. } => verify::check_scan(&input.keys, &out.keys, *inclusive),
-        OpSpec::Compact { .. } => {
-            verify::check_compact(&input.keys, input.flags.as_ref(), &out.keys)
-        }
+        OpSpec::Compact { flags, .. } => verify::check_compact(
+            &input.keys,
+            input.flags.as_ref(),
+            flags.predicate(),
+            &out.keys,
+        ),
         OpSpec::Reduce { op, .. } => {
             let expected = verify::cpu_reduce(&input.keys, op);
             match out.keys.len() {
@@ -1174,12 +1178,14 @@ mod scans {
                     elem: *elem,
                 }))
             }
-            OpSpec::Compact { elem, .. } => {
+            OpSpec::Compact { elem, flags } => {
                 if *elem != ElemType::U32 {
                     return Err(invalid(format!("compaction takes u32, not {elem}")));
                 }
                 let bytes = (n * 4) as u64;
                 Ok(Box::new(CompactRunner {
+                    compactor: compact::Compactor::new(ctx, Some(compact_policy(ctx)?))?,
+                    predicate: flags.predicate(),
                     input,
                     output: Buffer::device_local(ctx, "vksort::bench::compact_out", bytes.max(16))?,
                     count: Buffer::device_local(ctx, "vksort::bench::compact_count", 16)?,
@@ -1239,7 +1245,43 @@ mod scans {
         }
     }
 
+    /// The device's compaction policy, with the tuning sweeps' overrides: VKSORT_COMPACT_STAGING
+    /// (`direct`, `tile`, `subgroup`), VKSORT_COMPACT_ITEMS (elements per invocation) and VKSORT_COMPACT_WG
+    /// (invocations per workgroup).
+    fn compact_policy(ctx: &Arc<Context>) -> Result<compact::CompactPolicy> {
+        let mut p = compact::CompactPolicy::for_device(ctx.caps());
+        if let Ok(v) = std::env::var("VKSORT_COMPACT_STAGING") {
+            p.staging = match v.as_str() {
+                "" => p.staging,
+                "direct" => compact::CompactStaging::Direct,
+                "tile" => compact::CompactStaging::Tile,
+                "subgroup" => compact::CompactStaging::Subgroup,
+                o => {
+                    return Err(invalid(format!(
+                        "VKSORT_COMPACT_STAGING `{o}`: direct, tile or subgroup"
+                    )))
+                }
+            };
+        }
+        let num = |var: &str, field: &mut u32| -> Result<()> {
+            match std::env::var(var) {
+                Ok(v) if !v.is_empty() => {
+                    *field = v
+                        .parse()
+                        .map_err(|_| invalid(format!("{var} `{v}` is not a number")))?;
+                    Ok(())
+                }
+                _ => Ok(()),
+            }
+        };
+        num("VKSORT_COMPACT_ITEMS", &mut p.scan.items_per_thread)?;
+        num("VKSORT_COMPACT_WG", &mut p.scan.workgroup_size)?;
+        Ok(p)
+    }
+
     struct CompactRunner<'a> {
+        compactor: compact::Compactor,
+        predicate: compact::Predicate,
         input: &'a DeviceInput,
         output: Buffer,
         count: Buffer,
@@ -1249,10 +1291,11 @@ mod scans {
     impl Runner for CompactRunner<'_> {
         fn record(&self, rec: &mut Recorder) -> Result<()> {
             let bytes = (self.input.n * 4) as u64;
-            compact::cmd_compact(
+            self.compactor.cmd_compact_if(
                 rec,
                 self.input.keys.slice(0, bytes.max(4)),
                 self.input.flags.as_ref().map(|f| f.slice(0, bytes.max(4))),
+                self.predicate,
                 self.output.slice(0, bytes.max(4)),
                 self.count.slice(0, 4),
                 self.scratch.as_ref(),

@@ -327,12 +327,16 @@ pub fn check_scan(input: &Column, output: &Column, inclusive: bool) -> Result<()
     Ok(())
 }
 
-/// What a compaction keeps: the elements whose flag is non-zero, or with no flags, the non-zero elements.
-pub fn compact_expected(input: &Column, flags: Option<&Column>) -> Column {
+/// What a compaction keeps: the elements whose flag passes `pred`, or with no flags, those that pass it.
+pub fn compact_expected(
+    input: &Column,
+    flags: Option<&Column>,
+    pred: vksort::compact::Predicate,
+) -> Column {
     let keep: Vec<u128> = (0..input.len())
         .filter(|&i| match flags {
-            Some(f) => f.raw_bits(i) != 0,
-            None => input.raw_bits(i) != 0,
+            Some(f) => pred.test(f.raw_bits(i) as u32),
+            None => pred.test(input.raw_bits(i) as u32),
         })
         .map(|i| input.raw_bits(i))
         .collect();
@@ -343,9 +347,10 @@ pub fn compact_expected(input: &Column, flags: Option<&Column>) -> Column {
 pub fn check_compact(
     input: &Column,
     flags: Option<&Column>,
+    pred: vksort::compact::Predicate,
     output: &Column,
 ) -> Result<(), Mismatch> {
-    let expected = compact_expected(input, flags);
+    let expected = compact_expected(input, flags, pred);
     for i in 0..expected.len().min(output.len()) {
         if expected.raw_bits(i) != output.raw_bits(i) {
             return Err(bad(

@@ -138,7 +138,7 @@ pub struct CompactArgs {
     /// Flags file (u32, same format as the input): keep element i where flag i is non-zero.
     #[arg(long, value_name = "FILE")]
     pub flags: Option<String>,
-    /// Keep the odd elements (flags = value & 1, as CUB's select_if_odd benchmark).
+    /// Keep the odd elements (value & 1 tested on each element, no flags: CUB's select_if_odd).
     #[arg(long, conflicts_with = "flags")]
     pub odd: bool,
     #[command(flatten)]

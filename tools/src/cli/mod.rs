@@ -483,15 +483,7 @@ fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32
     };
     check_fits(&ctx, &spec, source.len())?;
     let keys = source.into_column(elem);
-    let flags = match given {
-        Some(f) => Some(f),
-        None if a.odd => Some(Column::U32(
-            (0..keys.len())
-                .map(|i| (keys.raw_bits(i) & 1) as u32)
-                .collect(),
-        )),
-        None => None,
-    };
+    let flags = given;
     if !spec.available() {
         bail!("compaction is not in this build of vksort");
     }
