@@ -1333,6 +1333,9 @@ fn exchange_parts() {
     with_gpu(|ctx| {
         for (kpt, parts, rank2, subs) in [(8, 2, 2, 1), (7, 3, 1, 1), (6, 6, 0, 1), (8, 2, 2, 2)] {
             let mut p = lavapipe_policy(ctx);
+            // At most 128 invocations: two 256 x 8 sub-tiles with the device's lane masks need more than
+            // the 48 KiB of shared memory of NVIDIA's driver (the shapes are what is tested here).
+            p.workgroup_size = p.workgroup_size.min(128);
             p.keys_per_thread = kpt;
             p.exchange_parts = parts;
             p.rank_counters = rank(rank2);
@@ -1710,8 +1713,9 @@ fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy
 
 /// Skewed keys in the MSD sort: buckets larger than the bucket tile, shared by the bucket pass's helper
 /// workgroups, divided one or more digits down (entropy-reduced keys), with nodes of equal keys (a copy), shares
-/// larger than the bucket tile (sorted through global memory: few helpers) and narrow float ranges. Every key type
-/// with values (stability), both orders, a bit range and a GPU-side count.
+/// larger than the bucket tile (sorted through global memory: few helpers), narrow float ranges and narrow ranges
+/// across a word boundary (the split digit comes from the keys' range). Every key type with values (stability),
+/// both orders, a bit range and a GPU-side count.
 #[test]
 fn msd_skewed_buckets_on_helpers() {
     with_gpu(|ctx| {
@@ -1751,10 +1755,23 @@ fn msd_skewed_buckets_on_helpers() {
                     }
                 })
                 .collect();
+            // A narrow range across a word boundary (64-bit keys: the bias subtraction borrows from the high word;
+            // i32: across the sign).
+            let straddle: Vec<u64> = (0..n)
+                .map(|_| {
+                    let base = if key.bits() == 64 {
+                        0xffff_f000u64
+                    } else {
+                        0x7fff_f000
+                    };
+                    base + (r.next_u64() & 0x1fff)
+                })
+                .collect();
             let dists = [
                 gen(key, Dist::Entropy(3), n, key as u64 + 3),
                 crowded,
                 narrow,
+                straddle,
             ];
             for raw in &dists {
                 for (p, order, bits, gpu_n) in [

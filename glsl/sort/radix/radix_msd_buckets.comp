@@ -1,7 +1,7 @@
 #version 460
 // radix_msd_buckets.comp (vksort::radix::msd, pass 3 of 3): one workgroup per bucket (split digit value d)
 // sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift), into the caller's
-// buffers, stably. The split pass (radix_msd_split.comp) left each tile's keys sorted on the split digit in the
+// buffers, stably. Keys are biased as in the split pass (msd_range.glsl: meta[CTRL_MSD_BIAS ..]). The split pass (radix_msd_split.comp) left each tile's keys sorted on the split digit in the
 // tile's own range of the scratch arrays, with each digit's run start per tile in the run table; the bucket is
 // the concatenation of its runs in tile order. The workgroup reads its two rows of the run table (digit d's and
 // d + 1's starts, one word per tile), finds where the bucket starts (the sum of its run starts: the keys of
@@ -30,6 +30,16 @@
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
+#include "msd_range.glsl"
+
+// The split pass's bias (meta[CTRL_MSD_BIAS ..], set at the start of main): every key this pass ranks,
+// compares or counts is biased as the split pass's were (msd_range.glsl), so buckets and their sort agree.
+uvec2 g_bias = uvec2(0u);
+uvec2 msd_key(uvec2 k, uint kind, bool desc) {
+    return sub64(key_transform(k, kind, desc), g_bias);
+}
+// From here on (this file and radix_local.glsl) key_transform means the biased key.
+#define key_transform(k, kind, desc) msd_key(k, kind, desc)
 
 layout(constant_id = 2) const uint KPT = 8;
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
@@ -547,6 +557,7 @@ void main() {
     uint msd = meta[CTRL_MSD];
     if (msd == 0u) return;   // nothing to sort
     uint shift = msd - 1u;
+    g_bias = uvec2(meta[CTRL_MSD_BIAS], meta[CTRL_MSD_BIAS + 1u]);
     uint g = flat_group_id();
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, pc.split_tile);

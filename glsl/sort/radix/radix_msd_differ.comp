@@ -1,7 +1,8 @@
 #version 460
-// radix_msd_differ.comp (vksort::radix::msd, pass 1 of 3): where the keys differ. One workgroup per split tile
-// (TILE keys, the split pass's tile) writes the AND and the OR of its transformed keys to tables[4t .. 4t + 4)
-// (AND low and high word, OR low and high word); the split pass combines them. Workgroup 0 records n in the
+// radix_msd_differ.comp (vksort::radix::msd, pass 1 of 3): the keys' range. One workgroup per split tile
+// (TILE keys, the split pass's tile) writes the smallest and the largest of its transformed keys masked to the
+// sorted bits [lo, hi) to tables[4t .. 4t + 4) (min low and high word, max low and high word); the split pass
+// combines them (msd_range.glsl). Workgroup 0 records n in the
 // control block (the host's count, or the GPU-side count clamped to the capacity, with the raw count and the
 // overflow flag), where the bucket pass reads it, and zeroes the counts row of the tables ((4 + RADIX) x stride
 // words in: the split pass adds each digit's count there).
@@ -34,6 +35,7 @@ layout(push_constant) uniform Push {
 } pc;
 
 #include "key_differ.glsl"
+#include "msd_range.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -49,24 +51,25 @@ void main() {
         for (uint d = lid; d < RADIX; d += WG_SIZE) tables[(4u + RADIX) * pc.stride + d] = 0u;
     }
     if (t * TILE >= n) return;
-    // Indices past n read key n - 1 again, which changes no AND or OR.
+    // Indices past n read key n - 1 again, which changes no min or max.
     uvec2 k[KPT];
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = min(t * TILE + j * WG_SIZE + lid, n - 1u);
         k[j] = uvec2(keys[i * KEY_WORDS], KEY_WORDS == 2u ? keys[i * KEY_WORDS + 1u] : 0u);
     }
     bool desc = (pc.flags & 1u) != 0u;
-    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    uvec2 rm = range_mask(pc.lo, pc.hi);
+    uvec2 mn = uvec2(~0u), mx = uvec2(0u);
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uvec2 x = key_transform(k[j], pc.key_kind, desc);
-        a &= x;
-        o |= x;
+        uvec2 x = key_transform(k[j], pc.key_kind, desc) & rm;
+        mn = min64(mn, x);
+        mx = max64(mx, x);
     }
-    wg_and_or(a, o);
+    wg_min_max(mn, mx);
     if (lid == 0u) {
-        tables[4u * t] = a.x;
-        tables[4u * t + 1u] = a.y;
-        tables[4u * t + 2u] = o.x;
-        tables[4u * t + 3u] = o.y;
+        tables[4u * t] = mn.x;
+        tables[4u * t + 1u] = mn.y;
+        tables[4u * t + 2u] = mx.x;
+        tables[4u * t + 3u] = mx.y;
     }
 }

@@ -3,16 +3,18 @@
 // significant differing digit, stably, from the caller's buffers into the scratch arrays, tile by tile: tile t's
 // keys stay in its own range [t x TILE, t x TILE + TILE) of the scratch, sorted there on the split digit. One
 // workgroup per tile; no workgroup waits for another, and no memory needs zeroing.
-//   1. The AND and OR of all transformed keys (over bits [lo, hi)) come from the differ pass's per-tile words
+//   1. The smallest and largest transformed key over bits [lo, hi) come from the differ pass's per-tile words
 //      (tables[4t ..]; one read per tile), or, for a sort of one tile (one_tile: no differ pass; this pass then
-//      records n in the control block), from the tile's own keys: the highest bit h where two keys differ; the split digit is bits
-//      [shift, h) with shift = max(lo, h - DIGIT_BITS).
+//      records n in the control block), from the tile's own keys. The keys are biased by the smallest
+//      (msd_range.glsl); h is the bit length of max - min, and the split digit is bits [shift, h) of the biased
+//      key, shift = max(lo, h - DIGIT_BITS).
 //   2. The workgroup ranks its tile on the split digit (radix_rank.glsl) and writes each key to its tile-local
 //      place, and writes where each digit's run starts in the tile: tables[4 x stride + d x stride + t] (digit
 //      d's row of the run table, one word per tile; stride: tiles of the capacity), and adds each digit's count
 //      to the counts row, tables[(4 + RADIX) x stride + d] (zeroed by the differ pass; a sort of one tile
 //      writes it), from which the bucket pass's helpers find the buckets too large for one workgroup.
-// Workgroup 0 also writes meta[CTRL_MSD] = shift + 1 (0: nothing to sort, n <= 1 or all keys equal on [lo, hi)).
+// Workgroup 0 also writes meta[CTRL_MSD] = shift + 1 (0: nothing to sort, n <= 1 or all keys equal on [lo, hi))
+// and the bias to meta[CTRL_MSD_BIAS ..] (low, high word).
 // The bucket pass gathers each bucket's runs from all tiles, in tile order.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -47,7 +49,7 @@ layout(push_constant) uniform Push {
     uint key_kind;
     uint flags;        // bit 0: descending
     uint stride;       // tiles of the capacity: the run table's row length
-    uint one_tile;     // 1: a single tile (no differ pass): the tile's own AND/OR, and this pass records n
+    uint one_tile;     // 1: a single tile (no differ pass): the tile's own range, and this pass records n
 } pc;
 // The counts row of the tables: each digit's keys over all tiles (zeroed by the differ pass; one tile: written).
 #define COUNTS_ROW ((4u + RADIX) * pc.stride)
@@ -60,6 +62,7 @@ const uint MATCH_BASE = 0u;
 
 #include "radix_rank.glsl"
 #include "key_differ.glsl"
+#include "msd_range.glsl"
 
 void main() {
     uint lid = gl_LocalInvocationID.x;
@@ -90,37 +93,43 @@ void main() {
         v1[j] = VAL_WORDS == 2u ? vals[i * VAL_WORDS + 1u] : 0u;
     }
 
-    // 1. Where do the keys differ?
-    uvec2 a = uvec2(~0u), o = uvec2(0u);
+    // 1. The keys' range on [lo, hi).
+    uvec2 rm = range_mask(pc.lo, pc.hi);
+    uvec2 mn = uvec2(~0u), mx = uvec2(0u);
     if (pc.one_tile != 0u) {
         [[unroll]] for (uint j = 0u; j < KPT; j++) {   // indices past n read key n - 1 again: no change
-            uvec2 x = key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc);
-            a &= x;
-            o |= x;
+            uvec2 x = key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc) & rm;
+            mn = min64(mn, x);
+            mx = max64(mx, x);
         }
     } else {
         for (uint i = lid; i < tiles; i += WG_SIZE) {
-            a &= uvec2(tables[4u * i], tables[4u * i + 1u]);
-            o |= uvec2(tables[4u * i + 2u], tables[4u * i + 3u]);
+            mn = min64(mn, uvec2(tables[4u * i], tables[4u * i + 1u]));
+            mx = max64(mx, uvec2(tables[4u * i + 2u], tables[4u * i + 3u]));
         }
     }
-    uvec2 differ = wg_differ(a, o) & range_mask(pc.lo, pc.hi);
-    if (differ == uvec2(0u)) {
+    wg_min_max(mn, mx);
+    uvec2 span = sub64(mx, mn);
+    if (span == uvec2(0u)) {
         // All keys are equal on [lo, hi): they are sorted as they stand.
         if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
         return;
     }
-    uint h = differ.y != 0u ? 33u + uint(findMSB(differ.y)) : 1u + uint(findMSB(differ.x));
+    uint h = span.y != 0u ? 33u + uint(findMSB(span.y)) : 1u + uint(findMSB(span.x));
     uint shift = max(pc.lo, h >= DIGIT_BITS ? h - DIGIT_BITS : 0u);
     uint bits = h - shift;
     uint mask = (1u << bits) - 1u;
-    if (t == 0u && lid == 0u) meta[CTRL_MSD] = shift + 1u;
+    if (t == 0u && lid == 0u) {
+        meta[CTRL_MSD] = shift + 1u;
+        meta[CTRL_MSD_BIAS] = mn.x;
+        meta[CTRL_MSD_BIAS + 1u] = mn.y;
+    }
 
     // 2. Rank this tile's keys on the split digit (padding past n ranks last) and write them to their places
     // in the tile's range, and the tile's run starts to the run table.
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        g_digit[j] = first + item_pos(j) < n ? key_digit(key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc), shift, mask)
-                                             : mask;
+        uvec2 biased = sub64(key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc), mn);
+        g_digit[j] = first + item_pos(j) < n ? key_digit(biased, shift, mask) : mask;
     }
     rank_digits(bits);
     uint m = min(TILE, n - first);   // the tile's keys (the padding ranks last, in digit `mask`)

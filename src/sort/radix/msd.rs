@@ -4,15 +4,17 @@
 //! the differ pass).
 //!
 //! - `vksort::radix::msd::differ`: one workgroup per split tile of `msd_split_workgroup_size` x
-//!   `msd_split_keys_per_thread` keys writes the AND and OR of its transformed keys (4 words per tile) to the
-//!   MSD tables; workgroup 0 records n (and, with a GPU-side count, the raw count and the overflow flag) in the
-//!   control block and zeroes the split-digit counts.
-//! - `vksort::radix::msd::split`: one workgroup per split tile combines the tiles' AND/OR words (the highest bit
-//!   where two keys differ, within the bit range: the split digit is the `digit_bits` bits ending there), ranks
-//!   its own tile on the split digit and writes it, sorted on that digit, to the tile's own range of the scratch
-//!   arrays, each digit's run start in the tile to the run table (one row per digit, one word per tile) and adds
-//!   each digit's count to the split-digit counts. Workgroup 0 writes the split digit's low bit + 1 to control
-//!   word `CTRL_MSD` (0: nothing to sort).
+//!   `msd_split_keys_per_thread` keys writes the smallest and largest of its transformed keys on the sorted
+//!   bits (4 words per tile) to the MSD tables; workgroup 0 records n (and, with a GPU-side count, the raw count
+//!   and the overflow flag) in the control block and zeroes the split-digit counts.
+//! - `vksort::radix::msd::split`: one workgroup per split tile combines the tiles' ranges. Keys are biased by
+//!   the smallest (`glsl/sort/radix/msd_range.glsl`: order kept, no borrow across the bit range), and the split
+//!   digit is the `digit_bits` bits ending at the highest bit of max - min: keys whose high bits barely vary
+//!   (depths as floats) still spread over the buckets. It ranks its own tile on the split digit and writes it,
+//!   sorted on that digit, to the tile's own range of the scratch arrays, each digit's run start in the tile to
+//!   the run table (one row per digit, one word per tile) and adds each digit's count to the split-digit
+//!   counts. Workgroup 0 writes the split digit's low bit + 1 to control word `CTRL_MSD` (0: nothing to sort)
+//!   and the bias to `CTRL_MSD_BIAS`, which the bucket pass subtracts from every key it ranks or compares.
 //! - `vksort::radix::msd::buckets`: one workgroup per bucket (2^digit_bits of them) reads its two rows of the
 //!   run table: its start (the sum of its run starts) and its runs, which it reads in tile order (stable). It
 //!   sorts the bucket on the bits below the split digit into the caller's buffers: by counting when it holds at
