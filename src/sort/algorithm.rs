@@ -15,8 +15,8 @@ pub enum SortAlgorithm {
     ReduceThenScan,
     /// Radix sort in one workgroup, in shared memory (up to the policy's `small_capacity()` keys).
     Small,
-    /// Radix sort, most significant digit first, in three dispatches: a pass finds where the keys differ
-    /// (per-tile AND/OR), a split pass sorts each tile on the highest differing digit, then one workgroup per
+    /// Radix sort, most significant digit first, in three dispatches: a pass finds the keys' range (per-tile
+    /// min/max), a split pass sorts each tile on the top digit of that range, then one workgroup per
     /// bucket gathers the bucket's runs from all tiles and sorts them (up to
     /// [`crate::sort::radix::MSD_MAX_KEYS`] keys). See [`crate::sort::radix::msd`].
     Msd,

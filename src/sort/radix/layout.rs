@@ -64,7 +64,7 @@ pub struct Layout {
     pub status_bytes: u64,
     /// The MSD sort's regions (empty when the sorter never uses it): the second scratch arrays, where buckets
     /// larger than the bucket tile are sorted (keys, then values: up to `MSD_MAX_KEYS` keys), and its tables:
-    /// the differ pass's AND/OR words (4 u32 per split tile), then the split pass's run table (2^digit_bits rows
+    /// the differ pass's min/max words (4 u32 per split tile), then the split pass's run table (2^digit_bits rows
     /// of `msd_stride` u32), then the counts row (2^digit_bits u32: each split digit's keys).
     pub msd_keys_off: u64,
     pub msd_keys_bytes: u64,

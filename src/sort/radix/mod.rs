@@ -20,7 +20,7 @@
 //!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
 //! - `vksort::radix::msd::differ`, `vksort::radix::msd::split`, `vksort::radix::msd::buckets` (the MSD sort for
-//!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile AND/OR words; the split pass
+//!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile min/max words; the split pass
 //!   reads keys and values and writes them, each tile sorted on the split digit, to the scratch (2(k + v) B/key)
 //!   with a run table (4 x 2^digit_bits B per split tile); the bucket pass reads them back and writes k + v once
 //!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys twice, and its
@@ -40,7 +40,7 @@
 //! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
 //! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger][MSD sort, when the sorter may use it
 //! (configured, or Auto up to `msd_max`): second scratch keys and values for min(max_n, msd capacity) keys |
-//! AND/OR words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]`.
+//! min/max words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]`.
 //!
 //! # Portions and wide writes
 //! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back

@@ -90,7 +90,7 @@ pub struct RadixPolicy {
     pub short_peer_match: PeerMatch,
     /// Auto uses the three-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
-    /// combines one AND/OR word per split tile in every workgroup, and one workgroup sorts each bucket.
+    /// combines one min/max word set per split tile in every workgroup, and one workgroup sorts each bucket.
     pub msd_max: u32,
     /// Invocations of the MSD split pass (`msd::split`).
     pub msd_split_workgroup_size: u32,

@@ -8,7 +8,7 @@
 //! - Reduce-then-scan (Merrill & Grimshaw's workload): per place an upsweep reads N k and writes T R counts, a
 //!   spine scans them, a downsweep reads N (k + v) and the counts and writes N (k + v).
 //! - Small: reads and writes N (k + v) once.
-//! - MSD: a differ pass reads N k (none for one split tile); the split pass reads one AND/OR word set per split
+//! - MSD: a differ pass reads N k (none for one split tile); the split pass reads one min/max word set per split
 //!   tile in each workgroup, reads N (k + v) and writes it with a run table (R words per tile); the bucket pass
 //!   reads two run-table rows per bucket and N (k + v), and writes N (k + v).
 
