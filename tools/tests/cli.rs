@@ -711,6 +711,20 @@ fn scan_and_compact_round_trip() {
             None,
         );
         assert_eq!(r.code, 0, "{}", r.stderr);
+        let r = vksort(
+            &[
+                "compact", "--text", "--input", "-", "--range", "2..7", "--print", "--check",
+            ],
+            Some(b"0\n5\n0\n7\n1\n3\n2\n"),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.out(), "5\n3\n2\n");
+        let r = vksort(
+            &["compact", "--text", "--input", "-", "--range", "7..2"],
+            Some(b"1\n"),
+        );
+        assert_ne!(r.code, 0);
+        assert!(r.stderr.contains("LO must not exceed HI"), "{}", r.stderr);
     } else {
         eprintln!("note: no compaction in this build; skipped");
     }

@@ -38,14 +38,22 @@ pub enum FlagMode {
     Odd,
     /// Flags given with the input.
     Given,
+    /// The elements (or, with flags given, the elements whose flag) x with lo <= x < hi.
+    Range { lo: u32, hi: u32, flags: bool },
 }
 
 impl FlagMode {
-    /// The predicate the compaction applies (to the element, or to its flag for `Given`).
+    /// Whether a flags buffer comes with the input.
+    pub fn has_flags(self) -> bool {
+        matches!(self, FlagMode::Given | FlagMode::Range { flags: true, .. })
+    }
+
+    /// The predicate the compaction applies (to the element, or to its flag when flags are given).
     pub fn predicate(self) -> vksort::compact::Predicate {
         match self {
             FlagMode::Odd => vksort::compact::Predicate::ODD,
             FlagMode::NonZero | FlagMode::Given => vksort::compact::Predicate::NonZero,
+            FlagMode::Range { lo, hi, .. } => vksort::compact::Predicate::InRange { lo, hi },
         }
     }
 }
@@ -135,6 +143,8 @@ impl OpSpec {
                 FlagMode::Odd => format!("select_if_odd_{elem}"),
                 FlagMode::NonZero => format!("select_nonzero_{elem}"),
                 FlagMode::Given => format!("select_flagged_{elem}"),
+                FlagMode::Range { flags: false, .. } => format!("select_range_{elem}"),
+                FlagMode::Range { flags: true, .. } => format!("select_flagged_range_{elem}"),
             },
             OpSpec::Reduce { elem, op } => format!("reduce_{op}_{elem}"),
             OpSpec::Copy { elem } => format!("memcpy_{elem}"),
@@ -185,7 +195,7 @@ impl OpSpec {
                 (key.bytes() + value.map_or(0, |v| v.bytes())) as u64
             }
             OpSpec::Compact { elem, flags } => {
-                elem.bytes() as u64 + if *flags == FlagMode::Given { 4 } else { 0 }
+                elem.bytes() as u64 + if flags.has_flags() { 4 } else { 0 }
             }
             _ => self.elem().bytes() as u64,
         }
@@ -244,7 +254,7 @@ impl OpSpec {
             OpSpec::Compact { elem, flags } => Shape::Compact {
                 elem: *elem,
                 n,
-                flags: *flags == FlagMode::Given,
+                flags: flags.has_flags(),
                 kept_fraction: 0.5,
             },
             OpSpec::Reduce { elem, .. } => Shape::Reduce { elem: *elem, n },

@@ -141,6 +141,9 @@ pub struct CompactArgs {
     /// Keep the odd elements (value & 1 tested on each element, no flags: CUB's select_if_odd).
     #[arg(long, conflicts_with = "flags")]
     pub odd: bool,
+    /// Keep the elements x with LO <= x < HI (unsigned; with --flags, tested on the flag), e.g. 100..200.
+    #[arg(long, value_name = "LO..HI", conflicts_with = "odd")]
+    pub range: Option<String>,
     #[command(flatten)]
     pub input: InputArgs,
     #[command(flatten)]

@@ -141,6 +141,23 @@ fn elem_type(s: &str, what: &str, allowed: &[ElemType]) -> Result<ElemType> {
     }
 }
 
+/// `LO..HI` of `vksort compact --range` (u32 bounds, LO <= HI).
+fn parse_range(s: &str) -> Result<(u32, u32)> {
+    let (lo, hi) = s
+        .split_once("..")
+        .ok_or_else(|| anyhow::anyhow!("--range takes LO..HI, e.g. 100..200"))?;
+    let num = |v: &str| -> Result<u32> {
+        v.trim()
+            .parse::<u32>()
+            .map_err(|_| anyhow::anyhow!("--range {s}: `{v}` is not a u32"))
+    };
+    let (lo, hi) = (num(lo)?, num(hi)?);
+    if lo > hi {
+        bail!("--range {s}: LO must not exceed HI");
+    }
+    Ok((lo, hi))
+}
+
 fn parse_bits(s: &str, key: ElemType) -> Result<(u32, u32)> {
     let (lo, hi) = s
         .split_once("..")
@@ -471,14 +488,14 @@ fn compact(a: CompactArgs, device: Option<String>, start: Instant) -> Result<i32
     };
     let renderdoc = load_renderdoc(&a.output)?;
     let ctx = context(device)?;
+    let range = a.range.as_deref().map(parse_range).transpose()?;
     let spec = OpSpec::Compact {
         elem,
-        flags: if a.flags.is_some() {
-            FlagMode::Given
-        } else if a.odd {
-            FlagMode::Odd
-        } else {
-            FlagMode::NonZero
+        flags: match (range, a.flags.is_some()) {
+            (Some((lo, hi)), flags) => FlagMode::Range { lo, hi, flags },
+            (None, true) => FlagMode::Given,
+            (None, false) if a.odd => FlagMode::Odd,
+            (None, false) => FlagMode::NonZero,
         },
     };
     check_fits(&ctx, &spec, source.len())?;
