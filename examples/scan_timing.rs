@@ -177,7 +177,7 @@ fn main() -> anyhow::Result<()> {
             )
         })?;
         let ok = count.read_vec::<u32>(1)?[0] == want_count;
-        let tile = c.tile_size();
+        let tile = c.tile_size(n);
         println!(
             "compact (non-zero) tile {tile:<6} {:>9.3} ms {:>8.1} G/s  {:>5.1}% of copy  count ok={ok}",
             ns / 1e6,

@@ -92,27 +92,57 @@ pub struct CompactPolicy {
     pub scan: ScanPolicy,
     /// How kept elements are stored. Default: [`CompactStaging::Subgroup`].
     pub staging: CompactStaging,
+    /// Elements per invocation (a multiple of 4 in 4..=64, tile at least 512) of compactions of at most
+    /// [`CompactPolicy::small_max`] elements: a smaller tile gives a small input more workgroups. Default: 16.
+    pub small_items_per_thread: u32,
+    /// Elements up to which `small_items_per_thread` applies. Default: 2^22 on GPUs (H200, select_if_odd with
+    /// subgroup staging: 256 x 16 0.0163 ms against 256 x 32 0.0179 at 2^20, 0.0642 against 0.0583 at 2^24;
+    /// between those sizes not measured), 0 (never) on CPU devices.
+    pub small_max: u64,
 }
 
 impl CompactPolicy {
     /// The policy for a device: subgroup staging, so that shared memory does not grow with the tile
     /// (H200, select_if_odd u32 at 2^20 / 2^24 / 2^28, ms: tile staging 256 x 16 0.0157 / 0.0921 / 1.362,
     /// direct stores 0.0164 / 0.0768 / 1.025, subgroup staging 256 x 16 0.0163 / 0.0642 / 0.849,
-    /// 256 x 32 0.0179 / 0.0583 / 0.753; docs/tuning.md "Compaction").
+    /// 256 x 32 0.0179 / 0.0583 / 0.753; docs/tuning.md "CompactPolicy").
     pub fn for_device(caps: &crate::gpu::DeviceCaps) -> Self {
+        let scan = ScanPolicy::for_device_compact(caps);
         Self {
-            scan: ScanPolicy::for_device_compact(caps),
-            staging: CompactStaging::Subgroup,
+            small_max: if caps.is_cpu() { 0 } else { 1 << 22 },
+            ..Self::from(scan)
         }
+    }
+
+    /// Elements per invocation of a compaction of `n` elements.
+    pub fn items_for(&self, n: u64) -> u32 {
+        if n <= self.small_max {
+            self.small_items_per_thread
+        } else {
+            self.scan.items_per_thread
+        }
+    }
+
+    /// Checks both tile shapes against the device.
+    pub fn validate(&self, caps: &crate::gpu::DeviceCaps) -> Result<()> {
+        self.scan.validate(caps)?;
+        ScanPolicy {
+            items_per_thread: self.small_items_per_thread,
+            ..self.scan
+        }
+        .validate(caps)
     }
 }
 
 impl From<ScanPolicy> for CompactPolicy {
-    /// `scan` with the default staging.
+    /// `scan`'s tile for every size, with the default staging.
     fn from(scan: ScanPolicy) -> Self {
         Self {
             scan,
             staging: CompactStaging::Subgroup,
+            small_items_per_thread: 16
+                .max(MIN_TILE.div_ceil(scan.workgroup_size).next_multiple_of(4)),
+            small_max: 0,
         }
     }
 }
@@ -133,17 +163,21 @@ impl Compactor {
     pub fn new(ctx: &Arc<Context>, policy: Option<CompactPolicy>) -> Result<Self> {
         check_device(ctx.caps(), ScanElem::U32)?;
         let policy = policy.unwrap_or_else(|| CompactPolicy::for_device(ctx.caps()));
-        policy.scan.validate(ctx.caps())?;
+        policy.validate(ctx.caps())?;
         let c = Self {
             policy,
             plan: SubgroupPlan::for_device(ctx.caps()),
         };
-        c.kernel(ctx, false)?;
-        c.kernel(ctx, true)?;
+        for flags in [false, true] {
+            c.kernel(ctx, flags, policy.scan.items_per_thread)?;
+            if policy.small_max > 0 {
+                c.kernel(ctx, flags, policy.small_items_per_thread)?;
+            }
+        }
         Ok(c)
     }
 
-    fn kernel(&self, ctx: &Context, flags: bool) -> Result<Arc<crate::gpu::Kernel>> {
+    fn kernel(&self, ctx: &Context, flags: bool, items: u32) -> Result<Arc<crate::gpu::Kernel>> {
         use crate::shaders::compact as sh;
         let shader = if flags { sh::FLAGS } else { sh::VALUES };
         // STAGE_ELEMS: the staging words, when they fit beside the look-back's and the local scan's few
@@ -151,31 +185,34 @@ impl Compactor {
         let scan = &self.policy.scan;
         let (mode, words) = match self.policy.staging {
             CompactStaging::Direct => (0, 1),
-            CompactStaging::Tile => (1, scan.tile()),
+            CompactStaging::Tile => (1, scan.workgroup_size * items),
             CompactStaging::Subgroup => (2, scan.workgroup_size * 4),
         };
         let fits = words as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64;
         let (mode, words) = if fits { (mode, words) } else { (0, 1) };
         let spec = crate::shaders::Spec::new()
-            .with(sh::VECS, scan.items_per_thread / 4)
+            .with(sh::VECS, items / 4)
             .with(sh::STAGE_ELEMS, words)
             .with(sh::STAGE_MODE, mode)
             .merge(scan.lookback_spec());
         self.plan.kernel(ctx, shader, scan.workgroup_size, spec)
     }
 
-    /// Elements per tile.
-    pub fn tile_size(&self) -> u32 {
-        self.policy.scan.tile()
+    /// Elements per tile of a compaction of `n` elements (see [`CompactPolicy::small_max`]).
+    pub fn tile_size(&self, n: u64) -> u32 {
+        self.policy.scan.workgroup_size * self.policy.items_for(n)
     }
 
     fn tiles(&self, n: u64) -> u64 {
-        n.div_ceil(self.policy.scan.tile() as u64).max(1)
+        n.div_ceil(self.tile_size(n) as u64).max(1)
     }
 
-    /// Scratch bytes of a compaction of up to `max_n` elements.
+    /// Scratch bytes of a compaction of up to `max_n` elements (of any count up to it: the smaller tile's
+    /// count of tiles).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
-        16 + self.tiles(max_n) * 8
+        let p = &self.policy;
+        let small = p.scan.workgroup_size * p.small_items_per_thread.min(p.scan.items_per_thread);
+        16 + max_n.div_ceil(small as u64).max(1) * 8
     }
 
     /// Records the compaction that keeps the non-zero elements (or those with a non-zero flag); see the
@@ -234,7 +271,7 @@ impl Compactor {
                 what: "compaction output overlaps its input or flags",
             });
         }
-        let kernel = self.kernel(ctx, flags.is_some())?;
+        let kernel = self.kernel(ctx, flags.is_some(), self.policy.items_for(n))?;
         let tiles = self.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
         let status = scratch.slice(0, status_bytes);

@@ -87,9 +87,12 @@ fn sparse(n: usize, seed: u64, keep_one_in: u32) -> (Vec<u32>, Vec<u32>) {
 #[test]
 fn compact_matches_cpu() {
     with_gpu(|ctx| {
-        let tile = Compactor::new(ctx, None).unwrap().tile_size() as usize;
+        // Both tiles of the default policy (the small inputs' and the large ones').
+        let c = Compactor::new(ctx, None).unwrap();
+        let (small, tile) = (c.tile_size(0) as usize, c.tile_size(u64::MAX) as usize);
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
         sizes.extend(tile - 2..=tile + 2);
+        sizes.extend(small - 2..=small + 2);
         for &n in &sizes {
             for keep in [1, 2, 7, 1_000_000] {
                 let (data, flags) = sparse(n, n as u64 + keep as u64, keep);
@@ -131,23 +134,31 @@ fn compact_predicates_and_staging() {
             Predicate::InRange { lo: 9, hi: 9 },
             Predicate::InRange { lo: 10, hi: 3 },
         ];
-        for staging in [
-            CompactStaging::Direct,
-            CompactStaging::Tile,
-            CompactStaging::Subgroup,
+        let base = CompactPolicy::for_device(ctx.caps());
+        // Two tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation (lavapipe: 128 x 8).
+        let tiered = CompactPolicy {
+            small_items_per_thread: 8.max(512 / base.scan.workgroup_size),
+            small_max: 3 * base.scan.tile() as u64,
+            ..base
+        };
+        for (staging, tiers) in [
+            (CompactStaging::Direct, base),
+            (CompactStaging::Tile, base),
+            (CompactStaging::Subgroup, base),
+            (CompactStaging::Subgroup, tiered),
         ] {
-            let policy = CompactPolicy {
-                staging,
-                ..CompactPolicy::for_device(ctx.caps())
-            };
+            let policy = CompactPolicy { staging, ..tiers };
             let tile = policy.scan.tile() as usize;
+            let small = (policy.scan.workgroup_size * policy.small_items_per_thread) as usize;
             for n in [
                 0,
                 1,
                 5,
+                small + 1,
                 tile - 1,
                 tile,
                 tile + 1,
+                3 * tile,
                 3 * tile + 7,
                 (1 << 16) + 3,
             ] {
@@ -164,7 +175,8 @@ fn compact_predicates_and_staging() {
                         assert_eq!(
                             compact::compact_u32_if(ctx, &data, f, pred, Some(policy)).unwrap(),
                             compact::cpu_compact_u32_if(&data, f, pred),
-                            "{staging:?} {pred:?} flags={} n={n}",
+                            "{staging:?} small_max={} {pred:?} flags={} n={n}",
+                            policy.small_max,
                             f.is_some()
                         );
                     }
@@ -194,8 +206,8 @@ fn compact_survives_stalled_tiles() {
                 // Every staging mode under stalls (the subgroup staging stores after the look-back too).
                 for staging in [CompactStaging::Direct, CompactStaging::Subgroup] {
                     let p = CompactPolicy {
-                        scan: policy,
                         staging,
+                        ..CompactPolicy::from(policy)
                     };
                     assert_eq!(
                         compact::compact_u32_with(ctx, &data, Some(&flags), Some(p)).unwrap(),

@@ -635,6 +635,10 @@ pub fn policy_summary(caps: &DeviceCaps) -> Vec<String> {
     vec![
         format!("radix: {:?}", RadixPolicy::for_device(caps)),
         format!("scan: {:?}", ScanPolicy::for_device(caps)),
+        format!(
+            "compact: {:?}",
+            vksort::compact::CompactPolicy::for_device(caps)
+        ),
     ]
 }
 
@@ -1256,8 +1260,8 @@ mod scans {
     }
 
     /// The device's compaction policy, with the tuning sweeps' overrides: VKSORT_COMPACT_STAGING
-    /// (`direct`, `tile`, `subgroup`), VKSORT_COMPACT_ITEMS (elements per invocation) and VKSORT_COMPACT_WG
-    /// (invocations per workgroup).
+    /// (`direct`, `tile`, `subgroup`), VKSORT_COMPACT_ITEMS (elements per invocation, then for every size)
+    /// and VKSORT_COMPACT_WG (invocations per workgroup).
     fn compact_policy(ctx: &Arc<Context>) -> Result<compact::CompactPolicy> {
         let mut p = compact::CompactPolicy::for_device(ctx.caps());
         if let Ok(v) = std::env::var("VKSORT_COMPACT_STAGING") {
@@ -1284,7 +1288,11 @@ mod scans {
                 _ => Ok(()),
             }
         };
+        let items = p.scan.items_per_thread;
         num("VKSORT_COMPACT_ITEMS", &mut p.scan.items_per_thread)?;
+        if p.scan.items_per_thread != items {
+            p.small_max = 0; // one tile for every size
+        }
         num("VKSORT_COMPACT_WG", &mut p.scan.workgroup_size)?;
         Ok(p)
     }
