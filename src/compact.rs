@@ -31,7 +31,7 @@ pub struct CompactPush {
     pub n: u32,
     /// Workgroups dispatched (= tiles, at least 1).
     pub groups: u32,
-    /// The predicate ([`Predicate::push`]): mode and its two operands.
+    /// The predicate (see `Predicate::push`: 0 non-zero, 1 bits equal, 2 range): mode and its two operands.
     pub mode: u32,
     pub a: u32,
     pub b: u32,
@@ -309,7 +309,8 @@ impl Compactor {
     }
 }
 
-/// [`Compactor::cmd_compact`] with the device's default policy.
+/// [`Compactor::cmd_compact`] with the device's default policy. Convenience form: it builds its kernel
+/// (cached by the context) the first time it records; a renderer creates a [`Compactor`] up front instead.
 #[allow(clippy::too_many_arguments)]
 pub fn cmd_compact(
     rec: &mut Recorder,
@@ -324,7 +325,7 @@ pub fn cmd_compact(
     cmd_compact_if(rec, input, flags, pred, output, count_out, scratch, n)
 }
 
-/// [`Compactor::cmd_compact_if`] with the device's default policy.
+/// [`Compactor::cmd_compact_if`] with the device's default policy (kernels as [`cmd_compact`]).
 #[allow(clippy::too_many_arguments)]
 pub fn cmd_compact_if(
     rec: &mut Recorder,
