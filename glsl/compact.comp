@@ -107,6 +107,16 @@ uint lb_fallback_aggregate(uint tile) {
 
 shared uint stage[STAGE_ELEMS];
 
+// Writes the kept components of v (bits of m) to stage[pos], stage[pos + 1], ... in order.
+void stage_kept(uint pos, uvec4 v, uint m) {
+    [[unroll]] for (uint c = 0u; c < 4u; c++) {
+        if ((m & (1u << c)) != 0u) {
+            stage[pos] = v[c];
+            pos++;
+        }
+    }
+}
+
 uvec4 vals[VECS];
 uint masks[VECS];
 uint offs[VECS];
@@ -150,16 +160,7 @@ void main() {
     if (STAGE_MODE == 1u) {
         // Kept elements to shared memory in output order (lb_tile_prefix's barrier publishes them), then
         // written out by consecutive invocations: coalesced stores instead of one scattered store per element.
-        [[unroll]] for (uint j = 0u; j < VECS; j++) {
-            uint pos = before + offs[j];
-            uint m = masks[j];
-            [[unroll]] for (uint c = 0u; c < 4u; c++) {
-                if ((m & (1u << c)) != 0u) {
-                    stage[pos] = vals[j][c];
-                    pos++;
-                }
-            }
-        }
+        [[unroll]] for (uint j = 0u; j < VECS; j++) stage_kept(before + offs[j], vals[j], masks[j]);
         uint tile_prefix = lb_tile_prefix(tile, total);
         for (uint i = gl_LocalInvocationIndex; i < total; i += WG_SIZE) out_s[tile_prefix + i] = stage[i];
     } else if (STAGE_MODE == 2u) {
@@ -170,15 +171,8 @@ void main() {
         uint slice = gl_SubgroupID * gl_SubgroupSize * 4u;
         [[unroll]] for (uint j = 0u; j < VECS; j++) {
             uint row = subgroupBroadcastFirst(offs[j]);
-            uint pos = slice + offs[j] - row;
-            uint m = masks[j];
-            [[unroll]] for (uint c = 0u; c < 4u; c++) {
-                if ((m & (1u << c)) != 0u) {
-                    stage[pos] = vals[j][c];
-                    pos++;
-                }
-            }
-            uint count = subgroupAdd(bitCount(m));
+            stage_kept(slice + offs[j] - row, vals[j], masks[j]);
+            uint count = subgroupAdd(bitCount(masks[j]));
             subgroupMemoryBarrierShared();
             subgroupBarrier();
             for (uint i = gl_SubgroupInvocationID; i < count; i += gl_SubgroupSize) {

@@ -10,9 +10,10 @@
 //! 4 bytes per kept element; 8 status bytes per tile. A predicate on the element itself needs no flags
 //! buffer: "odd" reads 4 bytes per element where flags = value & 1 would read 8.
 //!
-//! Contract of [`Compactor::cmd_compact`] (and [`Compactor::cmd_compact_if`], which takes the predicate): reads `n` elements of `input` (and of `flags`), writes the kept
-//! elements to `output[0..count)` (which must hold `n` elements; the rest is untouched) and the count (u32)
-//! to `count_out[0]`. `output` must not overlap `input` or `flags`. `scratch` (at least
+//! Contract of [`Compactor::cmd_compact`] (and [`Compactor::cmd_compact_if`], which takes the predicate):
+//! reads `n` elements of `input` (and of `flags`), writes the kept elements to `output[0..count)` (which
+//! must hold `n` elements; the rest is untouched) and the count (u32) to `count_out[0]`. `output` must not
+//! overlap `input` or `flags`. `scratch` (at least
 //! [`Compactor::scratch_bytes`] / [`compact_scratch_bytes`] bytes, `STORAGE_BUFFER | TRANSFER_DST`) is
 //! garbage afterwards. Barriers as in [`crate::gpu::recorder`]; every input is checked before anything is
 //! recorded. `n = 0` writes a count of 0.
@@ -109,6 +110,8 @@ impl CompactPolicy {
     pub fn for_device(caps: &crate::gpu::DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
         Self {
+            small_items_per_thread: 16
+                .max(MIN_TILE.div_ceil(scan.workgroup_size).next_multiple_of(4)),
             small_max: if caps.is_cpu() { 0 } else { 1 << 22 },
             ..Self::from(scan)
         }
@@ -135,13 +138,12 @@ impl CompactPolicy {
 }
 
 impl From<ScanPolicy> for CompactPolicy {
-    /// `scan`'s tile for every size, with the default staging.
+    /// `scan`'s tile for every size (no small tier), with the default staging.
     fn from(scan: ScanPolicy) -> Self {
         Self {
             scan,
             staging: CompactStaging::Subgroup,
-            small_items_per_thread: 16
-                .max(MIN_TILE.div_ceil(scan.workgroup_size).next_multiple_of(4)),
+            small_items_per_thread: scan.items_per_thread,
             small_max: 0,
         }
     }

@@ -1,8 +1,9 @@
 #version 460
 // radix_msd_buckets.comp (vksort::radix::msd, pass 3 of 3): one workgroup per bucket (split digit value d)
 // sorts the bucket's keys (and values) on the bits below the split digit, [lo, shift), into the caller's
-// buffers, stably. Keys are biased as in the split pass (msd_range.glsl: meta[CTRL_MSD_BIAS ..]). The split pass (radix_msd_split.comp) left each tile's keys sorted on the split digit in the
-// tile's own range of the scratch arrays, with each digit's run start per tile in the run table; the bucket is
+// buffers, stably. Keys are biased as in the split pass (msd_range.glsl: meta[CTRL_MSD_BIAS ..]). The split
+// pass (radix_msd_split.comp) left each tile's keys sorted on the split digit in the tile's own range of the
+// scratch arrays, with each digit's run start per tile in the run table; the bucket is
 // the concatenation of its runs in tile order. The workgroup reads its two rows of the run table (digit d's and
 // d + 1's starts, one word per tile), finds where the bucket starts (the sum of its run starts: the keys of
 // smaller digits) and how many keys it holds, and scans the run lengths into a table in shared memory; key i of

@@ -141,17 +141,19 @@ fn elem_type(s: &str, what: &str, allowed: &[ElemType]) -> Result<ElemType> {
     }
 }
 
-/// `LO..HI` of `vksort compact --range` (u32 bounds, LO <= HI).
-fn parse_range(s: &str) -> Result<(u32, u32)> {
+/// `LO..HI` of the option `flag` (`--bits`, `--range`), as two u32; `example` shows the form in the error.
+fn parse_lo_hi(s: &str, flag: &str, example: &str) -> Result<(u32, u32)> {
     let (lo, hi) = s
         .split_once("..")
-        .ok_or_else(|| anyhow::anyhow!("--range takes LO..HI, e.g. 100..200"))?;
-    let num = |v: &str| -> Result<u32> {
-        v.trim()
-            .parse::<u32>()
-            .map_err(|_| anyhow::anyhow!("--range {s}: `{v}` is not a u32"))
-    };
-    let (lo, hi) = (num(lo)?, num(hi)?);
+        .ok_or_else(|| anyhow::anyhow!("{flag} takes LO..HI, e.g. {example}"))?;
+    let lo: u32 = lo.trim().parse().with_context(|| format!("{flag} LO"))?;
+    let hi: u32 = hi.trim().parse().with_context(|| format!("{flag} HI"))?;
+    Ok((lo, hi))
+}
+
+/// `LO..HI` of `vksort compact --range` (LO <= HI).
+fn parse_range(s: &str) -> Result<(u32, u32)> {
+    let (lo, hi) = parse_lo_hi(s, "--range", "100..200")?;
     if lo > hi {
         bail!("--range {s}: LO must not exceed HI");
     }
@@ -159,11 +161,7 @@ fn parse_range(s: &str) -> Result<(u32, u32)> {
 }
 
 fn parse_bits(s: &str, key: ElemType) -> Result<(u32, u32)> {
-    let (lo, hi) = s
-        .split_once("..")
-        .ok_or_else(|| anyhow::anyhow!("--bits takes LO..HI, e.g. 0..16"))?;
-    let lo: u32 = lo.trim().parse().context("--bits LO")?;
-    let hi: u32 = hi.trim().parse().context("--bits HI")?;
+    let (lo, hi) = parse_lo_hi(s, "--bits", "0..16")?;
     if lo >= hi || hi > key.bits() {
         bail!(
             "--bits {lo}..{hi} must satisfy LO < HI <= {} for {key} keys",
