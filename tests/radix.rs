@@ -275,7 +275,7 @@ const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)),
 
 #[test]
 fn push_constant_structs_match_reflection() {
-    use vksort::sort::radix::{msd, onesweep, rts, setup, small, upfront};
+    use vksort::sort::radix::{hybrid, msd, onesweep, rts, setup, small, upfront};
     let cases: &[(&str, usize)] = &[
         (
             "radix_upfront_scalar",
@@ -342,6 +342,14 @@ fn push_constant_structs_match_reflection() {
         (
             "radix_msd_buckets_partitioned",
             std::mem::size_of::<msd::BucketsPush>(),
+        ),
+        (
+            "radix_hybrid_bounds",
+            std::mem::size_of::<hybrid::BoundsPush>(),
+        ),
+        (
+            "radix_hybrid_local",
+            std::mem::size_of::<hybrid::LocalPush>(),
         ),
     ];
     for (shader, size) in cases {
@@ -1896,4 +1904,117 @@ fn msd_buckets_large_and_small() {
             "{r:?}"
         );
     });
+}
+
+/// Keys, order, bit range and GPU-side count of one hybrid sort case.
+type HybridCase = (Vec<u64>, Order, Option<(u32, u32)>, Option<usize>);
+
+/// The MSD hybrid sort: one and two MSD places (with a small group tile, so that a few thousand keys make many
+/// groups), skewed keys whose groups outgrow the group tile (sorted through global memory), keys whose top
+/// places all agree (the groups move down to the places that vary), every key type with values (stability),
+/// both orders, a bit range, GPU-side counts, and the edge sizes with the device's policy.
+#[test]
+fn hybrid_sort() {
+    with_gpu(|ctx| {
+        let mut tiny = lavapipe_policy(ctx);
+        tiny.hybrid_workgroup_size = 32;
+        tiny.hybrid_keys_per_thread = 4;
+        for key in KeyType::WORD_KEYS {
+            let top = key.bits() - 1;
+            let value = if key.bytes() == 8 {
+                ValueType::U64
+            } else {
+                ValueType::U32
+            };
+            let mut r = Rng(key as u64 + 99);
+            // Only the low 12 bits vary: every place above them is skipped.
+            let low: Vec<u64> = (0..9000).map(|_| r.next_u64() & 0xfff).collect();
+            let float = matches!(key, KeyType::F32 | KeyType::F64);
+            let cases: [HybridCase; 6] = [
+                // One MSD place (5000 >> 8 keys per prefix, within the 7/8-tile target).
+                (
+                    gen(key, Dist::Uniform, 5000, 1),
+                    Order::Ascending,
+                    None,
+                    None,
+                ),
+                // Two MSD places, a GPU-side count below the capacity.
+                (
+                    gen(key, Dist::Uniform, 40_000, 2),
+                    Order::Descending,
+                    None,
+                    Some(39_001),
+                ),
+                (
+                    gen(key, Dist::Entropy(3), 20_000, 3),
+                    Order::Ascending,
+                    Some((3, top)),
+                    None,
+                ),
+                (
+                    gen(
+                        key,
+                        if float {
+                            Dist::FloatSpecials
+                        } else {
+                            Dist::FewUnique
+                        },
+                        12_000,
+                        4,
+                    ),
+                    Order::Descending,
+                    None,
+                    None,
+                ),
+                (
+                    gen(key, Dist::AllEqual, 3000, 5),
+                    Order::Ascending,
+                    None,
+                    Some(2999),
+                ),
+                (low.clone(), Order::Ascending, None, None),
+            ];
+            for (raw, order, bits, gpu_n) in cases {
+                let mut c = Case::new(key);
+                c.value = value;
+                c.order = order;
+                c.bits = bits;
+                c.algorithm = SortAlgorithm::Hybrid;
+                c.policy = Some(tiny);
+                check(ctx, &c, &raw, gpu_n);
+            }
+        }
+        // Edge sizes around the device policy's group tile.
+        let p = sort_policy(ctx, KeyType::U32, ValueType::U32);
+        let t = p.hybrid_tile() as usize;
+        for n in [0, 1, 2, 3, t - 1, t, t + 1, 2 * t + 5, 256 * t + 3] {
+            let mut c = Case::new(KeyType::U32);
+            c.value = ValueType::U32;
+            c.algorithm = SortAlgorithm::Hybrid;
+            check(
+                ctx,
+                &c,
+                &gen(KeyType::U32, Dist::Uniform, n, n as u64),
+                None,
+            );
+        }
+    });
+}
+
+/// The hybrid sort's shape: the fewest MSD places whose prefixes hold at most 7/8 of the group tile, groups up
+/// to 2^16, one place of keys: none.
+#[test]
+fn hybrid_geometry() {
+    let mut p = with_gpu(lavapipe_policy);
+    p.digit_bits = 8;
+    p.hybrid_workgroup_size = 256;
+    p.hybrid_keys_per_thread = 20;
+    // 32-bit keys: 4 places of 8 bits; target 4480 keys per group.
+    assert_eq!(p.hybrid_geometry(4, 32, 1 << 28), (2, 16));
+    assert_eq!(p.hybrid_geometry(4, 32, 1 << 24), (2, 12));
+    assert_eq!(p.hybrid_geometry(4, 32, 1 << 20), (1, 8));
+    assert_eq!(p.hybrid_geometry(4, 32, 1000), (1, 0));
+    // 64-bit keys at 2^30: three places, 2^16 groups.
+    assert_eq!(p.hybrid_geometry(8, 64, 1 << 30), (3, 16));
+    assert_eq!(p.hybrid_geometry(1, 8, 1 << 20), (0, 0));
 }

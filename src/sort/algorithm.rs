@@ -20,6 +20,13 @@ pub enum SortAlgorithm {
     /// bucket gathers the bucket's runs from all tiles and sorts them (up to
     /// [`crate::sort::radix::MSD_MAX_KEYS`] keys). See [`crate::sort::radix::msd`].
     Msd,
+    /// Radix sort, MSD hybrid (after Stehle & Jacobsen 2017): Onesweep passes over the 1-3 highest digit places
+    /// that vary (as many as leave groups of about the policy's group tile on average), which leave the keys
+    /// sorted on their top bits in contiguous groups; then one workgroup per group sorts it on the bits below,
+    /// in registers in one read and one write (groups larger than its tile, from skewed keys, through global
+    /// memory). Fewer passes over the keys than Onesweep for wide keys; Auto never chooses it
+    /// ([`SortAlgorithm::auto_eligible`]). See [`crate::sort::radix::hybrid`].
+    Hybrid,
     /// Bitonic sort (Batcher's network; not stable), in place: one workgroup for up to the policy's
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
     /// global passes. See [`crate::sort::bitonic`].
@@ -48,12 +55,13 @@ pub enum SortAlgorithm {
 }
 
 impl SortAlgorithm {
-    pub const ALL: [SortAlgorithm; 11] = [
+    pub const ALL: [SortAlgorithm; 12] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
+        SortAlgorithm::Hybrid,
         SortAlgorithm::Bitonic,
         SortAlgorithm::Merge,
         SortAlgorithm::SplitRadix,
@@ -70,6 +78,7 @@ impl SortAlgorithm {
             SortAlgorithm::ReduceThenScan => "reduce-then-scan",
             SortAlgorithm::Small => "small",
             SortAlgorithm::Msd => "msd",
+            SortAlgorithm::Hybrid => "hybrid",
             SortAlgorithm::Bitonic => "bitonic",
             SortAlgorithm::Merge => "merge",
             SortAlgorithm::SplitRadix => "split-radix",
@@ -87,6 +96,14 @@ impl SortAlgorithm {
     /// Auto only ever picks stable algorithms.
     pub fn stable(self) -> bool {
         !matches!(self, SortAlgorithm::Bitonic | SortAlgorithm::Quicksort)
+    }
+
+    /// Whether [`SortAlgorithm::Auto`] may choose it (with a cost model too): the stable algorithms, but not the
+    /// hybrid radix sort, whose groups of keys sharing their top bits are each sorted by one workgroup: keys
+    /// crowded into a few groups (skewed top bits) make it many times slower than Onesweep, which no model of
+    /// the sizes alone foresees.
+    pub fn auto_eligible(self) -> bool {
+        self.stable() && self != SortAlgorithm::Hybrid
     }
 
     /// The cost model's efficiency key (`sort/onesweep`).

@@ -138,8 +138,9 @@ impl SorterBuilder {
             selector,
         } = self;
         // The families the sorter needs, each with the algorithms it may record (Auto standing for the
-        // family's own policy choice). Auto considers only families that take the configuration and, to keep
-        // the sort's stability promise, only stable algorithms.
+        // family's own policy choice). Auto considers only families that take the configuration and only the
+        // algorithms it may choose (`auto_eligible`: stable ones, to keep the sort's stability promise, and not
+        // the hybrid radix sort).
         let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
         {
             (SortAlgorithm::Auto, Selector::Policy) => {
@@ -156,7 +157,7 @@ impl SorterBuilder {
                             f.algorithms
                                 .iter()
                                 .copied()
-                                .filter(|a| a.stable())
+                                .filter(|a| a.auto_eligible())
                                 .collect(),
                         )
                     })

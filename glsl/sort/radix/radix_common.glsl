@@ -29,6 +29,7 @@ const uint CTRL_FINAL_SEL = 11u;     // where the result lies after all passes: 
 const uint CTRL_UPFRONT_DONE = 12u;  // upfront workgroups done (plan_fused: the last one plans)
 const uint CTRL_MSD = 13u;           // MSD sort: split digit's low bit + 1 (0: nothing to sort)
 const uint CTRL_MSD_BIAS = 14u;      // MSD sort: the keys' bias (2 words, msd_range.glsl)
+const uint CTRL_HYBRID = 16u;        // hybrid sort: its groups' lowest bit, then their bit count (radix_plan.glsl)
 const uint CTRL_PASS = 32u;          // per place p: CTRL_PASS + 8p: tile args (x,y,z), source selector,
                                      //   spine args (x,y,z), skipped flag
 const uint CTRL_WORDS = 256u;

@@ -193,92 +193,21 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
     return r;
 }
 
-// Stores of this workgroup become visible to its loads after this.
-void sync_buffers() {
-    memoryBarrierBuffer();
-    barrier();
-}
+#include "radix_range.glsl"
 
-// Items [0, m) of the registers from elements [at, at + m) of one side, or (gather) from bucket keys [0, m)
-// of the split side (through the run tables of find_runs).
-void load_items(uint side, uint at, uint m, bool gather, uint tiles) {
+// Items [0, m) of the registers from bucket keys [0, m) of the split side (through the run tables of find_runs).
+void gather_items(uint m, uint tiles) {
     local_clear();
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
         if (i < m) {
-            uint e = gather ? gather_index(i, tiles) : at + i;
-            uvec2 k = get_key(side, e);
-            uvec2 v = get_vals(side, e);
+            uint e = gather_index(i, tiles);
+            uvec2 k = get_key(SPLIT, e);
+            uvec2 v = get_vals(SPLIT, e);
             g_w0[j] = k.x;
             g_w1[j] = k.y;
             g_v0[j] = v.x;
             g_v1[j] = v.y;
-        }
-    }
-}
-
-// Item j (valid) to element i of one side.
-void store_item(uint side, uint j, uint i) {
-    put_key(side, i, uvec2(g_w0[j], g_w1[j]));
-    put_vals(side, i, uvec2(g_v0[j], g_v1[j]));
-}
-
-// Keys (and values) [start, start + cnt) of the second scratch, more than TILE of them (a helper's share of a large
-// bucket, at its final range): sorted on bits [lo, hi) into the same range of the caller's buffers by this
-// workgroup alone, one digit place at a time through global memory: per place a histogram of the range, then
-// its chunks of TILE keys in order, each ranked in shared memory and written to the place's running digit
-// offsets, alternating between the two ranges; a final copy when the result lies in the second scratch.
-void sort_range(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
-    uint lid = gl_LocalInvocationID.x;
-    uvec2 a = uvec2(~0u), o = uvec2(0u);
-    for (uint i = lid; i < cnt; i += WG_SIZE) {
-        uvec2 t = key_transform(get_key(BIG, start + i), kind, desc);
-        a &= t;
-        o |= t;
-    }
-    uvec2 differ = wg_differ(a, o);
-    bool in_alt = true;
-    for (uint shift = lo; shift < hi; shift += DIGIT_BITS) {
-        uint bits = min(DIGIT_BITS, hi - shift);
-        uint mask = (1u << bits) - 1u;
-        if (key_digit(differ, shift, mask) == 0u) continue;
-        for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] = 0u;
-        barrier();
-        for (uint i = lid; i < cnt; i += WG_SIZE) {
-            atomicAdd(s_run[key_digit(key_transform(get_key(in_alt ? BIG : CALLER, start + i), kind, desc), shift, mask)], 1u);
-        }
-        barrier();
-        for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = s_run[d];
-        barrier();
-        scan_digit_totals();
-        for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] = s_lstart[d];
-        barrier();
-        for (uint base = 0u; base < cnt; base += TILE) {
-            uint m = min(TILE, cnt - base);
-            load_items(in_alt ? BIG : CALLER, start + base, m, false, 0u);
-            [[unroll]] for (uint j = 0u; j < KPT; j++) {
-                g_digit[j] = item_pos(j) < m
-                    ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc), shift, mask)
-                    : mask;
-            }
-            rank_digits(bits);
-            [[unroll]] for (uint j = 0u; j < KPT; j++) {
-                if (item_pos(j) < m) {
-                    uint d = g_digit[j];
-                    store_item(in_alt ? CALLER : BIG, j, start + s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j]);
-                }
-            }
-            barrier();
-            for (uint d = lid; d < RADIX; d += WG_SIZE) s_run[d] += s_tot[d];
-            barrier();
-        }
-        sync_buffers();
-        in_alt = !in_alt;
-    }
-    if (in_alt) {
-        for (uint i = lid; i < cnt; i += WG_SIZE) {
-            put_key(CALLER, start + i, get_key(BIG, start + i));
-            put_vals(CALLER, start + i, get_vals(BIG, start + i));
         }
     }
 }
@@ -548,7 +477,7 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
     }
     sync_buffers();
     if (g > TILE) {
-        sort_range(start + off, g, pc.lo, shift, kind, desc);
+        sort_range(BIG, CALLER, start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
     return uvec4(start + off, g, shift, 1u);
@@ -586,7 +515,11 @@ void main() {
         }
         if (cnt > LARGE) return;   // the helpers' (the host dispatches some whenever a bucket can be this large)
     }
-    load_items(helper ? BIG : SPLIT, helper ? dst : 0u, cnt, !helper, tiles);
+    if (helper) {
+        range_load(BIG, dst, cnt);
+    } else {
+        gather_items(cnt, tiles);
+    }
     barrier();   // the run tables in smem are no longer read
     if (cnt > 1u && shift > pc.lo) {
         local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));

@@ -17,11 +17,15 @@ layout(push_constant) uniform Push {
     uint copy_chunk;  // keys per workgroup of the copy kernel
     uint portion_tiles;   // tiles per portion: the pass kernels' grids cover one portion
     uint copy_len;        // keys per dispatch of the final copy
+    uint lo;              // the sorted bits [lo, hi)
+    uint hi;
+    uint hybrid;          // the hybrid sort's MSD places and group bits (radix_plan.glsl); 0 for the LSD sorts
 } pc;
 
 #include "wg_scan.glsl"
 #include "radix_plan.glsl"
 
 void main() {
-    radix_plan(pc.places, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len);
+    radix_plan(pc.places, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len, pc.lo, pc.hi,
+               pc.hybrid);
 }

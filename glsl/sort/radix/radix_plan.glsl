@@ -14,8 +14,14 @@ shared uint s_skip;   // bit p: place p is skipped (places <= 16: digits of at l
 // Histogram words per invocation: every place's histogram is read in one round trip.
 const uint PLAN_WPT = ((64u + DIGIT_BITS - 1u) / DIGIT_BITS * RADIX + WG_SIZE - 1u) / WG_SIZE;
 
+// `hybrid` (the hybrid sort; 0 for the LSD sorts): bits 0..7 its MSD places P, bits 8..15 log2 of its most
+// groups. The plan then runs only the P highest places that are not skipped (Onesweep, in place order), skips
+// every place below them, keeps no pass parity (the group pass reads either side), and writes the groups' bits
+// for the bounds and group passes (CTRL_HYBRID: the groups' lowest bit, the bits below it are sorted in the
+// group pass; CTRL_HYBRID + 1: group bits, at most log2 of the most groups, the highest of the bits the MSD
+// passes sorted on, below the places skipped above them).
 void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chunk, uint portion_tiles,
-                uint copy_len) {
+                uint copy_len, uint lo, uint hi, uint hybrid) {
     uint lid = gl_LocalInvocationID.x;
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, tile);
@@ -50,8 +56,26 @@ void radix_plan(uint places, uint tile, uint max_x, uint hist_off, uint copy_chu
     // With an even number of places, an odd number of passes to run would leave the result on the scratch side
     // (and need the final copy): run one skipped place anyway (a stable pass over keys that all share its digit
     // is the identity), so the result always lands in the caller's buffers. n == 0 runs nothing.
-    if (places % 2u == 0u && n > 0u && bitCount(((1u << places) - 1u) & ~skipped) % 2u == 1u) {
+    uint hybrid_p = hybrid & 0xFFu;
+    if (hybrid_p == 0u && places % 2u == 0u && n > 0u && bitCount(((1u << places) - 1u) & ~skipped) % 2u == 1u) {
         skipped &= ~(1u << findMSB(skipped));
+    }
+    if (hybrid_p != 0u) {
+        uint live = ((1u << places) - 1u) & ~skipped;
+        uint top_end = lo;   // end of the highest place that is not skipped
+        uint cut = 0u;       // the lowest MSD place
+        if (live != 0u) {
+            top_end = min(hi, lo + (uint(findMSB(live)) + 1u) * DIGIT_BITS);
+            uint m = live;
+            for (uint k = 0u; k < hybrid_p && m != 0u; k++) {
+                cut = uint(findMSB(m));
+                m &= ~(1u << cut);
+            }
+        }
+        skipped |= (1u << cut) - 1u;
+        uint gb = min(top_end - (lo + cut * DIGIT_BITS), (hybrid >> 8u) & 0xFFu);
+        meta[CTRL_HYBRID] = top_end - gb;
+        meta[CTRL_HYBRID + 1u] = gb;
     }
     uint sel = 0u;
     for (uint p = 0u; p < places; p++) {

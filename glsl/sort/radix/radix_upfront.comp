@@ -50,6 +50,7 @@ layout(push_constant) uniform Push {
     uint copy_chunk;
     uint portion_tiles;
     uint copy_len;
+    uint hybrid;    // the hybrid sort's MSD places and group bits (radix_plan.glsl); 0 for the LSD sorts
 } pc;
 
 #include "wg_scan.glsl"
@@ -151,5 +152,6 @@ void main() {
     barrier();
     if (!s_last) return;
     memoryBarrierBuffer();
-    radix_plan(PLACES, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len);
+    radix_plan(PLACES, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len, pc.lo, pc.hi,
+               pc.hybrid);
 }

@@ -17,6 +17,10 @@ pub(crate) struct Bindings {
     pub msd_keys: BufferRef,
     pub msd_values: BufferRef,
     pub msd_tables: BufferRef,
+    /// The hybrid sort's group starts (see [`Layout`]).
+    pub hybrid_starts: BufferRef,
+    /// The hybrid sort's plan word (MSD places | log2 of the groups << 8; 0 for every other sort).
+    pub hybrid: u32,
     /// Wide passes: device addresses (lo, hi words) of keys, scratch keys, values, scratch values.
     pub addr: [u32; 8],
     pub layout: Layout,

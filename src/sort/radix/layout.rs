@@ -74,6 +74,10 @@ pub struct Layout {
     pub msd_tables_bytes: u64,
     /// Split tiles of the MSD sort's capacity (the run table's row length).
     pub msd_stride: u64,
+    /// The hybrid sort's group starts (2^groups + 1 u32, [`super::RadixPolicy::hybrid_geometry`]; empty when
+    /// the sorter never uses it).
+    pub hybrid_off: u64,
+    pub hybrid_bytes: u64,
     pub portions: Portions,
     pub total: u64,
 }
@@ -148,6 +152,13 @@ impl RadixSort {
         let msd_tables_off = (msd_vals_off + msd_vals_bytes).next_multiple_of(ALIGN);
         let msd_stride = msd_cap.div_ceil(self.policy.msd_split_tile() as u64);
         let msd_tables_bytes = ((4 + radix) * msd_stride + radix) * 4;
+        let hybrid_off = (msd_tables_off + msd_tables_bytes).next_multiple_of(ALIGN);
+        let hybrid_bytes = if self.hybrid_reachable() {
+            let (_, g) = self.hybrid_geometry(cap);
+            ((1u64 << g) + 1) * 4
+        } else {
+            0
+        };
         Layout {
             alt_keys_off: 0,
             alt_keys_bytes,
@@ -168,9 +179,24 @@ impl RadixSort {
             msd_tables_off,
             msd_tables_bytes,
             msd_stride,
+            hybrid_off,
+            hybrid_bytes,
             portions,
-            total: msd_tables_off + msd_tables_bytes,
+            total: hybrid_off + hybrid_bytes,
         }
+    }
+
+    /// Whether this sorter may record the hybrid sort: only when configured (Auto never chooses it,
+    /// [`SortAlgorithm::auto_eligible`]).
+    pub(crate) fn hybrid_reachable(&self) -> bool {
+        self.algorithm == SortAlgorithm::Hybrid
+    }
+
+    /// The hybrid sort's (MSD places, log2 of the groups) for up to `max_n` keys (see
+    /// [`super::RadixPolicy::hybrid_geometry`]).
+    pub(crate) fn hybrid_geometry(&self, max_n: u64) -> (u32, u32) {
+        self.policy
+            .hybrid_geometry(self.places, self.hi - self.lo, max_n.max(1))
     }
 
     /// The most keys this sorter may sort with the MSD sort (0: never): [`MSD_MAX_KEYS`] when it is the

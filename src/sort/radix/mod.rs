@@ -26,6 +26,9 @@
 //!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys twice, and its
 //!   share is written to the second scratch and back). No setup pass, no zeroed memory beyond
 //!   the 2^digit_bits split-digit counts (the differ pass zeroes them), no waiting between workgroups.
+//! - `vksort::radix::hybrid::bounds`, `vksort::radix::hybrid::local` (the MSD hybrid, [`hybrid`]): after
+//!   Onesweep passes over the top places only, a pass finds where each group of keys sharing the top bits
+//!   starts (k B/key) and one workgroup per group sorts it in registers (2(k + v) B/key).
 //! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
 //!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
 //!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
@@ -40,7 +43,8 @@
 //! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
 //! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger][MSD sort, when the sorter may use it
 //! (configured, or Auto up to `msd_max`): second scratch keys and values for min(max_n, msd capacity) keys |
-//! min/max words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]`.
+//! min/max words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]
+//! [hybrid sort, when configured: group starts (2^groups + 1 u32)]`.
 //!
 //! # Portions and wide writes
 //! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back
@@ -61,6 +65,7 @@
 pub mod bindings;
 pub mod clocks;
 mod debug;
+pub mod hybrid;
 pub mod layout;
 pub mod msd;
 pub mod onesweep;
@@ -104,6 +109,7 @@ pub(crate) const FAMILY: Family = Family {
         SortAlgorithm::ReduceThenScan,
         SortAlgorithm::Small,
         SortAlgorithm::Msd,
+        SortAlgorithm::Hybrid,
     ],
     new: |ctx, config, overrides, reachable| {
         Ok(Box::new(RadixSort::new(ctx, config, overrides, reachable)?))
@@ -366,6 +372,20 @@ impl RadixSort {
                 limit: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
             });
         }
+        // The hybrid sort's group passes bind whole arrays: sorts cut into portions run as Onesweep.
+        let algorithm =
+            if algorithm == SortAlgorithm::Hybrid && (portions.wide || portions.count > 1) {
+                SortAlgorithm::Onesweep
+            } else {
+                algorithm
+            };
+        let hybrid = match algorithm {
+            SortAlgorithm::Hybrid => {
+                let (p, g) = self.hybrid_geometry(max_n);
+                p | g << 8
+            }
+            _ => 0,
+        };
         let array_usage = with_address(vk::BufferUsageFlags::STORAGE_BUFFER, portions.wide);
         keys.check(ctx, "keys", kb, array_usage)?;
         match (values, self.val_words) {
@@ -418,6 +438,8 @@ impl RadixSort {
             msd_keys: scratch.slice(layout.msd_keys_off, layout.msd_keys_bytes),
             msd_values: scratch.slice(layout.msd_vals_off, layout.msd_vals_bytes),
             msd_tables: scratch.slice(layout.msd_tables_off, layout.msd_tables_bytes),
+            hybrid_starts: scratch.slice(layout.hybrid_off, layout.hybrid_bytes),
+            hybrid,
             addr,
             layout,
             max_n,
@@ -426,11 +448,13 @@ impl RadixSort {
         rec.scope("vksort::sort", |rec| match algorithm {
             SortAlgorithm::Small => small::record(self, rec, &b),
             SortAlgorithm::Msd => msd::record(self, rec, &b),
+            SortAlgorithm::Hybrid if hybrid != 0 => hybrid::record(self, rec, &b),
+            SortAlgorithm::Hybrid => self.record_passes(rec, &b, SortAlgorithm::Onesweep),
             _ => self.record_passes(rec, &b, algorithm),
         })
     }
 
-    fn record_passes(
+    pub(crate) fn record_passes(
         &self,
         rec: &mut Recorder,
         b: &Bindings,
@@ -440,7 +464,7 @@ impl RadixSort {
         // scratch, and write n.
         let l = &b.layout;
         let clear = BufferRef {
-            size: if algorithm == SortAlgorithm::Onesweep {
+            size: if algorithm != SortAlgorithm::ReduceThenScan {
                 l.status_off + l.status_slot_bytes * l.status_slots - l.meta_off
             } else {
                 l.meta_bytes
@@ -470,8 +494,9 @@ impl RadixSort {
                 }
             }
         }
-        // With an even number of places the plan keeps the passes run even: nothing to copy back.
-        if self.places % 2 == 1 {
+        // With an even number of places the plan keeps the passes run even: nothing to copy back. The hybrid
+        // sort's group pass reads the keys from whichever side they lie on.
+        if self.places % 2 == 1 && b.hybrid == 0 {
             setup::record_copy(self, rec, b)?;
         }
         Ok(())

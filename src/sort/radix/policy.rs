@@ -117,6 +117,12 @@ pub struct RadixPolicy {
     /// larger than the bucket tile share max_n / bucket tile x this many helpers (at most 2048). More helpers
     /// leave each a smaller share of a skewed bucket; each costs a short workgroup when no bucket is that large.
     pub msd_helper_ratio: u32,
+    /// Invocations of the hybrid sort's group pass ([`SortAlgorithm::Hybrid`], `hybrid::local`).
+    pub hybrid_workgroup_size: u32,
+    /// Keys per invocation of the hybrid sort's group pass: groups of up to hybrid_workgroup_size x this many
+    /// keys (the group tile) are sorted in registers; the sort's MSD places are chosen so that groups hold
+    /// at most 7/8 of a group tile on average ([`RadixPolicy::hybrid_geometry`]).
+    pub hybrid_keys_per_thread: u32,
 }
 
 /// How the Onesweep/downsweep ranking keeps its per-digit counters (spec constant `RANK2`).
@@ -223,6 +229,34 @@ impl RadixPolicy {
     /// bucket pass's run tables in shared memory hold one entry per tile.
     pub(crate) fn msd_max_tiles(&self) -> u64 {
         MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
+    }
+
+    /// Keys per group tile of the hybrid sort: hybrid_workgroup_size x hybrid_keys_per_thread.
+    pub fn hybrid_tile(&self) -> u32 {
+        self.hybrid_workgroup_size * self.hybrid_keys_per_thread
+    }
+
+    /// The hybrid sort's shape for up to `max_n` keys sorted on `places` digit places of `bits` bits in all:
+    /// (MSD places P, log2 of the groups). The target is 7/8 of the group tile: P is the fewest places (at
+    /// least 1, at most places - 1) whose top bits leave at most that many keys per prefix on average (for
+    /// uniform keys the largest group then still fits the tile), and the groups are the fewest (a power of two,
+    /// up to 2^16, at most one per prefix) whose average is at most the target. P = 0 when the keys have one
+    /// place (the hybrid sort is then Onesweep).
+    pub fn hybrid_geometry(&self, places: u32, bits: u32, max_n: u64) -> (u32, u32) {
+        if places < 2 {
+            return (0, 0);
+        }
+        let target = (self.hybrid_tile() as u64 * 7 / 8).max(1);
+        let d = self.digit_bits;
+        // Prefix bits of the top p places (the highest may be partial).
+        let width = |p: u32| bits - (places - p) * d;
+        let mut p = 1;
+        while p < places - 1 && max_n >> width(p).min(63) > target {
+            p += 1;
+        }
+        let need = max_n.div_ceil(target).max(1);
+        let g = (64 - (need - 1).leading_zeros()).min(width(p)).min(16);
+        (p, g)
     }
 
     /// Keys per Onesweep/downsweep tile (one tile claim, one look-back): sub_tiles sub-tiles.
@@ -370,6 +404,7 @@ impl RadixPolicy {
             || self.small_workgroup_size * self.small_keys_per_thread > 1 << 16
             || self.msd_split_workgroup_size * self.msd_split_keys_per_thread > 1 << 16
             || self.msd_bucket_workgroup_size * self.msd_bucket_keys_per_thread > 1 << 16
+            || self.hybrid_tile() > 1 << 16
         {
             return bad("tiles of more than 2^16 keys".into());
         }
@@ -378,6 +413,7 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
+            || !(1..=32).contains(&self.hybrid_keys_per_thread)
             || self.msd_single_kpt > 32
         {
             return bad("keys per thread must be in 1..=32".into());
@@ -444,6 +480,7 @@ impl RadixPolicy {
             ("small_workgroup_size", self.small_workgroup_size),
             ("msd_split_workgroup_size", self.msd_split_workgroup_size),
             ("msd_bucket_workgroup_size", self.msd_bucket_workgroup_size),
+            ("hybrid_workgroup_size", self.hybrid_workgroup_size),
         ] {
             if wg == 0 || wg > caps.max_workgroup_invocations || wg % plan.max != 0 {
                 return bad(format!(
@@ -480,7 +517,10 @@ impl RadixPolicy {
         let r4 = self.radix() as u64 * 4;
         let d = self.rank_shared_bytes(plan, self.msd_split_workgroup_size, 0) + r4;
         let e = self.msd_bucket_shared_bytes(plan, self.msd_bucket_keys_per_thread);
-        let most = a.max(b).max(c).max(d).max(e);
+        // The hybrid group pass: the group tile or the rank counters, plus three per-digit arrays.
+        let f = self.rank_shared_bytes(plan, self.hybrid_workgroup_size, self.hybrid_tile())
+            + self.radix() as u64 * 4;
+        let most = a.max(b).max(c).max(d).max(e).max(f);
         if most > shared {
             return bad(format!(
                 "needs {most} bytes of shared memory, the device has {shared}"
@@ -495,7 +535,8 @@ impl RadixPolicy {
     /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split
     /// pass's workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max),
-    /// msingle (msd_single_kpt), mhelp (msd_helper_ratio); boolean fields take 0 or 1. Nothing is checked against
+    /// msingle (msd_single_kpt), mhelp (msd_helper_ratio), hwg, hkpt (the hybrid group pass's workgroup size and
+    /// keys per invocation); boolean fields take 0 or 1. Nothing is checked against
     /// a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
@@ -540,6 +581,8 @@ impl RadixPolicy {
                 "mrank" => self.msd_rank_max = v,
                 "msingle" => self.msd_single_kpt = v,
                 "mhelp" => self.msd_helper_ratio = v,
+                "hwg" => self.hybrid_workgroup_size = v,
+                "hkpt" => self.hybrid_keys_per_thread = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
             Ok(())

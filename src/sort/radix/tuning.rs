@@ -40,6 +40,8 @@ const GENERIC: RadixPolicy = RadixPolicy {
     msd_rank_max: 256,
     msd_single_kpt: 4,
     msd_helper_ratio: 2,
+    hybrid_workgroup_size: 512,
+    hybrid_keys_per_thread: 10,
 };
 
 /// NVIDIA (measured on H100 and H200; docs/tuning.md "NVIDIA"): 256 x 12 tiles that keep 3 workgroups per SM
@@ -90,6 +92,8 @@ const CPU: RadixPolicy = RadixPolicy {
     msd_max: 0,
     msd_split_workgroup_size: 128,
     msd_bucket_workgroup_size: 128,
+    hybrid_workgroup_size: 128,
+    hybrid_keys_per_thread: 16,
     ..GENERIC
 };
 
@@ -150,6 +154,11 @@ impl RadixPolicy {
             self.msd_split_keys_per_thread *= 2;
         }
         halve(&mut self.msd_bucket_workgroup_size);
+        if self.hybrid_keys_per_thread > 4 {
+            self.hybrid_keys_per_thread -= 4;
+        } else {
+            halve(&mut self.hybrid_workgroup_size);
+        }
     }
 
     /// The policy for a device and a key/value type: [`RadixPolicy::for_device`], with fewer keys per invocation
@@ -175,6 +184,7 @@ impl RadixPolicy {
         if !caps.is_cpu() && words >= 3 {
             p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
             p.small_keys_per_thread = p.small_keys_per_thread.min(8);
+            p.hybrid_keys_per_thread = p.hybrid_keys_per_thread.min(64 / words);
             p.small_sort_max = p.small_sort_max.min(p.small_capacity());
         }
         p.exchange_parts = p.exchange_parts.min(p.keys_per_thread);

@@ -32,6 +32,8 @@ pub struct UpfrontPush {
     pub copy_chunk: u32,
     pub portion_tiles: u32,
     pub copy_len: u32,
+    /// The hybrid sort's plan word ([`super::bindings::Bindings::hybrid`]; 0 for the LSD sorts).
+    pub hybrid: u32,
 }
 
 /// Push constants of `radix_plan`.
@@ -46,6 +48,11 @@ pub struct PlanPush {
     pub portion_tiles: u32,
     /// Keys per dispatch of the final copy.
     pub copy_len: u32,
+    /// The sorted bits [lo, hi).
+    pub lo: u32,
+    pub hi: u32,
+    /// The hybrid sort's plan word (0 for the LSD sorts).
+    pub hybrid: u32,
 }
 
 /// Shared histogram copies of the upfront pass: the policy's, at most one per (smallest) subgroup and within
@@ -106,6 +113,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             copy_chunk: plan.copy_chunk,
             portion_tiles: plan.portion_tiles,
             copy_len: plan.copy_len,
+            hybrid: b.hybrid,
         };
         let keys4 = keys.slice(0, keys.size / 16 * 16);
         let bindings_vec4 = [keys, b.meta, keys4];
@@ -145,6 +153,9 @@ fn plan_push(s: &RadixSort, b: &Bindings) -> PlanPush {
         copy_chunk: s.copy_chunk(),
         portion_tiles: b.layout.portions.tiles as u32,
         copy_len: b.source_portions().1 as u32,
+        lo: s.lo,
+        hi: s.hi,
+        hybrid: b.hybrid,
     }
 }
 

@@ -8,6 +8,8 @@
 //! - Reduce-then-scan (Merrill & Grimshaw's workload): per place an upsweep reads N k and writes T R counts, a
 //!   spine scans them, a downsweep reads N (k + v) and the counts and writes N (k + v).
 //! - Small: reads and writes N (k + v) once.
+//! - Hybrid: setup and upfront as Onesweep, P of the D passes (the MSD places), a bounds pass that reads N k
+//!   and writes the group starts, and a group pass that reads and writes N (k + v) once.
 //! - MSD: a differ pass reads N k (none for one split tile); the split pass reads one min/max word set per split
 //!   tile in each workgroup, reads N (k + v) and writes it with a run table (R words per tile); the bucket pass
 //!   reads two run-table rows per bucket and N (k + v), and writes N (k + v).
@@ -74,6 +76,10 @@ pub(crate) fn passes(
         }
         _ => {}
     }
+    let (hybrid_p, hybrid_g) = match algorithm {
+        SortAlgorithm::Hybrid => policy.hybrid_geometry(places, key_bits, n as u64),
+        _ => (0, 0),
+    };
     let onesweep = algorithm != SortAlgorithm::ReduceThenScan;
     let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
     let mut out = vec![
@@ -92,6 +98,30 @@ pub(crate) fn passes(
             pf * 2.0,
         ),
     ];
+    if hybrid_p > 0 {
+        // The MSD places' Onesweep passes (the others dispatch no workgroup), then the bounds and group passes.
+        let hp = hybrid_p as f64;
+        let hs = status * hp / pf;
+        let starts = ((1u64 << hybrid_g) + 1) as f64 * 4.0;
+        out.extend([
+            PassModel::new(
+                "vksort::radix::onesweep",
+                places,
+                hp * kv + 2.0 * hs,
+                hp * kv + hs,
+                hp * 10.0,
+            ),
+            PassModel::new("vksort::radix::hybrid::bounds", 1, n * k, starts, 2.0),
+            PassModel::new(
+                "vksort::radix::hybrid::local",
+                1,
+                kv + starts,
+                kv,
+                (pf - hp) * 8.0,
+            ),
+        ]);
+        return out;
+    }
     if onesweep {
         out.push(PassModel::new(
             "vksort::radix::onesweep",
