@@ -32,7 +32,7 @@ pub struct UpfrontPush {
     pub copy_chunk: u32,
     pub portion_tiles: u32,
     pub copy_len: u32,
-    /// The hybrid sort's plan word ([`super::bindings::Bindings::hybrid`]; 0 for the LSD sorts).
+    /// The hybrid sort's plan word (MSD places | log2 of the groups << 8; 0 for the LSD sorts).
     pub hybrid: u32,
 }
 
