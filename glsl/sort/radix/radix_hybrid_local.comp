@@ -39,8 +39,13 @@ shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_run[RADIX];
-const uint MATCH_OR = 0u;   // ballot or match-any peers (radix_rank.glsl)
+const uint MATCH_OR = 0u;   // ballot peers (radix_rank.glsl)
 const uint MATCH_BASE = 0u;
+// Places in registers ranked with rank2's packed 16-bit [digit][subgroup] counters and one scan (radix_local.glsl
+// LOCAL_RANK2; the group tile is below 2^16 keys). The fallback through global memory keeps rank_digits().
+#define RANK_CUB 1
+#define LOCAL_RANK2 1
+const uint RANK2 = 2u;
 
 #include "radix_rank.glsl"
 #include "radix_local.glsl"

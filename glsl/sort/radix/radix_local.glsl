@@ -4,7 +4,9 @@
 //
 // Include after radix_rank.glsl. The includer defines spec constants KPT, DIGIT_BITS, KEY_WORDS (1 or 2),
 // VAL_WORDS (0..2), const RADIX and TILE (WG_SIZE * KPT), and shared uint smem[] of at least
-// max(TILE, MAX_SUBGROUPS * RADIX) words, s_tot[RADIX], s_lstart[RADIX].
+// max(TILE, MAX_SUBGROUPS * RADIX) words, s_tot[RADIX], s_lstart[RADIX]. With LOCAL_RANK2 defined (and RANK_CUB
+// with a RANK2 of 1 or 2 for radix_rank.glsl) each place is ranked with rank2's scanned counters instead of
+// rank_digits() (smem must then hold R2_WORDS too).
 //
 // Item j of an invocation sits at tile position item_pos(j) (radix_rank.glsl). Items at positions >= n are
 // padding: they carry the largest digit of every place, so they stay at the end.
@@ -77,11 +79,21 @@ void local_sort(uint n, uint lo, uint hi, uint kind, bool desc, uvec2 differ) {
                 ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc), shift, mask)
                 : mask;
         }
+#ifdef LOCAL_RANK2
+        // CUB-style counters (radix_rank.glsl rank2_*): one workgroup scan over [digit][subgroup] counters
+        // gives each subgroup's first position of each digit; no per-digit loop over subgroups.
+        rank2_clear();
+        barrier();
+        rank2_count(bits);
+        rank2_scan();
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_pos[j] = r2_value(g_digit[j], gl_SubgroupID) + g_sub[j];
+#else
         rank_digits(bits);
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             uint d = g_digit[j];
             g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
         }
+#endif
         barrier();
         exchange_w0();
         if (KEY_WORDS == 2u) exchange_w1();
