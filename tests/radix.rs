@@ -1984,10 +1984,80 @@ fn hybrid_sort() {
                 check(ctx, &c, &raw, gpu_n);
             }
         }
+        // One group holding 90% of the keys (one workgroup sorts it through global memory), at the device's
+        // hybrid capacity (lavapipe: its loop limit) or 2^16 keys; one key more is refused.
+        for (key, value) in [
+            (KeyType::U32, ValueType::None),
+            (KeyType::U64, ValueType::U64),
+        ] {
+            let p = sort_policy(ctx, key, value);
+            let n = p.hybrid_capacity().min(1 << 16) as usize;
+            let mut r = Rng(key as u64 + 5);
+            let top = key.bits() - 16;
+            let raw: Vec<u64> = (0..n)
+                .map(|_| {
+                    let x = if key.bytes() == 8 {
+                        r.next_u64()
+                    } else {
+                        r.next_u64() & 0xffff_ffff
+                    };
+                    if r.next_u32() % 10 != 0 {
+                        (0x1234 << top) | (x & ((1 << top) - 1))
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let mut c = Case::new(key);
+            c.value = value;
+            c.algorithm = SortAlgorithm::Hybrid;
+            check(ctx, &c, &raw, None);
+            if p.hybrid_capacity() < radix::MAX_KEYS {
+                let over = p.hybrid_capacity() as usize + 1;
+                let sorter = c.sorter(ctx, over).unwrap();
+                let kb =
+                    Buffer::device_local(ctx, "test::keys", (over * key.bytes() as usize) as u64)
+                        .unwrap();
+                let vb = Buffer::device_local(ctx, "test::vals", (over * 8) as u64).unwrap();
+                let scratch = Buffer::device_local(ctx, "test::scratch", 1 << 20).unwrap();
+                let e = ctx
+                    .submit("test::hybrid_over", |rec| {
+                        sorter.cmd_sort(
+                            rec,
+                            kb.as_ref(),
+                            Some(vb.as_ref()),
+                            scratch.as_ref(),
+                            over as u64,
+                        )
+                    })
+                    .unwrap_err();
+                assert!(
+                    matches!(
+                        e,
+                        Error::AlgorithmLimit {
+                            algorithm: "hybrid",
+                            ..
+                        }
+                    ),
+                    "{e:?}"
+                );
+            }
+        }
         // Edge sizes around the device policy's group tile.
         let p = sort_policy(ctx, KeyType::U32, ValueType::U32);
         let t = p.hybrid_tile() as usize;
-        for n in [0, 1, 2, 3, t - 1, t, t + 1, 2 * t + 5, 256 * t + 3] {
+        let cap = p.hybrid_capacity() as usize;
+        for n in [
+            0,
+            1,
+            2,
+            3,
+            t - 1,
+            t,
+            t + 1,
+            2 * t + 5,
+            (256 * t + 3).min(cap),
+        ] {
             let mut c = Case::new(KeyType::U32);
             c.value = ValueType::U32;
             c.algorithm = SortAlgorithm::Hybrid;

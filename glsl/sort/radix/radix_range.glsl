@@ -41,8 +41,10 @@ void store_item(uint side, uint j, uint i) {
 // keys into the same range of the caller's buffers by this workgroup alone. Per place where the keys differ: a
 // histogram of the range, then its chunks of TILE keys in order, each ranked in shared memory and written to
 // the place's running digit offsets, from one side's range to the other's (`src` and `tmp`, one of them
-// CALLER); a final copy when the result lies on the side that is not the caller's. Every loop runs at most
-// cnt / WG_SIZE times (lavapipe ends loops after 65535 iterations: ranges of up to 2^16 x WG_SIZE keys).
+// CALLER); a final copy when the result lies on the side that is not the caller's. Each invocation runs
+// about places x (cnt / WG_SIZE + cnt / TILE x ~100) loop iterations in all: lavapipe stops an invocation's
+// loops after 65535 iterations counted together (measured: ranges of ~120,000 u32 keys at 128 x 16 failed), so
+// the callers bound the ranges there (the MSD helpers' shares; RadixPolicy::hybrid_max).
 void sort_range(uint src, uint tmp, uint start, uint cnt, uint lo, uint hi, uint kind, bool desc) {
     uint lid = gl_LocalInvocationID.x;
     uvec2 a = uvec2(~0u), o = uvec2(0u);

@@ -26,7 +26,8 @@
 //! Bytes per key (k key bytes, v value bytes): k (upfront) + 2P(k + v) + k (bounds) + 2(k + v): 32-bit keys at
 //! 2^28, P = 2: 28 against Onesweep's 36; 64-bit keys, P = 2: 56 against 136.
 //!
-//! Sorts cut into portions (an array larger than one binding, or more than 2^30 - 1 keys) run as Onesweep.
+//! Sorts cut into portions (an array larger than one binding, or more than 2^30 - 1 keys) run as Onesweep; sorts
+//! of more than the policy's `hybrid_max` keys (CPU drivers: 2^16, for their loop limit) are refused.
 //! Barriers as every radix sort: one between passes, none after the last.
 
 use super::{Bindings, RadixSort};

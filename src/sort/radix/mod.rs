@@ -351,6 +351,14 @@ impl RadixSort {
                 n: max_n,
             });
         }
+        if algorithm == SortAlgorithm::Hybrid && max_n > self.policy.hybrid_capacity() {
+            // A group larger than the group tile is sorted by one workgroup (see RadixPolicy::hybrid_max).
+            return Err(Error::AlgorithmLimit {
+                algorithm: "hybrid",
+                max: self.policy.hybrid_capacity(),
+                n: max_n,
+            });
+        }
         let kb = max_n * self.key_words as u64 * 4;
         let vb = max_n * self.val_words as u64 * 4;
         let range = self.binding_range();
@@ -551,6 +559,7 @@ impl RadixSort {
             p.short_max as u64,
             p.msd_single_keys(),
             MSD_MAX_KEYS,
+            p.hybrid_capacity(),
             range / widest,
             max_n,
         ] {
@@ -588,6 +597,7 @@ impl SortBackend for RadixSort {
         let max_keys = match algorithm {
             SortAlgorithm::Small => self.policy.small_capacity() as u64,
             SortAlgorithm::Msd => MSD_MAX_KEYS,
+            SortAlgorithm::Hybrid => self.policy.hybrid_capacity(),
             _ => MAX_KEYS,
         };
         Capabilities {

@@ -123,6 +123,12 @@ pub struct RadixPolicy {
     /// keys (the group tile) are sorted in registers; the sort's MSD places are chosen so that groups hold
     /// at most 7/8 of a group tile on average ([`RadixPolicy::hybrid_geometry`]).
     pub hybrid_keys_per_thread: u32,
+    /// Most keys of a hybrid sort (explicit [`SortAlgorithm::Hybrid`]; larger ones get
+    /// `Error::AlgorithmLimit`): a group larger than the group tile is sorted by one workgroup, and a skewed
+    /// input may put nearly all keys in one group. CPU drivers (lavapipe) end a shader invocation after 65535
+    /// loop iterations, so there the one workgroup must never face more than this; u32::MAX: no limit but
+    /// the radix sort's.
+    pub hybrid_max: u32,
 }
 
 /// How the Onesweep/downsweep ranking keeps its per-digit counters (spec constant `RANK2`).
@@ -229,6 +235,14 @@ impl RadixPolicy {
     /// bucket pass's run tables in shared memory hold one entry per tile.
     pub(crate) fn msd_max_tiles(&self) -> u64 {
         MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
+    }
+
+    /// The most keys the hybrid sort takes: `hybrid_max` (u32::MAX: the radix sort's [`super::MAX_KEYS`]).
+    pub fn hybrid_capacity(&self) -> u64 {
+        match self.hybrid_max {
+            u32::MAX => super::MAX_KEYS,
+            m => m as u64,
+        }
     }
 
     /// Keys per group tile of the hybrid sort: hybrid_workgroup_size x hybrid_keys_per_thread.
@@ -583,6 +597,7 @@ impl RadixPolicy {
                 "mhelp" => self.msd_helper_ratio = v,
                 "hwg" => self.hybrid_workgroup_size = v,
                 "hkpt" => self.hybrid_keys_per_thread = v,
+                "hmax" => self.hybrid_max = v,
                 other => return Err(bad(format!("unknown key `{other}`"))),
             }
             Ok(())

@@ -42,6 +42,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     msd_helper_ratio: 2,
     hybrid_workgroup_size: 512,
     hybrid_keys_per_thread: 10,
+    hybrid_max: u32::MAX,
 };
 
 /// NVIDIA (measured on H100 and H200; docs/tuning.md "NVIDIA"): 256 x 12 tiles that keep 3 workgroups per SM
@@ -94,6 +95,7 @@ const CPU: RadixPolicy = RadixPolicy {
     msd_bucket_workgroup_size: 128,
     hybrid_workgroup_size: 128,
     hybrid_keys_per_thread: 16,
+    hybrid_max: 1 << 16,
     ..GENERIC
 };
 

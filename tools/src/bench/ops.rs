@@ -502,6 +502,7 @@ pub fn sort_capacity(
     match algo {
         "small" => Some(radix_policy(caps, key, value).small_capacity() as u64),
         "msd" => Some(vksort::sort::radix::MSD_MAX_KEYS),
+        "hybrid" => Some(radix_policy(caps, key, value).hybrid_capacity()),
         _ => None,
     }
 }
