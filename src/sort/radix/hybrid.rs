@@ -21,7 +21,7 @@
 //!   the groups' and writes it to the caller's buffers (k + v B/key). Groups larger than the group tile (skewed
 //!   keys: few distinct top bits) are sorted by their one workgroup through global memory, one digit place at a
 //!   time between the caller's buffers and the scratch: correct, but slow when a group holds a large share of
-//!   the keys, so Auto's policy does not choose this sort.
+//!   the keys, so Auto never chooses this sort.
 //!
 //! Bytes per key (k key bytes, v value bytes): k (upfront) + 2P(k + v) + k (bounds) + 2(k + v): 32-bit keys at
 //! 2^28, P = 2: 28 against Onesweep's 36; 64-bit keys, P = 2: 56 against 136.

@@ -336,26 +336,12 @@ impl RadixSort {
             SortAlgorithm::Auto => self.algorithm_for(max_n),
             a => a,
         };
-        if algorithm == SortAlgorithm::Small && max_n > self.policy.small_capacity() as u64 {
+        // The algorithms with a capacity of their own (see capabilities()) refuse larger sorts.
+        let cap = self.capabilities(algorithm).max_keys;
+        if max_n > cap {
             return Err(Error::AlgorithmLimit {
-                algorithm: "small",
-                max: self.policy.small_capacity() as u64,
-                n: max_n,
-            });
-        }
-        if algorithm == SortAlgorithm::Msd && max_n > MSD_MAX_KEYS {
-            // Its bucket pass holds one run per split tile in shared memory.
-            return Err(Error::AlgorithmLimit {
-                algorithm: "msd",
-                max: MSD_MAX_KEYS,
-                n: max_n,
-            });
-        }
-        if algorithm == SortAlgorithm::Hybrid && max_n > self.policy.hybrid_capacity() {
-            // A group larger than the group tile is sorted by one workgroup (see RadixPolicy::hybrid_max).
-            return Err(Error::AlgorithmLimit {
-                algorithm: "hybrid",
-                max: self.policy.hybrid_capacity(),
+                algorithm: algorithm.name(),
+                max: cap,
                 n: max_n,
             });
         }
@@ -380,19 +366,17 @@ impl RadixSort {
                 limit: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
             });
         }
-        // The hybrid sort's group passes bind whole arrays: sorts cut into portions run as Onesweep.
-        let algorithm =
-            if algorithm == SortAlgorithm::Hybrid && (portions.wide || portions.count > 1) {
-                SortAlgorithm::Onesweep
-            } else {
-                algorithm
-            };
-        let hybrid = match algorithm {
-            SortAlgorithm::Hybrid => {
-                let (p, g) = self.hybrid_geometry(max_n);
-                p | g << 8
+        // The hybrid sort's plan word (MSD places | log2 of the groups << 8). Its group passes bind whole
+        // arrays, and keys of one digit place have nothing to split: those sorts run as Onesweep.
+        let (algorithm, hybrid) = match algorithm {
+            SortAlgorithm::Hybrid if !portions.wide && portions.count == 1 => {
+                match self.hybrid_geometry(max_n) {
+                    (0, _) => (SortAlgorithm::Onesweep, 0),
+                    (p, g) => (algorithm, p | g << 8),
+                }
             }
-            _ => 0,
+            SortAlgorithm::Hybrid => (SortAlgorithm::Onesweep, 0),
+            a => (a, 0),
         };
         let array_usage = with_address(vk::BufferUsageFlags::STORAGE_BUFFER, portions.wide);
         keys.check(ctx, "keys", kb, array_usage)?;
@@ -456,8 +440,7 @@ impl RadixSort {
         rec.scope("vksort::sort", |rec| match algorithm {
             SortAlgorithm::Small => small::record(self, rec, &b),
             SortAlgorithm::Msd => msd::record(self, rec, &b),
-            SortAlgorithm::Hybrid if hybrid != 0 => hybrid::record(self, rec, &b),
-            SortAlgorithm::Hybrid => self.record_passes(rec, &b, SortAlgorithm::Onesweep),
+            SortAlgorithm::Hybrid => hybrid::record(self, rec, &b),
             _ => self.record_passes(rec, &b, algorithm),
         })
     }
@@ -596,7 +579,9 @@ impl SortBackend for RadixSort {
     fn capabilities(&self, algorithm: SortAlgorithm) -> Capabilities {
         let max_keys = match algorithm {
             SortAlgorithm::Small => self.policy.small_capacity() as u64,
+            // Its bucket pass holds one run per split tile in shared memory.
             SortAlgorithm::Msd => MSD_MAX_KEYS,
+            // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid_max).
             SortAlgorithm::Hybrid => self.policy.hybrid_capacity(),
             _ => MAX_KEYS,
         };
