@@ -145,6 +145,17 @@ fn waits_are_bounded() {
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
+    // The late work may still run: the context is lost, refuses host-form work at once, and frees nothing it
+    // might use (the buffer and, on drop, the device are leaked rather than destroyed under the running work).
+    assert!(ctx.is_lost());
+    let t = std::time::Instant::now();
+    assert!(matches!(
+        ctx.submit("test::after", |_| Ok(())),
+        Err(Error::DeviceLost { .. })
+    ));
+    assert!(t.elapsed() < Duration::from_secs(1));
+    drop(counter);
+    drop(ctx);
 }
 
 #[test]

@@ -180,8 +180,15 @@ impl RawBuffer {
     }
 
     /// # Safety
-    /// No pending GPU work may use the buffer.
+    /// No pending GPU work may use the buffer. (After a timeout, [`Context::is_lost`], the buffer is leaked
+    /// instead: the timed-out work may still use it.)
     pub(crate) unsafe fn destroy(&mut self, ctx: &Context) {
+        if ctx.is_lost() {
+            if let Some(a) = self.allocation.take() {
+                std::mem::forget(a);
+            }
+            return;
+        }
         ctx.device.destroy_buffer(self.handle, None);
         if let Some(a) = self.allocation.take() {
             let _ = ctx.allocator.lock().unwrap().free(a);

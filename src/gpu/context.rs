@@ -14,7 +14,10 @@
 //!   [`super::Profiler::begin`]). [`super::BufferRef`] stays a plain struct; its docs state the promise that
 //!   every function taking one relies on.
 //! - Every wait is bounded by [`ContextOptions::wait_timeout`] and ends in [`Error::Timeout`] or
-//!   [`Error::DeviceLost`] naming the last pass the GPU started.
+//!   [`Error::DeviceLost`] naming the last pass the GPU started. Either leaves the context lost
+//!   ([`Context::is_lost`]): the late work may still run, so from then on nothing it might use is freed (buffers,
+//!   query pools and the device are leaked; dropping the context neither waits nor destroys) and host forms fail
+//!   at once.
 //! - With validation on, every message of severity error from `VK_LAYER_KHRONOS_validation` (with
 //!   synchronization validation) is kept; [`Context::take_validation_errors`] hands them out.
 
@@ -26,6 +29,7 @@ use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr, CString};
 use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -240,6 +244,10 @@ pub struct Context {
     pub(crate) caps: DeviceCaps,
     pub(crate) wait_timeout: Duration,
     pub(crate) validation: Option<Arc<ValidationLog>>,
+    /// Set when a host-form wait timed out or the device was lost: work this context submitted may still run,
+    /// so nothing it might use is freed any more (buffers, query pools and, on drop, the device are leaked) and
+    /// later host-form submissions fail at once with [`Error::DeviceLost`].
+    pub(crate) lost: AtomicBool,
     messenger: vk::DebugUtilsMessengerEXT,
     owns_device: bool,
 }
@@ -480,6 +488,7 @@ impl Context {
             caps,
             wait_timeout,
             validation,
+            lost: AtomicBool::new(false),
             messenger,
             owns_device,
         };
@@ -927,6 +936,17 @@ impl Context {
         self.wait_timeout
     }
 
+    /// Whether a host-form wait of this context timed out or found the device lost. From then on the context
+    /// frees nothing a submission might still use (buffers, query pools, on drop the device itself: leaked),
+    /// and its host forms fail at once with [`Error::DeviceLost`]; make a new context to go on.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+
     /// Whether validation is on (and its errors kept).
     pub fn validation_enabled(&self) -> bool {
         self.validation.is_some()
@@ -974,6 +994,11 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
+        if self.is_lost() {
+            // Work that timed out may still run (or the device is gone): destroying what it uses could make the
+            // driver touch freed memory, and waiting for it could hang. Leak the device and all it holds.
+            return;
+        }
         // SAFETY: the device is idle after the wait; every object destroyed here was created by this Context,
         // and the instance/device only when this Context created them.
         unsafe {

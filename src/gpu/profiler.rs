@@ -167,6 +167,9 @@ impl Profiler {
 
 impl Drop for Profiler {
     fn drop(&mut self) {
+        if self.ctx.is_lost() {
+            return; // timed-out work may still write the pool: leaked
+        }
         // SAFETY: the host forms wait before returning; a caller's command buffer using this pool must be done.
         unsafe { self.ctx.device.destroy_query_pool(self.pool, None) };
     }

@@ -386,8 +386,9 @@ impl Context {
     ///
     /// The command buffer is vksort's own, so this is a safe function; the [`BufferRef`]s that `f` records
     /// with carry [`BufferRef`]'s promise (live buffers of this device until this call returns). On
-    /// [`Error::Timeout`] the command buffer may still run: the caller must then keep those buffers alive (or
-    /// treat the device as lost).
+    /// [`Error::Timeout`] the command buffer may still run: the context is then lost ([`Context::is_lost`]),
+    /// frees no buffer any more (they are leaked, so the late work never touches freed memory) and refuses
+    /// further host-form work.
     pub fn submit(&self, label: &str, f: impl FnOnce(&mut Recorder) -> Result<()>) -> Result<()> {
         self.submit_profiled(label, None, f)
     }
@@ -421,6 +422,11 @@ impl Context {
         breadcrumbs: bool,
         f: impl FnOnce(&mut Recorder) -> Result<()>,
     ) -> Result<()> {
+        if self.is_lost() {
+            return Err(Error::DeviceLost {
+                last_pass: "(none: an earlier submission timed out or lost the device)".into(),
+            });
+        }
         let dev = &self.device;
         let crumb_buf = RawBuffer::new(
             self,
@@ -534,6 +540,9 @@ impl Context {
             if let Err(e) = unsafe { dev.queue_submit(*queue, &[submit], fence) } {
                 cleanup();
                 release(&mut crumbs);
+                if e == vk::Result::ERROR_DEVICE_LOST {
+                    self.mark_lost();
+                }
                 return Err(match e {
                     vk::Result::ERROR_DEVICE_LOST => Error::DeviceLost {
                         last_pass: "(none: submission failed)".into(),
@@ -554,7 +563,9 @@ impl Context {
                 Ok(())
             }
             Err(vk::Result::TIMEOUT) => {
-                // The command buffer may still run: leak it, its fence and the crumbs rather than free them.
+                // The command buffer may still run: leak it, its fence and the crumbs rather than free them,
+                // and everything else it may use from now on (Context::is_lost).
+                self.mark_lost();
                 let last_pass = last_crumb(&crumbs);
                 Err(Error::Timeout {
                     timeout: self.wait_timeout,
@@ -562,13 +573,17 @@ impl Context {
                 })
             }
             Err(vk::Result::ERROR_DEVICE_LOST) => {
+                self.mark_lost();
                 let last_pass = last_crumb(&crumbs);
                 Err(Error::DeviceLost { last_pass })
             }
-            Err(e) => Err(Error::Vulkan {
-                call: "vkWaitForFences",
-                result: e,
-            }),
+            Err(e) => {
+                self.mark_lost();
+                Err(Error::Vulkan {
+                    call: "vkWaitForFences",
+                    result: e,
+                })
+            }
         }
     }
 }

@@ -458,6 +458,7 @@ pub fn run(
             let input = Input::generate(spec, *n as usize, *dist, opts.seed);
             match DeviceInput::upload(ctx, &input) {
                 Ok(dev) => cache = Some((input_key, input, dev)),
+                Err(e) if ctx.is_lost() => return Err(e),
                 Err(e) => {
                     skipped.push(skip(format!("upload: {e}")));
                     continue;
@@ -467,6 +468,7 @@ pub fn run(
         let (_, input, dev) = cache.as_ref().unwrap();
         let runner = match ops::prepare(ctx, spec, dev) {
             Ok(r) => r,
+            Err(e) if ctx.is_lost() => return Err(e),
             Err(e) => {
                 skipped.push(skip(remember(&e)));
                 continue;
@@ -478,6 +480,9 @@ pub fn run(
                 skipped.push(skip(remember(&e)));
                 continue;
             }
+            // A timeout or a lost device ends the sweep: the context frees nothing any more (Context::is_lost)
+            // and every later run would fail the same way.
+            Err(e) if ctx.is_lost() => return Err(e),
             Err(e) => {
                 skipped.push(skip(format!("run: {e}")));
                 continue;
@@ -485,6 +490,7 @@ pub fn run(
         };
         let output = match runner.output() {
             Ok(o) => o,
+            Err(e) if ctx.is_lost() => return Err(e),
             Err(e) => {
                 skipped.push(skip(format!("reading the result: {e}")));
                 continue;
