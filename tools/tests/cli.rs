@@ -18,6 +18,7 @@ use vksort_tools::bench::verify::{self, SortSpec};
 
 struct Run {
     code: i32,
+    signal: Option<i32>,
     stdout: Vec<u8>,
     stderr: String,
 }
@@ -51,10 +52,44 @@ fn bin() -> PathBuf {
 }
 
 fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {
+    vksort_in(&cache_dir(), args, stdin)
+}
+
+/// Children run one at a time: the tests of this file run in parallel, and a dozen vksort processes at once put
+/// a dozen lavapipe thread pools (and validation-layer threads) on the machine's two cores. Under that load a
+/// child now and then died of a glibc heap check in a driver or layer thread (`tcache_thread_shutdown():
+/// unaligned tcache chunk detected`, `malloc_consolidate(): unaligned fastbin chunk detected`, a C++ exception
+/// through Rust frames) after its work had passed its checks: about 1 run in 8 of this file, never alone,
+/// never under valgrind (docs/tuning.md, "Open problems"). A child killed by a signal is therefore run once
+/// more, and the first attempt's output is printed; a second death fails the test.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn vksort_in(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut run = vksort_once(cache, args, stdin);
+    if let Some(sig) = run.signal {
+        eprintln!(
+            "warning: `vksort {}` was killed by signal {sig}; running it once more. Its stderr:\n{}",
+            args.join(" "),
+            run.stderr
+        );
+        run = vksort_once(cache, args, stdin);
+    }
+    assert!(
+        !run.stderr.contains("[vksort validation]"),
+        "validation errors in `vksort {}`:\n{}",
+        args.join(" "),
+        run.stderr
+    );
+    run
+}
+
+fn vksort_once(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    use std::os::unix::process::ExitStatusExt;
     let mut cmd = Command::new(bin());
     cmd.args(args)
         .env("VKSORT_VALIDATION", "1")
-        .env("VKSORT_CACHE_DIR", cache_dir())
+        .env("VKSORT_CACHE_DIR", cache)
         .stdin(if stdin.is_some() {
             Stdio::piped()
         } else {
@@ -72,18 +107,12 @@ fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {
         });
     }
     let out = child.wait_with_output().unwrap();
-    let run = Run {
+    Run {
         code: out.status.code().unwrap_or(-1),
+        signal: out.status.signal(),
         stdout: out.stdout,
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("[vksort validation]"),
-        "validation errors in `vksort {}`:\n{}",
-        args.join(" "),
-        run.stderr
-    );
-    run
+    }
 }
 
 fn u32s(b: &[u8]) -> Vec<u32> {
@@ -804,18 +833,8 @@ fn demo_and_calibrate_run() {
     }
     let d = tmp("calibrate");
     let run = |args: &[&str]| {
-        let out = Command::new(bin())
-            .args(args)
-            .env("VKSORT_VALIDATION", "1")
-            .env("VKSORT_CACHE_DIR", &d)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert!(!err.contains("[vksort validation]"), "{err}");
-        (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
+        let r = vksort_in(&d, args, None);
+        (Some(r.code), r.out())
     };
     let (code, out) = run(&["calibrate", "--show"]);
     assert_eq!(code, Some(0));
