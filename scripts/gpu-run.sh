@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
-#   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts] [bench] [cub] [anchors] [sorts]
+#   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
-# split, particles; under validation the radix tests take minutes there); bench: `vksort bench $BENCH_ARGS` with
+# split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
+# minutes there); bench: `vksort bench $BENCH_ARGS` (its wall time printed last) with
 # CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28); cub: the CUB anchor alone; anchors:
 # torch.sort/cupy.sort and the Vulkan anchors (vrdx, Fuchsia) at $ANCHOR_SIZES (default 16 20 24 28), in the same
 # command; sorts: the tables of issues 16 and 17 (see below). Results go to $OUT (or ./gpu-out).
@@ -67,6 +68,8 @@ elif has tests-rest; then
   run_tests $(ls .gpu/bin/test-* | grep -v 'test-radix$')
 elif has tests-sorts; then
   run_tests $(ls .gpu/bin/test-* | grep -E 'test-(bitonic|merge|warpsort|quicksort|split|particles)$')
+elif has tests-some; then
+  run_tests $(for t in ${GPU_TESTS:-engine}; do echo ".gpu/bin/test-$t"; done)
 fi
 if has sorts; then
   # calibrate once (every algorithm of the build) while nvcc compiles; the sweeps reuse it
@@ -77,7 +80,9 @@ if [ -z "$*" ] || has cub || has bench; then
   /tmp/cub_bench ${CUB_SIZES:-16 20 24 28} > "$OUT/cub.csv" && tail -n +1 "$OUT/cub.csv" | head -3
 fi
 if [ -z "$*" ] || has bench; then
+  bench_start=$SECONDS
   .gpu/bin/vksort bench ${BENCH_ARGS:-} --compare "$OUT/cub.csv" --out-dir "$OUT" 2>&1 | tee "$OUT/bench.txt"
+  echo "vksort bench ${BENCH_ARGS:-} took $((SECONDS - bench_start)) s" | tee -a "$OUT/bench.txt"
 fi
 if has sorts; then
   wait "$merge_pid"

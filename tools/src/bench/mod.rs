@@ -51,8 +51,11 @@ pub struct BenchOptions {
     /// Value widths of sorts (`None`: keys only).
     pub values: Vec<Option<ElemType>>,
     pub dists: Vec<Dist>,
-    /// Timed repeats per configuration.
+    /// Timed repeats per configuration (at most: see `budget_ms`).
     pub reps: usize,
+    /// GPU time in milliseconds that bounds a slow configuration's timed repeats (at least 3 are taken; see
+    /// [`ops::time`]); 0: always `reps`. Default 1000.
+    pub budget_ms: f64,
     /// Untimed runs before them.
     pub warmup: usize,
     pub seed: u64,
@@ -82,6 +85,7 @@ impl BenchOptions {
             values: vec![None, Some(ElemType::U32)],
             dists: vec![Dist::Uniform],
             reps: 10,
+            budget_ms: 1000.0,
             warmup: 2,
             seed: 1234,
             descending: false,
@@ -474,7 +478,7 @@ pub fn run(
                 continue;
             }
         };
-        let timing = match ops::time(ctx, runner.as_ref(), opts.warmup, opts.reps) {
+        let timing = match ops::time(ctx, runner.as_ref(), opts.warmup, opts.reps, opts.budget_ms) {
             Ok(t) => t,
             Err(e @ Error::AlgorithmLimit { .. }) => {
                 skipped.push(skip(remember(&e)));
@@ -503,7 +507,7 @@ pub fn run(
             spec,
             *dist,
             *n,
-            opts.reps,
+            timing.runs_ns.len(),
             &timing,
             cal,
             roofline,

@@ -728,22 +728,41 @@ pub fn warm_clocks(ctx: &Arc<Context>, ms: f64) -> Result<()> {
     })
 }
 
-/// Runs `runner` `warmup` times untimed and `reps` times timed, timed by timestamp queries.
+/// Runs `runner` `warmup` times untimed and up to `reps` times timed, timed by timestamp queries.
 ///
 /// Runs are recorded back to back in one submission (warm-up in one, timed runs in another): a loop of one
 /// short submission and one host wait looks idle to the driver, whose clocks then fall (seen on an H200: 1980 ->
-/// 345 MHz). When any warm-up is asked for on a GPU, [`warm_clocks`] first keeps the GPU busy for ~200 ms, then
-/// the warm-up submission holds up to ~300 ms of the configuration's runs, bounded by ~1 s of wall time
-/// (validation layers make recording slow). `warmup == 0` (a one-off run, as `vksort sort`
-/// does) warms nothing.
+/// 345 MHz). When any warm-up is asked for on a GPU, the warm-up submission holds up to ~300 ms of the
+/// configuration's runs, bounded by ~1 s of wall time (validation layers make recording slow), after
+/// [`warm_clocks`] kept the GPU busy for ~200 ms; when the previous timing ended less than [`STILL_WARM`] ago
+/// (a sweep's next configuration, the GPU's clocks still up), ~50 ms of runs and no [`warm_clocks`]. `warmup ==
+/// 0` (a one-off run, as `vksort sort` does) warms nothing.
+///
+/// `budget_ms` (> 0) bounds a slow configuration's runs by the probe run's GPU time: as many timed runs as fit
+/// in `budget_ms` (at most `reps`, and as many for the per-pass breakdown, at most 10) where at least 3 fit;
+/// otherwise 1 or 2 timed runs, the probe's per-pass breakdown and no further warm-up (the probe ran for a
+/// third of the budget or more). So a sweep of every algorithm up to 2^28 keys stays in minutes; the runs
+/// taken are [`Timing::runs_ns`]' length (the `reps` column of the bench's tables).
 ///
 /// Two kinds of timed runs: the reported time of a run ([`Timing::runs_ns`]) comes from two stamps around it
 /// (after its restore, and after its last pass), as CUDA events time a CUB call; the per-pass breakdown
 /// ([`Timing::passes`]) from further runs with a stamp after every pass, whose sum
 /// ([`Timing::per_pass_sum_ns`]) is larger by what those stamps cost. Timed submissions record no
 /// breadcrumbs (the probe run, which has them, already ran the same work).
-pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize) -> Result<Timing> {
+pub fn time(
+    ctx: &Arc<Context>,
+    runner: &dyn Runner,
+    warmup: usize,
+    reps: usize,
+    budget_ms: f64,
+) -> Result<Timing> {
     let reps = reps.max(1);
+    let warm_gpu = !ctx.caps().is_cpu() && warmup > 0;
+    let still_warm = warm_gpu
+        && LAST_TIMED
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|t| t.elapsed() < STILL_WARM);
     // One probe run: the passes a run records and how long it takes (GPU and wall).
     let mut probe = Profiler::new(ctx, 512)?;
     let t0 = std::time::Instant::now();
@@ -762,13 +781,23 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
     }
     let per_run = probe_passes.len();
     let gpu_ns = probe_passes.iter().map(|p| p.ns).sum::<f64>().max(1.0);
-    let mut warm = warmup.saturating_sub(1);
-    if warmup > 0 && !ctx.caps().is_cpu() {
-        let by_gpu = (300e6 / gpu_ns).ceil() as usize;
+    // Runs that fit the budget: at least 3 where 3 fit; a slower configuration gets 1 or 2 timed runs, its
+    // per-pass breakdown from the probe, and no warm-up beyond the probe (itself a third of the budget or more).
+    let fit = if budget_ms > 0.0 {
+        (budget_ms * 1e6 / gpu_ns).floor() as usize
+    } else {
+        usize::MAX
+    };
+    let slow = fit < 3;
+    let reps = if slow { fit.max(1) } else { reps.min(fit) };
+    let mut warm = if slow { 0 } else { warmup.saturating_sub(1) };
+    if warm_gpu && !slow {
+        let target_ns = if still_warm { 50e6 } else { 300e6 };
+        let by_gpu = (target_ns / gpu_ns).ceil() as usize;
         let by_wall = (1e9 / wall_ns).floor().max(1.0) as usize;
         warm = warm.max(by_gpu.min(by_wall).min(4096));
     }
-    if warmup > 0 && !ctx.caps().is_cpu() {
+    if warm_gpu && !still_warm && !slow {
         warm_clocks(ctx, 200.0)?;
     }
     if warm > 0 {
@@ -801,14 +830,38 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
         let spans = prof.results()?;
         runs.extend(spans.iter().filter(|p| p.label == RUN).map(|p| p.ns));
     }
-    // The per-pass breakdown: a stamp after every pass.
-    let pass_reps = reps.min(10);
-    let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, pass_reps);
+    // The per-pass breakdown: a stamp after every pass (a slow configuration's: the probe's).
+    let pass_reps = if slow { 0 } else { reps.min(10) };
+    let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, pass_reps.max(1));
     let mut prof = Profiler::new(ctx, capacity)?;
     let mut sums = Vec::new();
     let mut per_label: Vec<(String, Vec<f64>)> = Vec::new();
-    while sums.len() < pass_reps {
-        let batch = runs_per_submit.min(pass_reps - sums.len());
+    let mut add_run = |one: &[PassTime]| {
+        let grouped: Vec<PassTime> = one
+            .iter()
+            .map(|p| PassTime {
+                label: model::pass_group(&p.label),
+                ns: p.ns,
+            })
+            .collect();
+        let passes: Vec<PassTime> = sum_by_label(&grouped)
+            .into_iter()
+            .filter(|p| p.label != RESTORE)
+            .collect();
+        sums.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
+        for p in passes {
+            match per_label.iter_mut().find(|(l, _)| *l == p.label) {
+                Some((_, v)) => v.push(p.ns),
+                None => per_label.push((p.label, vec![p.ns])),
+            }
+        }
+    };
+    if slow {
+        add_run(&probe_passes);
+    }
+    let mut done = 0;
+    while done < pass_reps {
+        let batch = runs_per_submit.min(pass_reps - done);
         ctx.submit_timed("vksort::bench::passes", Some(&mut prof), |rec| {
             for _ in 0..batch {
                 record_run(rec, runner)?;
@@ -823,28 +876,10 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
                 all.len() / batch.max(1)
             )));
         }
-        for one in all.chunks(per_run) {
-            let grouped: Vec<PassTime> = one
-                .iter()
-                .map(|p| PassTime {
-                    label: model::pass_group(&p.label),
-                    ns: p.ns,
-                })
-                .collect();
-            let passes: Vec<PassTime> = sum_by_label(&grouped)
-                .into_iter()
-                .filter(|p| p.label != RESTORE)
-                .collect();
-            sums.push(passes.iter().map(|p| p.ns).fold(0.0, |a, b| a + b));
-            for p in passes {
-                match per_label.iter_mut().find(|(l, _)| *l == p.label) {
-                    Some((_, v)) => v.push(p.ns),
-                    None => per_label.push((p.label, vec![p.ns])),
-                }
-            }
-        }
+        all.chunks(per_run).for_each(&mut add_run);
+        done += batch;
     }
-    Ok(Timing {
+    let timing = Ok(Timing {
         runs_ns: runs,
         passes: per_label
             .into_iter()
@@ -854,8 +889,18 @@ pub fn time(ctx: &Arc<Context>, runner: &dyn Runner, warmup: usize, reps: usize)
             })
             .collect(),
         per_pass_sum_ns: median(&mut sums),
-    })
+    });
+    *LAST_TIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+    timing
 }
+
+/// How long after a timing the GPU's clocks count as still up (see [`time`]): a sweep's next configuration
+/// usually starts within milliseconds; host work longer than this (inputs of 2^26+ keys, their checks) gets the
+/// full warm-up again.
+pub const STILL_WARM: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// When the last [`time`] ended.
+static LAST_TIMED: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
 
 /// The label of a timed run's closing stamp.
 const RUN: &str = "vksort::bench::run";
@@ -957,7 +1002,7 @@ pub fn run_once_with<E: From<Error>>(
     let dev = DeviceInput::upload(ctx, input)?;
     let runner = prepare(ctx, spec, &dev)?;
     first(runner.as_ref())?;
-    let timing = time(ctx, runner.as_ref(), 0, 1)?;
+    let timing = time(ctx, runner.as_ref(), 0, 1, 0.0)?;
     Ok((runner.output()?, timing))
 }
 
@@ -1012,7 +1057,7 @@ pub fn measure_efficiency(
         let input = Input::generate(spec, m, Dist::Uniform, 7);
         let dev = DeviceInput::upload(ctx, &input)?;
         let runner = prepare(ctx, spec, &dev)?;
-        let t = time(ctx, runner.as_ref(), 1, 5)?;
+        let t = time(ctx, runner.as_ref(), 1, 5, 0.0)?;
         if let Err(e) = verify(spec, &input, &runner.output()?, false) {
             return Err(Error::InvalidArgument(format!(
                 "calibration run of {} failed verification: {e}",

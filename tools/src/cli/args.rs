@@ -178,9 +178,14 @@ pub struct BenchArgs {
     /// gaussian, bucket, sorted, zero, staggered, visibility).
     #[arg(long, value_delimiter = ',', value_name = "D,...")]
     pub dists: Option<Vec<String>>,
-    /// Timed repeats per configuration (default 10; 3 with --quick).
+    /// Timed repeats per configuration (default 10; 3 with --quick); at most: a configuration whose run
+    /// takes longer than --budget-ms / reps gets fewer (at least 3).
     #[arg(long)]
     pub reps: Option<usize>,
+    /// GPU time in milliseconds that bounds a slow configuration's timed repeats (default 1000; 0: always
+    /// --reps).
+    #[arg(long, value_name = "MS")]
+    pub budget_ms: Option<f64>,
     /// Untimed runs before them (default 2; 1 with --quick).
     #[arg(long)]
     pub warmup: Option<usize>,

@@ -597,6 +597,12 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     if let Some(r) = a.reps {
         opts.reps = r.max(1);
     }
+    if let Some(b) = a.budget_ms {
+        if !(b >= 0.0 && b.is_finite()) {
+            anyhow::bail!("--budget-ms {b}: a number of milliseconds, 0 or more");
+        }
+        opts.budget_ms = b;
+    }
     if let Some(w) = a.warmup {
         opts.warmup = w;
     }
