@@ -354,6 +354,37 @@ fn check_catches_a_corrupted_output() {
     let e = verify::check_sort(&keys, &out_keys, Some((&vals, &broken)), &unstable).unwrap_err();
     assert_eq!(e.index, 1, "{e}");
     assert!(verify::check_sort_fast(&keys, &out_keys, Some(&broken), &unstable).is_err());
+    // one input index twice: caught by the stable check's rising indices and by the unstable check's record
+    let twice = Column::U32(vec![1, 1, 0, 2]);
+    for s in [&spec, &unstable] {
+        let e = verify::check_sort_fast(&keys, &out_keys, Some(&twice), s).unwrap_err();
+        assert!(e.message.contains("distinct"), "{e}");
+    }
+    // large enough for the linear checks to split across threads: the first fault by index is reported
+    let n = 1 << 19;
+    let big = Column::U32((0..n as u32).map(|i| i / 3).collect());
+    let big_vals = Column::index(ElemType::U32, n);
+    assert_eq!(
+        verify::check_sort_fast(&big, &big, Some(&big_vals), &spec),
+        Ok(())
+    );
+    assert_eq!(verify::check_sort_fast(&big, &big, None, &spec), Ok(()));
+    let mut raw: Vec<u128> = (0..n).map(|i| big.raw_bits(i)).collect();
+    raw.swap(400_000, 400_003);
+    raw.swap(300_000, 300_003);
+    let e = verify::check_sorted(&Column::from_raw_bits(ElemType::U32, &raw), &spec).unwrap_err();
+    assert_eq!(e.index, 300_001, "{e}");
+    raw.swap(300_000, 300_003);
+    raw.swap(400_000, 400_003);
+    raw[123_455] = raw[123_456]; // 41151 -> 41152: still sorted, not a permutation
+    let e = verify::check_sort_fast(
+        &big,
+        &Column::from_raw_bits(ElemType::U32, &raw),
+        None,
+        &spec,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("permutation"), "{e}");
     // 128-bit keys: order on all 128 bits, bit ranges above bit 64
     let wide = Column::U128(vec![3 << 100, 1, (1 << 100) | 5, u128::MAX]);
     let sorted = Column::U128(vec![1, (1 << 100) | 5, 3 << 100, u128::MAX]);

@@ -363,6 +363,9 @@ pub struct Report {
     /// CUB's figures compared with (for the tables' CUB rows).
     #[serde(skip)]
     pub cub: Option<compare::CubFigures>,
+    /// Where the sweep's wall time went, in seconds: `inputs` (generation and upload), `prepare` (sorters and
+    /// kernels), `timing` (probe, warm-up, timed and per-pass runs), `readback`, `checks` (CPU verification).
+    pub phases_s: Vec<(String, f64)>,
 }
 
 impl Report {
@@ -410,6 +413,8 @@ pub fn run(
     let mut cache: Option<(String, Input, DeviceInput)> = None;
     // capacities sorters reported (Error::AlgorithmLimit), by algorithm and element types
     let mut limits: HashMap<String, (u64, String)> = HashMap::new();
+    let mut phases = [0.0f64; 5]; // inputs, prepare, timing, readback, checks
+    let mut phase = |k: usize, t: std::time::Instant| phases[k] += t.elapsed().as_secs_f64();
     for (i, planned) in plan.iter().enumerate() {
         let (spec, dist, n) = (&planned.spec, &planned.dist, &planned.n);
         let name = spec.op_name(*dist);
@@ -457,6 +462,7 @@ pub fn run(
                 _ => String::new(),
             }
         );
+        let t = std::time::Instant::now();
         if cache.as_ref().map(|c| &c.0) != Some(&input_key) {
             cache = None; // free the previous input first
             let input = Input::generate(spec, *n as usize, *dist, opts.seed);
@@ -469,7 +475,9 @@ pub fn run(
                 }
             }
         }
+        phase(0, t);
         let (_, input, dev) = cache.as_ref().unwrap();
+        let t = std::time::Instant::now();
         let runner = match ops::prepare(ctx, spec, dev) {
             Ok(r) => r,
             Err(e) if ctx.is_lost() => return Err(e),
@@ -478,6 +486,8 @@ pub fn run(
                 continue;
             }
         };
+        phase(1, t);
+        let t = std::time::Instant::now();
         let timing = match ops::time(ctx, runner.as_ref(), opts.warmup, opts.reps, opts.budget_ms) {
             Ok(t) => t,
             Err(e @ Error::AlgorithmLimit { .. }) => {
@@ -492,6 +502,8 @@ pub fn run(
                 continue;
             }
         };
+        phase(2, t);
+        let t = std::time::Instant::now();
         let output = match runner.output() {
             Ok(o) => o,
             Err(e) if ctx.is_lost() => return Err(e),
@@ -502,7 +514,10 @@ pub fn run(
         };
         let sort_run = runner.sort_run();
         drop(runner);
+        phase(3, t);
+        let t = std::time::Instant::now();
         let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
+        phase(4, t);
         rows.push(make_row(
             spec,
             *dist,
@@ -526,6 +541,11 @@ pub fn run(
         roofline_gbps: roofline / 1e9,
         fixed_us_per_dispatch: cal.fixed_ns_per_dispatch / 1e3,
         calibration: cal.clone(),
+        phases_s: ["inputs", "prepare", "timing", "readback", "checks"]
+            .iter()
+            .zip(phases)
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
         rows,
         auto,
         skipped,

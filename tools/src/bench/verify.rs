@@ -6,8 +6,9 @@
 //! together and, for stable sorts, equal keys in their input order (an unstable sort, such as the bitonic sort,
 //! may leave equal keys in any order, their values with them).
 
-use super::data::Column;
+use super::data::{Column, ElemType};
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The first bad element of an output.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,22 +70,106 @@ impl SortSpec {
     }
 }
 
+/// Runs `f` over consecutive ranges covering `0..n`, on as many threads as the host has (one range when `n`
+/// is small), and returns the first error by index: the linear checks of 2^26+ elements took seconds on one
+/// thread, which made a full bench sweep mostly waiting for them.
+fn par_check(
+    n: usize,
+    f: impl Fn(std::ops::Range<usize>) -> Result<(), Mismatch> + Sync,
+) -> Result<(), Mismatch> {
+    let ranges = par_ranges(n);
+    if ranges.len() <= 1 {
+        return f(0..n);
+    }
+    let results: Vec<Result<(), Mismatch>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(|| f(r))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    results
+        .into_iter()
+        .filter_map(|r| r.err())
+        .min_by_key(|m| m.index)
+        .map_or(Ok(()), Err)
+}
+
+/// `0..n` cut into one range per host thread (at least 2^16 elements each).
+fn par_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let parts = threads.min(n / (1 << 16)).max(1);
+    let step = n.div_ceil(parts);
+    (0..parts)
+        .map(|p| p * step..((p + 1) * step).min(n))
+        .filter(|r| !r.is_empty())
+        .collect()
+}
+
 /// Checks that the sequence of keys is ordered; returns the first index that breaks the order.
 pub fn check_sorted(output: &Column, spec: &SortSpec) -> Result<(), Mismatch> {
-    for i in 1..output.len() {
-        if spec.out_of_order(spec.key(output, i - 1), spec.key(output, i)) {
-            return Err(bad(
-                i,
-                format!(
-                    "not sorted: {} at index {} comes before {}",
-                    output.format(i - 1),
-                    i - 1,
-                    output.format(i)
-                ),
-            ));
-        }
+    let unsorted = |i: usize| {
+        bad(
+            i,
+            format!(
+                "not sorted: {} at index {} comes before {}",
+                output.format(i - 1),
+                i - 1,
+                output.format(i)
+            ),
+        )
+    };
+    // Whole keys of one element type: the order key of a known type, no per-element dispatch.
+    fn typed<T: Copy + Sync>(
+        v: &[T],
+        desc: bool,
+        key: impl Fn(T) -> u128 + Sync,
+        unsorted: impl Fn(usize) -> Mismatch + Sync,
+    ) -> Result<(), Mismatch> {
+        par_check(v.len(), |r| {
+            for i in r.start.max(1)..r.end {
+                let (a, b) = (key(v[i - 1]), key(v[i]));
+                if if desc { a < b } else { a > b } {
+                    return Err(unsorted(i));
+                }
+            }
+            Ok(())
+        })
     }
-    Ok(())
+    let desc = spec.descending;
+    match (output, spec.bits) {
+        (Column::U32(v), None) => typed(v, desc, |x| x as u128, unsorted),
+        (Column::U64(v), None) => typed(v, desc, |x| x as u128, unsorted),
+        (Column::I32(v), None) => typed(
+            v,
+            desc,
+            |x| ElemType::I32.order_key(x as u32 as u128),
+            unsorted,
+        ),
+        (Column::I64(v), None) => typed(
+            v,
+            desc,
+            |x| ElemType::I64.order_key(x as u64 as u128),
+            unsorted,
+        ),
+        (Column::F32(v), None) => typed(
+            v,
+            desc,
+            |x| ElemType::F32.order_key(x.to_bits() as u128),
+            unsorted,
+        ),
+        (Column::F64(v), None) => typed(
+            v,
+            desc,
+            |x| ElemType::F64.order_key(x.to_bits() as u128),
+            unsorted,
+        ),
+        _ => par_check(output.len(), |r| {
+            for i in r.start.max(1)..r.end {
+                if spec.out_of_order(spec.key(output, i - 1), spec.key(output, i)) {
+                    return Err(unsorted(i));
+                }
+            }
+            Ok(())
+        }),
+    }
 }
 
 /// The input indices in the order a stable sort by `spec` puts them.
@@ -231,42 +316,62 @@ pub fn check_sort_fast(
             if v.len() != n {
                 return Err(bad(v.len().min(n), "value count differs from key count"));
             }
-            let mut seen = vec![false; n];
-            let mut prev: Option<(u128, u128)> = None;
-            for i in 0..n {
-                let src = v.raw_bits(i);
-                if src >= n as u128 || seen[src as usize] {
-                    return Err(bad(
-                        i,
-                        format!(
-                            "value {src} is not a distinct input index (values must be 0..{n})"
-                        ),
-                    ));
-                }
-                seen[src as usize] = true;
-                if output.raw_bits(i) != input.raw_bits(src as usize) {
-                    return Err(bad(
-                        i,
-                        format!(
-                            "key {} travelled with value {} but input {} has key {}",
-                            output.format(i),
-                            src,
-                            src,
-                            input.format(src as usize)
-                        ),
-                    ));
-                }
-                let k = spec.key(output, i);
-                if let Some((pk, pv)) = prev {
-                    if !spec.unstable && pk == k && pv > src {
+            // Each input index once. A stable sort needs no record of them: a key travels with its input index
+            // (checked below), so one index twice would mean one key twice, which the order puts in one run of
+            // equal keys, where the indices must rise strictly. An unstable sort's: a bit per input index, set
+            // by whichever range meets it first.
+            let unstable = spec.unstable;
+            let seen: Vec<AtomicU64> = if unstable {
+                (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
+            } else {
+                Vec::new()
+            };
+            par_check(n, |r| {
+                for i in r {
+                    let src = v.raw_bits(i);
+                    let distinct = |src: u128| {
+                        bad(
+                            i,
+                            format!(
+                                "value {src} is not a distinct input index (values must be 0..{n})"
+                            ),
+                        )
+                    };
+                    let first = src < n as u128
+                        && (!unstable || {
+                            let bit = 1u64 << (src % 64);
+                            seen[(src / 64) as usize].fetch_or(bit, Ordering::Relaxed) & bit == 0
+                        });
+                    if !first {
+                        return Err(distinct(src));
+                    }
+                    if output.raw_bits(i) != input.raw_bits(src as usize) {
                         return Err(bad(
                             i,
-                            format!("equal keys out of input order (value {pv} before {src})"),
+                            format!(
+                                "key {} travelled with value {} but input {} has key {}",
+                                output.format(i),
+                                src,
+                                src,
+                                input.format(src as usize)
+                            ),
                         ));
                     }
+                    if i > 0 && !unstable {
+                        let pv = v.raw_bits(i - 1);
+                        if pv >= src && spec.key(output, i - 1) == spec.key(output, i) {
+                            if pv == src {
+                                return Err(distinct(src));
+                            }
+                            return Err(bad(
+                                i,
+                                format!("equal keys out of input order (value {pv} before {src})"),
+                            ));
+                        }
+                    }
                 }
-                prev = Some((k, src));
-            }
+                Ok(())
+            })?;
         }
         None => {
             if multiset_hash(input) != multiset_hash(output) {
@@ -282,20 +387,43 @@ pub fn check_sort_fast(
 
 /// An order-independent hash of the raw elements.
 pub fn multiset_hash(col: &Column) -> (u64, u64) {
-    let mut s1 = 0u64;
-    let mut s2 = 0u64;
     let zero_high = super::dist::hash(0x8765_4321, 0);
-    for i in 0..col.len() {
-        let r = col.raw_bits(i);
-        let high = match (r >> 64) as u64 {
-            0 => zero_high,
-            h => super::dist::hash(0x8765_4321, h),
-        };
-        let h = super::dist::hash(0x1234_5678 ^ high, r as u64);
-        s1 = s1.wrapping_add(h);
-        s2 ^= h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    fn fold<T: Copy>(v: &[T], raw: impl Fn(T) -> u128, zero_high: u64) -> (u64, u64) {
+        let mut s1 = 0u64;
+        let mut s2 = 0u64;
+        for &x in v {
+            let r = raw(x);
+            let high = match (r >> 64) as u64 {
+                0 => zero_high,
+                h => super::dist::hash(0x8765_4321, h),
+            };
+            let h = super::dist::hash(0x1234_5678 ^ high, r as u64);
+            s1 = s1.wrapping_add(h);
+            s2 ^= h.rotate_left(17).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        (s1, s2)
     }
-    (s1, s2)
+    // The raw bits of each element type, no per-element dispatch.
+    let part = |r: std::ops::Range<usize>| match col {
+        Column::U32(v) => fold(&v[r], |x| x as u128, zero_high),
+        Column::I32(v) => fold(&v[r], |x| x as u32 as u128, zero_high),
+        Column::F32(v) => fold(&v[r], |x| x.to_bits() as u128, zero_high),
+        Column::U64(v) => fold(&v[r], |x| x as u128, zero_high),
+        Column::I64(v) => fold(&v[r], |x| x as u64 as u128, zero_high),
+        Column::F64(v) => fold(&v[r], |x| x.to_bits() as u128, zero_high),
+        Column::U128(v) => fold(&v[r], |x| x, zero_high),
+    };
+    // Sums and xors: the same hash whatever the split.
+    let parts: Vec<(u64, u64)> = std::thread::scope(|s| {
+        let handles: Vec<_> = par_ranges(col.len())
+            .into_iter()
+            .map(|r| s.spawn(move || part(r)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    parts
+        .into_iter()
+        .fold((0, 0), |(a1, a2), (b1, b2)| (a1.wrapping_add(b1), a2 ^ b2))
 }
 
 /// Exact check of a prefix sum (wrapping, of u32 or u64 elements).

@@ -681,8 +681,20 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
             }
         }
     };
+    let started = std::time::Instant::now();
     let mut report = bench::run(&ctx, &opts, &cal, roofline, &mut progress)?;
     bar.finish_and_clear();
+    eprintln!(
+        "sweep of {} configurations: {:.1} s ({})",
+        report.rows.len() + report.skipped.len(),
+        started.elapsed().as_secs_f64(),
+        report
+            .phases_s
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.1} s"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     if let Some(c) = &cub {
         bench::compare::attach(&mut report, c);
     }
