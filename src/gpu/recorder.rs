@@ -479,6 +479,12 @@ impl Context {
                 )
             };
         };
+        if breadcrumbs {
+            // Slots of passes that never start must read 0 after a timeout (the allocation is not zeroed); the
+            // barrier below orders this fill before the passes' own.
+            // SAFETY: recording state; the buffer is this context's and outlives the submission's wait.
+            unsafe { dev.cmd_fill_buffer(cmd, crumb_buf.handle, 0, CRUMB_SLOTS * 4, 0) };
+        }
         full(
             vk::PipelineStageFlags::ALL_COMMANDS,
             vk::PipelineStageFlags::ALL_COMMANDS,
