@@ -144,6 +144,46 @@ pub enum Column {
     U128(Vec<u128>),
 }
 
+/// An element type of a [`Column`]: its raw bits, zero-extended (see [`Column::raw_bits`]).
+pub trait Elem: Copy + Send + Sync {
+    fn raw(self) -> u128;
+}
+impl Elem for u32 {
+    fn raw(self) -> u128 {
+        self as u128
+    }
+}
+impl Elem for i32 {
+    fn raw(self) -> u128 {
+        self as u32 as u128
+    }
+}
+impl Elem for f32 {
+    fn raw(self) -> u128 {
+        self.to_bits() as u128
+    }
+}
+impl Elem for u64 {
+    fn raw(self) -> u128 {
+        self as u128
+    }
+}
+impl Elem for i64 {
+    fn raw(self) -> u128 {
+        self as u64 as u128
+    }
+}
+impl Elem for f64 {
+    fn raw(self) -> u128 {
+        self.to_bits() as u128
+    }
+}
+impl Elem for u128 {
+    fn raw(self) -> u128 {
+        self
+    }
+}
+
 /// Runs `$body` with `$v` bound to the typed vector inside a [`Column`] (by reference or value as given).
 #[macro_export]
 macro_rules! with_column {
@@ -245,15 +285,7 @@ impl Column {
 
     /// The raw bits of element `i` (zero-extended for narrower types).
     pub fn raw_bits(&self, i: usize) -> u128 {
-        match self {
-            Column::U32(v) => v[i] as u128,
-            Column::I32(v) => v[i] as u32 as u128,
-            Column::F32(v) => v[i].to_bits() as u128,
-            Column::U64(v) => v[i] as u128,
-            Column::I64(v) => v[i] as u64 as u128,
-            Column::F64(v) => v[i].to_bits() as u128,
-            Column::U128(v) => v[i],
-        }
+        with_column!(self, v => v[i].raw())
     }
 
     /// The order key of element `i`.
@@ -270,25 +302,14 @@ impl Column {
     /// distributions).
     pub fn sort_by_order_key(&mut self, descending: bool) {
         let ty = self.ty();
-        macro_rules! by_key {
-            ($v:expr, $raw:expr) => {{
-                let raw = $raw;
-                if descending {
-                    $v.sort_unstable_by(|a, b| ty.order_key(raw(b)).cmp(&ty.order_key(raw(a))));
-                } else {
-                    $v.sort_unstable_by_key(|a| ty.order_key(raw(a)));
-                }
-            }};
+        fn by_key<T: Elem>(v: &mut [T], ty: ElemType, descending: bool) {
+            if descending {
+                v.sort_unstable_by_key(|a| std::cmp::Reverse(ty.order_key(a.raw())));
+            } else {
+                v.sort_unstable_by_key(|a| ty.order_key(a.raw()));
+            }
         }
-        match self {
-            Column::U32(v) => by_key!(v, |x: &u32| *x as u128),
-            Column::I32(v) => by_key!(v, |x: &i32| *x as u32 as u128),
-            Column::F32(v) => by_key!(v, |x: &f32| x.to_bits() as u128),
-            Column::U64(v) => by_key!(v, |x: &u64| *x as u128),
-            Column::I64(v) => by_key!(v, |x: &i64| *x as u64 as u128),
-            Column::F64(v) => by_key!(v, |x: &f64| x.to_bits() as u128),
-            Column::U128(v) => by_key!(v, |x: &u128| *x),
-        }
+        with_column!(self, v => by_key(v, ty, descending))
     }
 
     /// Element `i` as text (floats in Rust's shortest round-trip form).
@@ -370,11 +391,8 @@ impl Column {
 /// Generates `n` values of `f(i)` on all host cores (one thread below 2^16 elements).
 pub fn par_generate<T: Copy + Default + Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     let mut out = vec![T::default(); n];
-    let threads = std::thread::available_parallelism()
-        .map(|t| t.get())
-        .unwrap_or(1)
-        .min(16);
-    if n < 1 << 16 || threads == 1 {
+    let threads = par_threads(n);
+    if threads == 1 {
         out.iter_mut().enumerate().for_each(|(i, x)| *x = f(i));
         return out;
     }
@@ -390,6 +408,36 @@ pub fn par_generate<T: Copy + Default + Send>(n: usize, f: impl Fn(usize) -> T +
         }
     });
     out
+}
+
+/// `f` over consecutive ranges covering `0..n`, one per host core (up to 16; one range below 2^16
+/// elements), the results in range order.
+pub fn par_map<R: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> R + Sync) -> Vec<R> {
+    let threads = par_threads(n);
+    if threads == 1 {
+        return vec![f(0..n)];
+    }
+    let step = n.div_ceil(threads);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .step_by(step)
+            .map(|a| {
+                let f = &f;
+                s.spawn(move || f(a..(a + step).min(n)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
+}
+
+/// Threads for `n` elements of host work: every core (up to 16), one below 2^16 elements.
+fn par_threads(n: usize) -> usize {
+    if n < 1 << 16 {
+        return 1;
+    }
+    std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(16)
 }
 
 /// The library's key type of a column type (every column type is one).

@@ -6,7 +6,8 @@
 //! together and, for stable sorts, equal keys in their input order (an unstable sort, such as the bitonic sort,
 //! may leave equal keys in any order, their values with them).
 
-use super::data::{Column, ElemType};
+use super::data::{par_map, Column, Elem, ElemType};
+use crate::with_column;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -70,37 +71,18 @@ impl SortSpec {
     }
 }
 
-/// Runs `f` over consecutive ranges covering `0..n`, on as many threads as the host has (one range when `n`
-/// is small), and returns the first error by index: the linear checks of 2^26+ elements took seconds on one
-/// thread, which made a full bench sweep mostly waiting for them.
+/// Runs `f` over consecutive ranges covering `0..n` on the host's cores ([`par_map`]) and returns the first error
+/// by index: the linear checks of 2^26+ elements took seconds on one thread, which made a full bench sweep
+/// mostly waiting for them.
 fn par_check(
     n: usize,
     f: impl Fn(std::ops::Range<usize>) -> Result<(), Mismatch> + Sync,
 ) -> Result<(), Mismatch> {
-    let ranges = par_ranges(n);
-    if ranges.len() <= 1 {
-        return f(0..n);
-    }
-    let results: Vec<Result<(), Mismatch>> = std::thread::scope(|s| {
-        let handles: Vec<_> = ranges.into_iter().map(|r| s.spawn(|| f(r))).collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    results
+    par_map(n, f)
         .into_iter()
         .filter_map(|r| r.err())
         .min_by_key(|m| m.index)
         .map_or(Ok(()), Err)
-}
-
-/// `0..n` cut into one range per host thread (at least 2^16 elements each).
-fn par_ranges(n: usize) -> Vec<std::ops::Range<usize>> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let parts = threads.min(n / (1 << 16)).max(1);
-    let step = n.div_ceil(parts);
-    (0..parts)
-        .map(|p| p * step..((p + 1) * step).min(n))
-        .filter(|r| !r.is_empty())
-        .collect()
 }
 
 /// Checks that the sequence of keys is ordered; returns the first index that breaks the order.
@@ -116,16 +98,16 @@ pub fn check_sorted(output: &Column, spec: &SortSpec) -> Result<(), Mismatch> {
             ),
         )
     };
-    // Whole keys of one element type: the order key of a known type, no per-element dispatch.
-    fn typed<T: Copy + Sync>(
+    // Whole keys: the typed elements' order keys (no per-element dispatch on the column).
+    fn typed<T: Elem>(
         v: &[T],
+        ty: ElemType,
         desc: bool,
-        key: impl Fn(T) -> u128 + Sync,
         unsorted: impl Fn(usize) -> Mismatch + Sync,
     ) -> Result<(), Mismatch> {
         par_check(v.len(), |r| {
             for i in r.start.max(1)..r.end {
-                let (a, b) = (key(v[i - 1]), key(v[i]));
+                let (a, b) = (ty.order_key(v[i - 1].raw()), ty.order_key(v[i].raw()));
                 if if desc { a < b } else { a > b } {
                     return Err(unsorted(i));
                 }
@@ -133,43 +115,18 @@ pub fn check_sorted(output: &Column, spec: &SortSpec) -> Result<(), Mismatch> {
             Ok(())
         })
     }
-    let desc = spec.descending;
-    match (output, spec.bits) {
-        (Column::U32(v), None) => typed(v, desc, |x| x as u128, unsorted),
-        (Column::U64(v), None) => typed(v, desc, |x| x as u128, unsorted),
-        (Column::I32(v), None) => typed(
-            v,
-            desc,
-            |x| ElemType::I32.order_key(x as u32 as u128),
-            unsorted,
-        ),
-        (Column::I64(v), None) => typed(
-            v,
-            desc,
-            |x| ElemType::I64.order_key(x as u64 as u128),
-            unsorted,
-        ),
-        (Column::F32(v), None) => typed(
-            v,
-            desc,
-            |x| ElemType::F32.order_key(x.to_bits() as u128),
-            unsorted,
-        ),
-        (Column::F64(v), None) => typed(
-            v,
-            desc,
-            |x| ElemType::F64.order_key(x.to_bits() as u128),
-            unsorted,
-        ),
-        _ => par_check(output.len(), |r| {
-            for i in r.start.max(1)..r.end {
-                if spec.out_of_order(spec.key(output, i - 1), spec.key(output, i)) {
-                    return Err(unsorted(i));
-                }
-            }
-            Ok(())
-        }),
+    if spec.bits.is_none() {
+        let (ty, desc) = (output.ty(), spec.descending);
+        return with_column!(output, v => typed(v, ty, desc, unsorted));
     }
+    par_check(output.len(), |r| {
+        for i in r.start.max(1)..r.end {
+            if spec.out_of_order(spec.key(output, i - 1), spec.key(output, i)) {
+                return Err(unsorted(i));
+            }
+        }
+        Ok(())
+    })
 }
 
 /// The input indices in the order a stable sort by `spec` puts them.
@@ -388,11 +345,11 @@ pub fn check_sort_fast(
 /// An order-independent hash of the raw elements.
 pub fn multiset_hash(col: &Column) -> (u64, u64) {
     let zero_high = super::dist::hash(0x8765_4321, 0);
-    fn fold<T: Copy>(v: &[T], raw: impl Fn(T) -> u128, zero_high: u64) -> (u64, u64) {
+    fn fold<T: Elem>(v: &[T], zero_high: u64) -> (u64, u64) {
         let mut s1 = 0u64;
         let mut s2 = 0u64;
         for &x in v {
-            let r = raw(x);
+            let r = x.raw();
             let high = match (r >> 64) as u64 {
                 0 => zero_high,
                 h => super::dist::hash(0x8765_4321, h),
@@ -403,27 +360,13 @@ pub fn multiset_hash(col: &Column) -> (u64, u64) {
         }
         (s1, s2)
     }
-    // The raw bits of each element type, no per-element dispatch.
-    let part = |r: std::ops::Range<usize>| match col {
-        Column::U32(v) => fold(&v[r], |x| x as u128, zero_high),
-        Column::I32(v) => fold(&v[r], |x| x as u32 as u128, zero_high),
-        Column::F32(v) => fold(&v[r], |x| x.to_bits() as u128, zero_high),
-        Column::U64(v) => fold(&v[r], |x| x as u128, zero_high),
-        Column::I64(v) => fold(&v[r], |x| x as u64 as u128, zero_high),
-        Column::F64(v) => fold(&v[r], |x| x.to_bits() as u128, zero_high),
-        Column::U128(v) => fold(&v[r], |x| x, zero_high),
-    };
     // Sums and xors: the same hash whatever the split.
-    let parts: Vec<(u64, u64)> = std::thread::scope(|s| {
-        let handles: Vec<_> = par_ranges(col.len())
-            .into_iter()
-            .map(|r| s.spawn(move || part(r)))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    parts
-        .into_iter()
-        .fold((0, 0), |(a1, a2), (b1, b2)| (a1.wrapping_add(b1), a2 ^ b2))
+    par_map(
+        col.len(),
+        |r| with_column!(col, v => fold(&v[r], zero_high)),
+    )
+    .into_iter()
+    .fold((0, 0), |(a1, a2), (b1, b2)| (a1.wrapping_add(b1), a2 ^ b2))
 }
 
 /// Exact check of a prefix sum (wrapping, of u32 or u64 elements).
