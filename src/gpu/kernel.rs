@@ -137,9 +137,20 @@ impl Context {
         if let Some(k) = self.kernels.lock().unwrap().get(&key) {
             return Ok(k.clone());
         }
+        // Built without the lock (threads may build kernels at once); a thread that finds the kernel built
+        // meanwhile destroys its own copy, so every kernel the map lets go of is destroyed once.
         let kernel = Arc::new(self.create_kernel(shader, spec, subgroup)?);
-        self.kernels.lock().unwrap().insert(key, kernel.clone());
-        Ok(kernel)
+        match self.kernels.lock().unwrap().entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                // SAFETY: this copy was created above by this context's device and never left this function.
+                unsafe { kernel.destroy(&self.device) };
+                Ok(e.get().clone())
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(kernel.clone());
+                Ok(kernel)
+            }
+        }
     }
 
     fn create_kernel(
