@@ -22,8 +22,6 @@ pub const MAX_KEYS: u64 = (1 << 32) - (1 << 16);
 /// Most keys of one Onesweep portion (the look-back status word holds a 30-bit count).
 pub const MAX_PORTION_KEYS: u64 = (1 << 30) - 1;
 
-/// Invocations (wished for) of the upfront histogram pass.
-pub(crate) const UPFRONT_WG: u32 = 256;
 /// Invocations (wished for) and keys per invocation of the final copy.
 pub(crate) const COPY_WG: u32 = 256;
 pub(crate) const COPY_KPT: u32 = 4;
@@ -86,7 +84,8 @@ const ALIGN: u64 = 256;
 impl RadixSort {
     /// Invocations of the upfront histogram pass on this device.
     pub(crate) fn upfront_wg(&self) -> u32 {
-        self.plan.workgroup_size(self.ctx.caps(), UPFRONT_WG)
+        self.plan
+            .workgroup_size(self.ctx.caps(), self.policy.upfront_workgroup_size)
     }
 
     /// Keys per workgroup of the final copy on this device.

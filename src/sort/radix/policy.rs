@@ -36,6 +36,9 @@ pub struct RadixPolicy {
     pub small_workgroup_size: u32,
     /// Keys per invocation of the one-workgroup sort.
     pub small_keys_per_thread: u32,
+    /// Invocations per workgroup of the upfront histogram pass (rounded to a multiple of the largest subgroup
+    /// size). Default 256.
+    pub upfront_workgroup_size: u32,
     /// Keys per invocation of the upfront histogram pass (per chunk).
     pub upfront_keys_per_thread: u32,
     /// Most workgroups of the upfront histogram pass (each loops over chunks), bounding its global atomics.
@@ -544,7 +547,7 @@ impl RadixPolicy {
     }
 
     /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
-    /// and benches). Keys: wg, kpt, bits, part, early, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
+    /// and benches). Keys: wg, kpt, bits, part, early, uwg, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
     /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks,
     /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split
@@ -566,6 +569,7 @@ impl RadixPolicy {
                 "bits" => self.digit_bits = v,
                 "part" => self.use_partitioned = v != 0,
                 "early" => self.early_counts = v != 0,
+                "uwg" => self.upfront_workgroup_size = v,
                 "ukpt" => self.upfront_keys_per_thread = v,
                 "ugroups" => self.upfront_max_groups = v,
                 "ucopies" => self.upfront_hist_copies = v,

@@ -17,6 +17,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     small_sort_max: 4096,
     small_workgroup_size: 256,
     small_keys_per_thread: 16,
+    upfront_workgroup_size: 256,
     upfront_keys_per_thread: 16,
     upfront_max_groups: 512,
     onesweep_safe: true, // cleared for vendors with weak forward-progress guarantees, below
