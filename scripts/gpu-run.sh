@@ -103,7 +103,7 @@ if has sorts; then
   sweep() {  # name, then vksort bench arguments
     local name=$1; shift
     echo "== sorts-$name: $*"
-    .gpu/bin/vksort bench --ops sort --algos "$algos" --reps "$reps" --warmup 1 --compare "$compare" \
+    .gpu/bin/vksort bench --ops sort --algos "$algos" --reps "$reps" --warmup 1 --max-ms 0 --compare "$compare" \
       --out-dir "$OUT/sorts-$name" "$@" > "$OUT/sorts-$name.txt" 2> "$OUT/sorts-$name.err"
     echo "exit $? ($(grep -c . "$OUT/sorts-$name/bench.csv" 2>/dev/null) lines of bench.csv)"
   }

@@ -369,6 +369,16 @@ fn check_catches_a_corrupted_output() {
         Ok(())
     );
     assert_eq!(verify::check_sort_fast(&big, &big, None, &spec), Ok(()));
+    // values moved between keys: the pair hash differs and the exact check names the first fault
+    let mut moved: Vec<u128> = (0..n as u128).collect();
+    moved.swap(10, 200_000);
+    let moved = Column::from_raw_bits(ElemType::U32, &moved);
+    let e = verify::check_sort_fast(&big, &big, Some(&moved), &unstable).unwrap_err();
+    assert_eq!(e.index, 10, "{e}");
+    assert!(e.message.contains("travelled"), "{e}");
+    // (stable: value 200000 leaves its run of equal keys out of input order first)
+    let e = verify::check_sort_fast(&big, &big, Some(&moved), &spec).unwrap_err();
+    assert_eq!(e.index, 11, "{e}");
     let mut raw: Vec<u128> = (0..n).map(|i| big.raw_bits(i)).collect();
     raw.swap(400_000, 400_003);
     raw.swap(300_000, 300_003);

@@ -35,6 +35,9 @@ use std::sync::Arc;
 use vksort::gpu::Context;
 use vksort::{Error, Result};
 
+/// See [`BenchOptions::max_run_ms`].
+pub const SLOW_FACTOR: f64 = 10.0;
+
 /// What to sweep.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
@@ -56,6 +59,13 @@ pub struct BenchOptions {
     /// GPU time in milliseconds that bounds a slow configuration's timed repeats (at least 3 are taken; see
     /// [`ops::time`]); 0: always `reps`. Default 1000.
     pub budget_ms: f64,
+    /// Sorts whose run would take longer than this many milliseconds and more than [`SLOW_FACTOR`] times the
+    /// fastest of the sweep's algorithms for the same operation and size are skipped (listed with the
+    /// estimate); 0: none. The estimate scales the configuration's time at the last size it was measured at
+    /// (2^20 keys or more) linearly in N (an underestimate for the O(n log^2 n) sorts). Default 50: the
+    /// standard sweep's slowest comparison sorts at 2^26-2^28 keys on an H200 (WarpSort 0.2-0.8 s per run,
+    /// quicksort 0.06-0.26 s) took seconds each for figures 25-75x off the radix sorts'.
+    pub max_run_ms: f64,
     /// Untimed runs before them.
     pub warmup: usize,
     pub seed: u64,
@@ -63,7 +73,8 @@ pub struct BenchOptions {
     pub descending: bool,
     /// Also sweep key-only sorts on this bit range (CUB's `sort_keys_u32_bits0-16`).
     pub bits: Option<(u32, u32)>,
-    /// Up to this N, results are verified with the exact O(n log n) checks; above, with the linear ones.
+    /// Up to this N, results are verified with the exact O(n log n) checks (a CPU sort each); above, with the
+    /// linear ones. Default 2^18 (at 2^20 the CPU sorts took 10 s of a standard sweep on an H200 host).
     pub exact_check_max: usize,
 }
 
@@ -86,11 +97,12 @@ impl BenchOptions {
             dists: vec![Dist::Uniform],
             reps: 10,
             budget_ms: 1000.0,
+            max_run_ms: 50.0,
             warmup: 2,
             seed: 1234,
             descending: false,
             bits: None,
-            exact_check_max: 1 << 20,
+            exact_check_max: 1 << 18,
         }
     }
 
@@ -327,6 +339,9 @@ pub struct Row {
     pub cub_merge_ms: Option<f64>,
     /// CUB merge sort time / vksort time.
     pub cub_merge_ratio: Option<f64>,
+    /// Wall time of this configuration, seconds, by phase as [`Report::phases_s`] (inputs, prepare, timing,
+    /// readback, checks; inputs only where this configuration generated and uploaded them).
+    pub wall_s: [f64; 5],
 }
 
 /// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
@@ -364,7 +379,8 @@ pub struct Report {
     #[serde(skip)]
     pub cub: Option<compare::CubFigures>,
     /// Where the sweep's wall time went, in seconds: `inputs` (generation and upload), `prepare` (sorters and
-    /// kernels), `timing` (probe, warm-up, timed and per-pass runs), `readback`, `checks` (CPU verification).
+    /// kernels), `timing` (probe, warm-up, timed and per-pass runs), `readback`, `checks` (CPU verification, on
+    /// threads of its own while the next configuration is prepared and timed: not part of the wall time).
     pub phases_s: Vec<(String, f64)>,
 }
 
@@ -410,13 +426,51 @@ pub fn run(
     let total = plan.len();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
-    let mut cache: Option<(String, Input, DeviceInput)> = None;
+    let mut cache: Option<(String, Arc<Input>, DeviceInput)> = None;
+    // The last configuration's check, on threads of its own while the next one is prepared and timed.
+    let mut pending: Option<Pending> = None;
     // capacities sorters reported (Error::AlgorithmLimit), by algorithm and element types
     let mut limits: HashMap<String, (u64, String)> = HashMap::new();
     let mut phases = [0.0f64; 5]; // inputs, prepare, timing, readback, checks
-    let mut phase = |k: usize, t: std::time::Instant| phases[k] += t.elapsed().as_secs_f64();
+                                  // The sorts' kernels, built on every host thread first (the sweep then finds them in the context's cache).
+    let t = std::time::Instant::now();
+    let sorts: Vec<(&OpSpec, u64)> = plan
+        .iter()
+        .filter(|p| p.skip.is_none() && p.spec.family() == "sort" && p.spec.available())
+        .filter(|p| p.n <= max_items(ctx, &p.spec))
+        .map(|p| (&p.spec, p.n))
+        .collect();
+    ops::prebuild_sorters(ctx, &sorts);
+    phases[1] += t.elapsed().as_secs_f64();
+    // --max-ms: each sort configuration's last measured time per run (its N, ms), by (operation, configuration)
+    let mut measured: HashMap<(String, String), (u64, f64)> = HashMap::new();
+    // Waits for the pending check, if any, and records its row.
+    macro_rules! finish_pending {
+        () => {
+            if let Some(p) = pending.take() {
+                finish(
+                    p,
+                    &plan,
+                    cal,
+                    roofline,
+                    ctx,
+                    &mut rows,
+                    &mut measured,
+                    &mut phases,
+                    progress,
+                );
+            }
+        };
+    }
     for (i, planned) in plan.iter().enumerate() {
         let (spec, dist, n) = (&planned.spec, &planned.dist, &planned.n);
+        // this configuration's wall time by phase (added to the sweep's at the end of each phase)
+        let mut wall = [0.0f64; 5];
+        let mut phase = |k: usize, t: std::time::Instant| {
+            let dt = t.elapsed().as_secs_f64();
+            wall[k] += dt;
+            phases[k] += dt;
+        };
         let name = spec.op_name(*dist);
         progress(
             i,
@@ -436,6 +490,28 @@ pub fn run(
         if *n > max_items(ctx, spec) {
             skipped.push(skip("larger than the device holds".into()));
             continue;
+        }
+        let config_key = (spec.op_name(*dist), format!("{spec:?}"));
+        if opts.max_run_ms > 0.0 {
+            // a run's time estimated from the configuration's last size, linearly in N (from 2^20 keys up:
+            // below, fixed costs dominate and the estimate would run far over)
+            let scaled = |&(m, ms): &(u64, f64)| ms * *n as f64 / m.max(1) as f64;
+            let last = measured.get(&config_key).filter(|(m, _)| *m >= 1 << 20);
+            if let Some(est) = last.map(scaled) {
+                let best = measured
+                    .iter()
+                    .filter(|((op, _), _)| *op == config_key.0)
+                    .map(|(_, v)| scaled(v))
+                    .fold(f64::INFINITY, f64::min);
+                if est > opts.max_run_ms && est > SLOW_FACTOR * best {
+                    skipped.push(skip(format!(
+                        "about {est:.0} ms per run (from the last size), over --max-ms {} and {SLOW_FACTOR}x the \
+                         fastest ({best:.1} ms)",
+                        opts.max_run_ms
+                    )));
+                    continue;
+                }
+            }
         }
         let limit_key = format!("{}|{:?}", spec.algo(), spec.item_types());
         if let Some((max, note)) = limits.get(&limit_key) {
@@ -467,7 +543,7 @@ pub fn run(
             cache = None; // free the previous input first
             let input = Input::generate(spec, *n as usize, *dist, opts.seed);
             match DeviceInput::upload(ctx, &input) {
-                Ok(dev) => cache = Some((input_key, input, dev)),
+                Ok(dev) => cache = Some((input_key, Arc::new(input), dev)),
                 Err(e) if ctx.is_lost() => return Err(e),
                 Err(e) => {
                     skipped.push(skip(format!("upload: {e}")));
@@ -515,23 +591,24 @@ pub fn run(
         let sort_run = runner.sort_run();
         drop(runner);
         phase(3, t);
-        let t = std::time::Instant::now();
-        let check = ops::verify(spec, input, &output, (*n as usize) <= opts.exact_check_max);
-        phase(4, t);
-        rows.push(make_row(
-            spec,
-            *dist,
-            *n,
-            timing.runs_ns.len(),
-            &timing,
-            cal,
-            roofline,
-            check.err(),
-            ctx.caps(),
-            sort_run.as_ref(),
-        ));
-        progress(i + 1, total, "", rows.last());
+        // The check of this output runs while the next configuration is prepared and timed (the CPU is idle
+        // then); the previous check is collected first, so checks never overlap one another.
+        finish_pending!();
+        let exact = (*n as usize) <= opts.exact_check_max;
+        let (spec_c, input_c) = (spec.clone(), input.clone());
+        pending = Some(Pending {
+            index: i,
+            timing,
+            sort_run,
+            wall,
+            check: std::thread::spawn(move || {
+                let t = std::time::Instant::now();
+                let check = ops::verify(&spec_c, &input_c, &output, exact);
+                (check.err(), t.elapsed().as_secs_f64())
+            }),
+        });
     }
+    finish_pending!();
     progress(total, total, "done", None);
     let auto = auto_rows(&rows, cal, ctx);
     Ok(Report {
@@ -552,6 +629,65 @@ pub fn run(
         cub_device: None,
         cub: None,
     })
+}
+
+/// A measured configuration whose check is still running.
+struct Pending {
+    /// Its place in the plan.
+    index: usize,
+    timing: ops::Timing,
+    sort_run: Option<ops::SortRun>,
+    wall: [f64; 5],
+    /// The check's fault, if any, and its seconds.
+    check: std::thread::JoinHandle<(Option<verify::Mismatch>, f64)>,
+}
+
+/// Waits for a configuration's check and records its row (and, for `--max-ms`, its time).
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    p: Pending,
+    plan: &[Planned],
+    cal: &Calibration,
+    roofline: f64,
+    ctx: &Arc<Context>,
+    rows: &mut Vec<Row>,
+    measured: &mut HashMap<(String, String), (u64, f64)>,
+    phases: &mut [f64; 5],
+    progress: Progress,
+) {
+    let planned = &plan[p.index];
+    let (failure, secs) = p.check.join().unwrap_or_else(|_| {
+        let m = verify::Mismatch {
+            index: 0,
+            message: "the check panicked".into(),
+        };
+        (Some(m), 0.0)
+    });
+    let mut wall = p.wall;
+    wall[4] = secs;
+    phases[4] += secs;
+    rows.push(make_row(
+        &planned.spec,
+        planned.dist,
+        planned.n,
+        p.timing.runs_ns.len(),
+        &p.timing,
+        cal,
+        roofline,
+        failure,
+        ctx.caps(),
+        p.sort_run.as_ref(),
+        wall,
+    ));
+    let row = rows.last().unwrap();
+    if planned.spec.family() == "sort" && row.verified {
+        let key = (
+            planned.spec.op_name(planned.dist),
+            format!("{:?}", planned.spec),
+        );
+        measured.insert(key, (planned.n, row.ms_median));
+    }
+    progress(p.index + 1, plan.len(), "", Some(row));
 }
 
 /// The skip entry of a configuration.
@@ -582,6 +718,7 @@ fn make_row(
     failure: Option<verify::Mismatch>,
     caps: &vksort::gpu::DeviceCaps,
     sort_run: Option<&ops::SortRun>,
+    wall_s: [f64; 5],
 ) -> Row {
     let shape = spec.shape_with(n, caps, sort_run);
     let model_passes = model::passes(&shape);
@@ -662,6 +799,7 @@ fn make_row(
         cub_ratio: None,
         cub_merge_ms: None,
         cub_merge_ratio: None,
+        wall_s,
     }
 }
 

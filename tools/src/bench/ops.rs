@@ -331,8 +331,9 @@ fn upload(ctx: &Arc<Context>, name: &str, col: &Column) -> Result<Buffer> {
 }
 
 fn download(buf: &Buffer, ty: ElemType, n: usize) -> Result<Column> {
-    let bytes = buf.read(0, (n * ty.bytes()) as u64)?;
-    Column::from_bytes(ty, &bytes).map_err(Error::InvalidArgument)
+    let mut col = Column::zeroed(ty, n);
+    buf.read_into(0, col.as_bytes_mut())?;
+    Ok(col)
 }
 
 impl DeviceInput {
@@ -734,12 +735,16 @@ pub fn warm_clocks(ctx: &Arc<Context>, ms: f64) -> Result<()> {
 /// short submission and one host wait looks idle to the driver, whose clocks then fall (seen on an H200: 1980 ->
 /// 345 MHz). When any warm-up is asked for on a GPU, the warm-up submission holds up to ~300 ms of the
 /// configuration's runs, bounded by ~1 s of wall time (validation layers make recording slow), after
-/// [`warm_clocks`] kept the GPU busy for ~200 ms; when the previous timing ended less than [`STILL_WARM`] ago
-/// (a sweep's next configuration, the GPU's clocks still up), ~50 ms of runs and no [`warm_clocks`]. `warmup ==
-/// 0` (a one-off run, as `vksort sort` does) warms nothing.
+/// [`warm_clocks`] kept the GPU busy for ~200 ms (always: ~100 ms of a configuration's own runs without the
+/// copies left 2^28-element Blelloch scans at 2-4x their time on an H200, the clocks settled low); when the
+/// previous timing ended less than [`STILL_WARM`] ago (a sweep's next configuration, the GPU's clocks still
+/// up), ~50 ms of runs and no [`warm_clocks`]. The warm-up runs are timed too: while the reported runs' median
+/// differs from theirs by more than [`SETTLE_TOLERANCE`] (clocks still changing), the reported runs are taken
+/// again, at most [`SETTLE_RETRIES`] times, each against the last. `warmup == 0` (a one-off run, as `vksort
+/// sort` does) warms nothing.
 ///
 /// `budget_ms` (> 0) bounds a slow configuration's runs by the probe run's GPU time: as many timed runs as fit
-/// in `budget_ms` (at most `reps`, and as many for the per-pass breakdown, at most 10) where at least 3 fit;
+/// in `budget_ms` (at most `reps`; then [`PASS_REPS`] more for the per-pass breakdown) where at least 3 fit;
 /// otherwise 1 or 2 timed runs, the probe's per-pass breakdown and no further warm-up (the probe ran for a
 /// third of the budget or more). So a sweep of every algorithm up to 2^28 keys stays in minutes; the runs
 /// taken are [`Timing::runs_ns`]' length (the `reps` column of the bench's tables).
@@ -800,38 +805,48 @@ pub fn time(
     if warm_gpu && !still_warm && !slow {
         warm_clocks(ctx, 200.0)?;
     }
-    if warm > 0 {
-        ctx.submit_timed("vksort::bench::warmup", None, |rec| {
-            for _ in 0..warm {
-                record_run(rec, runner)?;
-                rec.barrier();
-            }
-            Ok(())
-        })?;
-    }
     let capacity = 4096u32;
-    // The reported runs: two stamps each (restore done, run done), in as few submissions as fit.
-    let mut runs = Vec::new();
+    // Runs timed as the reported ones are: two stamps each (restore done, run done), in as few submissions as
+    // fit.
     let mut prof = Profiler::per_run(ctx, capacity)?;
-    let runs_per_submit = ((capacity as usize - 1) / 2).clamp(1, reps);
-    while runs.len() < reps {
-        let batch = runs_per_submit.min(reps - runs.len());
-        ctx.submit_timed("vksort::bench", Some(&mut prof), |rec| {
-            for _ in 0..batch {
-                runner.restore(rec)?;
-                rec.barrier();
-                rec.stamp(RESTORE);
-                runner.record(rec)?;
-                rec.stamp(RUN);
-                rec.barrier();
+    let mut timed_runs = |count: usize, label: &str| -> Result<Vec<f64>> {
+        let mut runs = Vec::new();
+        let runs_per_submit = ((capacity as usize - 1) / 2).clamp(1, count.max(1));
+        while runs.len() < count {
+            let batch = runs_per_submit.min(count - runs.len());
+            ctx.submit_timed(label, Some(&mut prof), |rec| {
+                for _ in 0..batch {
+                    runner.restore(rec)?;
+                    rec.barrier();
+                    rec.stamp(RESTORE);
+                    runner.record(rec)?;
+                    rec.stamp(RUN);
+                    rec.barrier();
+                }
+                Ok(())
+            })?;
+            let spans = prof.results()?;
+            runs.extend(spans.iter().filter(|p| p.label == RUN).map(|p| p.ns));
+        }
+        Ok(runs)
+    };
+    let warm_runs = timed_runs(warm, "vksort::bench::warmup")?;
+    let mut runs = timed_runs(reps, "vksort::bench")?;
+    // Clocks still rising: the reported runs' median differs from the warm-up's by more than SETTLE_TOLERANCE.
+    // Repeat them (at most SETTLE_RETRIES times), each time against the previous repeat.
+    if warm_gpu && !slow && !warm_runs.is_empty() {
+        let mut prev = median(&mut warm_runs.clone());
+        for _ in 0..SETTLE_RETRIES {
+            let m = median(&mut runs.clone());
+            if (m - prev).abs() <= SETTLE_TOLERANCE * prev {
+                break;
             }
-            Ok(())
-        })?;
-        let spans = prof.results()?;
-        runs.extend(spans.iter().filter(|p| p.label == RUN).map(|p| p.ns));
+            prev = m;
+            runs = timed_runs(reps, "vksort::bench")?;
+        }
     }
     // The per-pass breakdown: a stamp after every pass (a slow configuration's: the probe's).
-    let pass_reps = if slow { 0 } else { reps.min(10) };
+    let pass_reps = if slow { 0 } else { reps.min(PASS_REPS) };
     let runs_per_submit = ((capacity as usize - 1) / per_run).clamp(1, pass_reps.max(1));
     let mut prof = Profiler::new(ctx, capacity)?;
     let mut sums = Vec::new();
@@ -898,6 +913,15 @@ pub fn time(
 /// usually starts within milliseconds; host work longer than this (inputs of 2^26+ keys, their checks) gets the
 /// full warm-up again.
 pub const STILL_WARM: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Runs with a stamp after every pass, for the per-pass breakdown (its median per pass): 3 (10 until
+/// 2026-11-26 doubled the GPU time of a sweep for a breakdown that 3 runs give within a few %).
+pub const PASS_REPS: usize = 3;
+
+/// Warm-up settles when the reported runs' median is within this fraction of the warm-up runs' (see [`time`]).
+pub const SETTLE_TOLERANCE: f64 = 0.03;
+/// Repeats of the reported runs while their median has not settled (see [`time`]).
+pub const SETTLE_RETRIES: usize = 3;
 
 /// When the last [`time`] ended.
 static LAST_TIMED: std::sync::Mutex<Option<std::time::Instant>> = std::sync::Mutex::new(None);
@@ -1091,16 +1115,9 @@ fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> 
     )
 }
 
-fn prepare_sort<'a>(
-    ctx: &Arc<Context>,
-    spec: &OpSpec,
-    input: &'a DeviceInput,
-) -> Result<Box<dyn Runner + 'a>> {
-    let n = input.n;
-    let OpSpec::Sort { key, value, .. } = spec else {
-        unreachable!("prepare_sort takes sorts")
-    };
-    let config = sort_config(spec, n as u64)?;
+/// The sorter of sort `spec` for up to `n` keys, as the sweep builds it (its kernels are built with it).
+fn build_sorter(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> Result<Sorter> {
+    let config = sort_config(spec, n)?;
     // Tuning sweeps: VKSORT_POLICY overrides fields of the policy of the algorithm's family (see each
     // family's `with_overrides`; Auto: the radix policy).
     let mut builder = Sorter::builder(ctx, config);
@@ -1117,7 +1134,43 @@ fn prepare_sort<'a>(
                 builder.tuning(vksort::sort::radix::RadixDebug::default().with_overrides(&knobs)?);
         }
     }
-    let sorter = builder.build()?;
+    builder.build()
+}
+
+/// Builds the sorters (and so the kernels, cached in the context) of the sorts `configs` (spec, N) on every host
+/// thread, before a sweep measures them one at a time: on a fresh pipeline cache the NVIDIA driver compiles
+/// each kernel for 0.1-1 s. Errors are left to the sweep, which reports them per configuration.
+pub fn prebuild_sorters(ctx: &Arc<Context>, configs: &[(&OpSpec, u64)]) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(configs.len());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(&(spec, n)) = configs.get(i) else {
+                    break;
+                };
+                if ctx.is_lost() {
+                    break;
+                }
+                let _ = build_sorter(ctx, spec, n);
+            });
+        }
+    });
+}
+
+fn prepare_sort<'a>(
+    ctx: &Arc<Context>,
+    spec: &OpSpec,
+    input: &'a DeviceInput,
+) -> Result<Box<dyn Runner + 'a>> {
+    let n = input.n;
+    let OpSpec::Sort { key, value, .. } = spec else {
+        unreachable!("prepare_sort takes sorts")
+    };
+    let sorter = build_sorter(ctx, spec, n as u64)?;
     let req = sorter.storage_requirements(n as u64);
     let kb = (n * key.bytes()) as u64;
     let vb = (n * value.map_or(0, |v| v.bytes())) as u64;

@@ -307,12 +307,12 @@ pub fn explain(report: &Report) -> String {
 pub const CSV_HEADER: &str =
     "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,\
 model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio,cub_merge_ms,cub_merge_ratio,ran,\
-key_bits\n";
+key_bits,wall_s\n";
 
 /// One row as a CSV line (with its newline).
 pub fn csv_line(r: &Row) -> String {
     format!(
-        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{},{},{},{},{}\n",
+        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{},{},{},{},{},{:.3}\n",
         r.op,
         r.family,
         r.algo,
@@ -335,7 +335,8 @@ pub fn csv_line(r: &Row) -> String {
         r.cub_merge_ms.map_or(String::new(), |x| format!("{x:.5}")),
         r.cub_merge_ratio.map_or(String::new(), |x| format!("{x:.4}")),
         r.ran,
-        r.key_bits
+        r.key_bits,
+        r.wall_s.iter().sum::<f64>()
     )
 }
 

@@ -254,9 +254,11 @@ pub fn check_sort(
 }
 
 /// Linear-time check of a sort for large inputs. With values that are the input index (`0..n`, as the CLI's
-/// `--random` and the benchmark give), it is exact: every value names a distinct input element whose key is
-/// the output key, and (unless `spec.unstable`) equal keys have increasing values. Keys only, the permutation
-/// check is a multiset hash (a wrong result passes with probability about 2^-64).
+/// `--random` and the benchmark give): every value names a distinct input element whose key is the output key,
+/// and (unless `spec.unstable`) equal keys have increasing values; the pairs are compared by a multiset hash
+/// (streaming), and only when that differs by the exact per-element check (random reads of the input), which
+/// names the first fault. Keys only, the permutation check is a multiset hash. A wrong result passes a hash
+/// with probability about 2^-64.
 pub fn check_sort_fast(
     input: &Column,
     output: &Column,
@@ -273,11 +275,40 @@ pub fn check_sort_fast(
             if v.len() != n {
                 return Err(bad(v.len().min(n), "value count differs from key count"));
             }
-            // Each input index once. A stable sort needs no record of them: a key travels with its input index
-            // (checked below), so one index twice would mean one key twice, which the order puts in one run of
-            // equal keys, where the indices must rise strictly. An unstable sort's: a bit per input index, set
-            // by whichever range meets it first.
+            // Linear and streaming first: a stable sort's equal keys carry rising values, and the output's
+            // (key, value) pairs hash like the input's (key, index) pairs, which are all distinct, so a match
+            // means the output holds each input element once with its index (a wrong result passes with
+            // probability about 2^-64). A mismatch runs the exact check below, which names the first fault.
             let unstable = spec.unstable;
+            if !unstable {
+                par_check(n, |r| {
+                    for i in r.start.max(1)..r.end {
+                        let (pv, src) = (v.raw_bits(i - 1), v.raw_bits(i));
+                        if pv >= src && spec.key(output, i - 1) == spec.key(output, i) {
+                            if pv == src {
+                                return Err(bad(
+                                    i,
+                                    format!(
+                                        "value {src} is not a distinct input index (values must be 0..{n})"
+                                    ),
+                                ));
+                            }
+                            return Err(bad(
+                                i,
+                                format!("equal keys out of input order (value {pv} before {src})"),
+                            ));
+                        }
+                    }
+                    Ok(())
+                })?;
+            }
+            if pair_hash(input, None) == pair_hash(output, Some(v)) {
+                return Ok(());
+            }
+            // The exact check: each input index once. A stable sort needs no record of them: a key travels with
+            // its input index (checked below), so one index twice would mean one key twice, which the order puts
+            // in one run of equal keys, where the indices rise strictly (checked above). An unstable sort's: a
+            // bit per input index, set by whichever range meets it first.
             let seen: Vec<AtomicU64> = if unstable {
                 (0..n.div_ceil(64)).map(|_| AtomicU64::new(0)).collect()
             } else {
@@ -314,21 +345,13 @@ pub fn check_sort_fast(
                             ),
                         ));
                     }
-                    if i > 0 && !unstable {
-                        let pv = v.raw_bits(i - 1);
-                        if pv >= src && spec.key(output, i - 1) == spec.key(output, i) {
-                            if pv == src {
-                                return Err(distinct(src));
-                            }
-                            return Err(bad(
-                                i,
-                                format!("equal keys out of input order (value {pv} before {src})"),
-                            ));
-                        }
-                    }
                 }
                 Ok(())
             })?;
+            return Err(bad(
+                0,
+                "the (key, value) pairs are not the input's (pair hash differs, no single fault found)",
+            ));
         }
         None => {
             if multiset_hash(input) != multiset_hash(output) {
@@ -340,6 +363,32 @@ pub fn check_sort_fast(
         }
     }
     Ok(())
+}
+
+/// An order-independent hash of (key, value) pairs: the value column's raw elements, or with `values` None each
+/// key's index (the input of a sort whose values are its input indices).
+pub fn pair_hash(keys: &Column, values: Option<&Column>) -> (u64, u64) {
+    fn fold<K: Elem, V: Elem>(k: &[K], v: Option<&[V]>, first: usize) -> (u64, u64) {
+        let mut s1 = 0u64;
+        let mut s2 = 0u64;
+        for (j, &x) in k.iter().enumerate() {
+            let r = x.raw();
+            let val = v.map_or((first + j) as u128, |v| v[j].raw());
+            let hk = super::dist::hash(0x5eed_0001 ^ (r >> 64) as u64, r as u64);
+            let h = super::dist::hash(hk ^ (val >> 64) as u64, val as u64);
+            s1 = s1.wrapping_add(h);
+            s2 ^= h.rotate_left(29).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        (s1, s2)
+    }
+    par_map(keys.len(), |r| {
+        with_column!(keys, k => match values {
+            Some(vc) => with_column!(vc, v => fold(&k[r.clone()], Some(&v[r.clone()]), r.start)),
+            None => fold::<_, u32>(&k[r.clone()], None, r.start),
+        })
+    })
+    .into_iter()
+    .fold((0, 0), |(a1, a2), (b1, b2)| (a1.wrapping_add(b1), a2 ^ b2))
 }
 
 /// An order-independent hash of the raw elements.

@@ -186,6 +186,11 @@ pub struct BenchArgs {
     /// --reps).
     #[arg(long, value_name = "MS")]
     pub budget_ms: Option<f64>,
+    /// Skip sorts whose run would take longer than this many milliseconds and more than 10x the fastest
+    /// algorithm's for the same operation and size, estimated from the last size measured (default 50; 0:
+    /// none; e.g. WarpSort at 2^26-2^28 keys on an H200). They are listed in skipped.csv with the estimate.
+    #[arg(long, value_name = "MS")]
+    pub max_ms: Option<f64>,
     /// Untimed runs before them (default 2; 1 with --quick).
     #[arg(long)]
     pub warmup: Option<usize>,

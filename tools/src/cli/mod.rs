@@ -603,6 +603,12 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         }
         opts.budget_ms = b;
     }
+    if let Some(m) = a.max_ms {
+        if !(m >= 0.0 && m.is_finite()) {
+            anyhow::bail!("--max-ms {m}: a number of milliseconds, 0 or more");
+        }
+        opts.max_run_ms = m;
+    }
     if let Some(w) = a.warmup {
         opts.warmup = w;
     }
@@ -666,8 +672,10 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         if let Some(r) = row {
             let _ = partial.write_all(bench::report::csv_line(r).as_bytes());
             if !tty {
+                let w = r.wall_s;
                 eprintln!(
-                    "[{done}/{total}] {} {} {} 2^{}: {}",
+                    "[{done}/{total}] {} {} {} 2^{}: {} (wall {:.2} s: inputs {:.2}, prepare {:.2}, timing {:.2}, \
+                     readback {:.2}, checks {:.2})",
                     r.op,
                     r.algo,
                     r.dist,
@@ -676,7 +684,13 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
                         format!("{:.4} ms", r.ms_median)
                     } else {
                         "FAILED".into()
-                    }
+                    },
+                    w.iter().sum::<f64>(),
+                    w[0],
+                    w[1],
+                    w[2],
+                    w[3],
+                    w[4]
                 );
             }
         }
@@ -691,7 +705,10 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         report
             .phases_s
             .iter()
-            .map(|(k, v)| format!("{k} {v:.1} s"))
+            .map(|(k, v)| match k.as_str() {
+                "checks" => format!("{k} {v:.1} s alongside"),
+                _ => format!("{k} {v:.1} s"),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     );
