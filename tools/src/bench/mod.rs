@@ -443,7 +443,7 @@ pub fn run(
     ops::prebuild_sorters(ctx, &sorts);
     phases[1] += t.elapsed().as_secs_f64();
     // --max-ms: each sort configuration's last measured time per run (its N, ms), by (operation, configuration)
-    let mut measured: HashMap<(String, String), (u64, f64)> = HashMap::new();
+    let mut measured = Measured::new();
     // Waits for the pending check, if any, and records its row.
     macro_rules! finish_pending {
         () => {
@@ -492,26 +492,9 @@ pub fn run(
             continue;
         }
         let config_key = (spec.op_name(*dist), format!("{spec:?}"));
-        if opts.max_run_ms > 0.0 {
-            // a run's time estimated from the configuration's last size, linearly in N (from 2^20 keys up:
-            // below, fixed costs dominate and the estimate would run far over)
-            let scaled = |&(m, ms): &(u64, f64)| ms * *n as f64 / m.max(1) as f64;
-            let last = measured.get(&config_key).filter(|(m, _)| *m >= 1 << 20);
-            if let Some(est) = last.map(scaled) {
-                let best = measured
-                    .iter()
-                    .filter(|((op, _), _)| *op == config_key.0)
-                    .map(|(_, v)| scaled(v))
-                    .fold(f64::INFINITY, f64::min);
-                if est > opts.max_run_ms && est > SLOW_FACTOR * best {
-                    skipped.push(skip(format!(
-                        "about {est:.0} ms per run (from the last size), over --max-ms {} and {SLOW_FACTOR}x the \
-                         fastest ({best:.1} ms)",
-                        opts.max_run_ms
-                    )));
-                    continue;
-                }
-            }
+        if let Some(reason) = too_slow(&measured, &config_key, *n, opts.max_run_ms) {
+            skipped.push(skip(reason));
+            continue;
         }
         let limit_key = format!("{}|{:?}", spec.algo(), spec.item_types());
         if let Some((max, note)) = limits.get(&limit_key) {
@@ -631,6 +614,32 @@ pub fn run(
     })
 }
 
+/// Each sort configuration's last measured time per run: (operation, configuration) -> (N, ms).
+type Measured = HashMap<(String, String), (u64, f64)>;
+
+/// Why `--max-ms` skips configuration `key` at `n` keys, if it does ([`BenchOptions::max_run_ms`]; 0: never):
+/// its time per run, estimated from its last size of 2^20 keys or more linearly in N (below, fixed costs
+/// dominate and the estimate would run far over), is above `max_ms` and above [`SLOW_FACTOR`] times the
+/// fastest estimate of the same operation's configurations.
+fn too_slow(measured: &Measured, key: &(String, String), n: u64, max_ms: f64) -> Option<String> {
+    if max_ms <= 0.0 {
+        return None;
+    }
+    let scaled = |&(m, ms): &(u64, f64)| ms * n as f64 / m.max(1) as f64;
+    let est = scaled(measured.get(key).filter(|(m, _)| *m >= 1 << 20)?);
+    let best = measured
+        .iter()
+        .filter(|((op, _), _)| *op == key.0)
+        .map(|(_, v)| scaled(v))
+        .fold(f64::INFINITY, f64::min);
+    (est > max_ms && est > SLOW_FACTOR * best).then(|| {
+        format!(
+            "about {est:.0} ms per run (from the last size), over --max-ms {max_ms} and {SLOW_FACTOR}x the \
+             fastest ({best:.1} ms)"
+        )
+    })
+}
+
 /// A measured configuration whose check is still running.
 struct Pending {
     /// Its place in the plan.
@@ -651,7 +660,7 @@ fn finish(
     roofline: f64,
     ctx: &Arc<Context>,
     rows: &mut Vec<Row>,
-    measured: &mut HashMap<(String, String), (u64, f64)>,
+    measured: &mut Measured,
     phases: &mut [f64; 5],
     progress: Progress,
 ) {
@@ -845,4 +854,33 @@ fn auto_rows(rows: &[Row], cal: &Calibration, ctx: &Arc<Context>) -> Vec<AutoRow
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_ms_skips_only_slow_outliers_measured_at_2_20_or_more() {
+        let k = |op: &str, algo: &str| (op.to_string(), algo.to_string());
+        let mut m = Measured::new();
+        m.insert(k("sort_keys_u32", "onesweep"), (1 << 24, 0.7));
+        m.insert(k("sort_keys_u32", "warpsort"), (1 << 24, 46.0));
+        m.insert(k("sort_keys_u32", "bitonic"), (1 << 24, 5.5));
+        m.insert(k("sort_keys_u32", "tiny"), (1 << 16, 30.0));
+        m.insert(k("sort_keys_u64", "onesweep"), (1 << 24, 1.7));
+        let n = 1 << 26;
+        // 184 ms estimated, 66x the fastest (2.8 ms): skipped
+        let r = too_slow(&m, &k("sort_keys_u32", "warpsort"), n, 50.0).unwrap();
+        assert!(r.contains("about 184 ms") && r.contains("2.8 ms"), "{r}");
+        // 22 ms: under the bound; 8x the fastest: under the factor
+        assert_eq!(too_slow(&m, &k("sort_keys_u32", "bitonic"), n, 50.0), None);
+        assert_eq!(too_slow(&m, &k("sort_keys_u32", "bitonic"), n, 10.0), None);
+        // last measured below 2^20: never estimated; never measured: never skipped; 0 turns it off
+        assert_eq!(too_slow(&m, &k("sort_keys_u32", "tiny"), n, 50.0), None);
+        assert_eq!(too_slow(&m, &k("sort_keys_u32", "merge"), n, 50.0), None);
+        assert_eq!(too_slow(&m, &k("sort_keys_u32", "warpsort"), n, 0.0), None);
+        // the fastest is taken within the operation only
+        assert_eq!(too_slow(&m, &k("sort_keys_u64", "onesweep"), n, 1.0), None);
+    }
 }
