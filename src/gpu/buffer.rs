@@ -294,13 +294,7 @@ impl Buffer {
     /// Writes `bytes` at `offset` (directly when host-visible, else through a staging buffer of at most
     /// [`STAGING_CHUNK`] bytes, one copy and bounded wait per chunk).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
-        if offset + bytes.len() as u64 > self.raw.size {
-            return Err(Error::BufferTooSmall {
-                what: "write target",
-                needed: offset + bytes.len() as u64,
-                available: self.raw.size,
-            });
-        }
+        self.check_range("write target", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
             return Ok(());
         }
@@ -325,18 +319,7 @@ impl Buffer {
                 dst_offset: offset + k as u64 * STAGING_CHUNK,
                 size: chunk.len() as u64,
             };
-            self.ctx.submit("vksort::upload", |rec| {
-                // SAFETY: both buffers are alive until the submission's bounded wait returns.
-                unsafe {
-                    self.ctx.device.cmd_copy_buffer(
-                        rec.cmd(),
-                        staging.raw.handle,
-                        self.raw.handle,
-                        &[region],
-                    )
-                };
-                Ok(())
-            })?;
+            copy_and_wait("vksort::upload", &staging, self, region)?;
         }
         Ok(())
     }
@@ -352,13 +335,7 @@ impl Buffer {
     /// buffer of at most [`STAGING_CHUNK`] bytes, one copy and bounded wait per chunk).
     pub fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         let len = out.len() as u64;
-        if offset + len > self.raw.size {
-            return Err(Error::BufferTooSmall {
-                what: "read source",
-                needed: offset + len,
-                available: self.raw.size,
-            });
-        }
+        self.check_range("read source", offset, len)?;
         if len == 0 {
             return Ok(());
         }
@@ -386,22 +363,23 @@ impl Buffer {
                 dst_offset: 0,
                 size: chunk.len() as u64,
             };
-            self.ctx.submit("vksort::download", |rec| {
-                // SAFETY: both buffers alive until the wait returns.
-                unsafe {
-                    self.ctx.device.cmd_copy_buffer(
-                        rec.cmd(),
-                        self.raw.handle,
-                        staging.raw.handle,
-                        &[region],
-                    )
-                };
-                Ok(())
-            })?;
+            copy_and_wait("vksort::download", self, &staging, region)?;
             let p = staging.mapped().expect("GpuToCpu staging memory is mapped");
             // SAFETY: the staging mapping covers STAGING_CHUNK >= chunk.len() bytes, and the wait above returned.
             let src = unsafe { std::slice::from_raw_parts(p as *const u8, chunk.len()) };
             par_copy(src, chunk);
+        }
+        Ok(())
+    }
+
+    /// `[offset, offset + len)` lies within the buffer, else [`Error::BufferTooSmall`] naming `what`.
+    fn check_range(&self, what: &'static str, offset: u64, len: u64) -> Result<()> {
+        if offset + len > self.raw.size {
+            return Err(Error::BufferTooSmall {
+                what,
+                needed: offset + len,
+                available: self.raw.size,
+            });
         }
         Ok(())
     }
@@ -412,6 +390,19 @@ impl Buffer {
         self.read_into(0, bytemuck::cast_slice_mut::<T, u8>(&mut out))?;
         Ok(out)
     }
+}
+
+/// Copies `region` from `src` to `dst` (buffers of one context) in a submission of its own, with its bounded wait.
+fn copy_and_wait(label: &str, src: &Buffer, dst: &Buffer, region: vk::BufferCopy) -> Result<()> {
+    src.ctx.submit(label, |rec| {
+        // SAFETY: both buffers are alive until the submission's bounded wait returns.
+        unsafe {
+            src.ctx
+                .device
+                .cmd_copy_buffer(rec.cmd(), src.raw.handle, dst.raw.handle, &[region])
+        };
+        Ok(())
+    })
 }
 
 /// `dst.copy_from_slice(src)` on up to 8 host threads for large copies: a staging chunk of 64 MiB took 13 ms

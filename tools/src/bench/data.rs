@@ -148,41 +148,25 @@ pub enum Column {
 pub trait Elem: Copy + Send + Sync {
     fn raw(self) -> u128;
 }
-impl Elem for u32 {
-    fn raw(self) -> u128 {
-        self as u128
-    }
+macro_rules! impl_elem {
+    ($($t:ty: $x:ident => $raw:expr),* $(,)?) => {
+        $(impl Elem for $t {
+            fn raw(self) -> u128 {
+                let $x = self;
+                $raw
+            }
+        })*
+    };
 }
-impl Elem for i32 {
-    fn raw(self) -> u128 {
-        self as u32 as u128
-    }
-}
-impl Elem for f32 {
-    fn raw(self) -> u128 {
-        self.to_bits() as u128
-    }
-}
-impl Elem for u64 {
-    fn raw(self) -> u128 {
-        self as u128
-    }
-}
-impl Elem for i64 {
-    fn raw(self) -> u128 {
-        self as u64 as u128
-    }
-}
-impl Elem for f64 {
-    fn raw(self) -> u128 {
-        self.to_bits() as u128
-    }
-}
-impl Elem for u128 {
-    fn raw(self) -> u128 {
-        self
-    }
-}
+impl_elem!(
+    u32: x => x as u128,
+    i32: x => x as u32 as u128,
+    f32: x => x.to_bits() as u128,
+    u64: x => x as u128,
+    i64: x => x as u64 as u128,
+    f64: x => x.to_bits() as u128,
+    u128: x => x,
+);
 
 /// Runs `$body` with `$v` bound to the typed vector inside a [`Column`] (by reference or value as given).
 #[macro_export]

@@ -432,7 +432,8 @@ pub fn run(
     // capacities sorters reported (Error::AlgorithmLimit), by algorithm and element types
     let mut limits: HashMap<String, (u64, String)> = HashMap::new();
     let mut phases = [0.0f64; 5]; // inputs, prepare, timing, readback, checks
-                                  // The sorts' kernels, built on every host thread first (the sweep then finds them in the context's cache).
+
+    // The sorts' kernels, built on every host thread first (the sweep then finds them in the context's cache).
     let t = std::time::Instant::now();
     let sorts: Vec<(&OpSpec, u64)> = plan
         .iter()
@@ -491,8 +492,7 @@ pub fn run(
             skipped.push(skip("larger than the device holds".into()));
             continue;
         }
-        let config_key = (spec.op_name(*dist), format!("{spec:?}"));
-        if let Some(reason) = too_slow(&measured, &config_key, *n, opts.max_run_ms) {
+        if let Some(reason) = too_slow(&measured, &config_key(spec, *dist), *n, opts.max_run_ms) {
             skipped.push(skip(reason));
             continue;
         }
@@ -617,6 +617,11 @@ pub fn run(
 /// Each sort configuration's last measured time per run: (operation, configuration) -> (N, ms).
 type Measured = HashMap<(String, String), (u64, f64)>;
 
+/// The key of a configuration in [`Measured`]: its operation and the whole configuration.
+fn config_key(spec: &OpSpec, dist: Dist) -> (String, String) {
+    (spec.op_name(dist), format!("{spec:?}"))
+}
+
 /// Why `--max-ms` skips configuration `key` at `n` keys, if it does ([`BenchOptions::max_run_ms`]; 0: never):
 /// its time per run, estimated from its last size of 2^20 keys or more linearly in N (below, fixed costs
 /// dominate and the estimate would run far over), is above `max_ms` and above [`SLOW_FACTOR`] times the
@@ -690,11 +695,10 @@ fn finish(
     ));
     let row = rows.last().unwrap();
     if planned.spec.family() == "sort" && row.verified {
-        let key = (
-            planned.spec.op_name(planned.dist),
-            format!("{:?}", planned.spec),
+        measured.insert(
+            config_key(&planned.spec, planned.dist),
+            (planned.n, row.ms_median),
         );
-        measured.insert(key, (planned.n, row.ms_median));
     }
     progress(p.index + 1, plan.len(), "", Some(row));
 }

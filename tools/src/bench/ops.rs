@@ -937,8 +937,9 @@ pub fn record_run(rec: &mut Recorder, runner: &dyn Runner) -> Result<()> {
     runner.record(rec)
 }
 
-/// Checks `out` against the CPU. `exact` uses the O(n log n) checks; otherwise sorts of index-valued inputs
-/// (the generated ones) use the exact linear check and key-only sorts a multiset hash.
+/// Checks `out` against the CPU. `exact` uses the O(n log n) checks; otherwise the linear ones
+/// ([`verify::check_sort_fast`]): sorts of index-valued inputs (the generated ones) a multiset hash of the pairs
+/// (the exact per-element check only when it differs), key-only sorts a multiset hash of the keys.
 pub fn verify(
     spec: &OpSpec,
     input: &Input,
