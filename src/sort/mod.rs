@@ -1,5 +1,6 @@
 //! The public sort API: the configuration, the [`Sorter`] (recorded form) and the host forms; the key/value
-//! types live in [`types`], the GPU-side count block in [`count`].
+//! types live in [`types`], the GPU-side count block in [`count`], and [`check`] verifies a sort's output on
+//! the GPU (order, stability, a fingerprint of the elements) without reading it back.
 //!
 //! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
 //! the algorithm ([`Selector`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
@@ -40,6 +41,7 @@
 pub mod algorithm;
 pub mod backend;
 pub mod bitonic;
+pub mod check;
 pub mod config;
 pub mod count;
 pub mod items;
