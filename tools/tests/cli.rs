@@ -55,6 +55,11 @@ fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {
     vksort_in(&cache_dir(), args, stdin)
 }
 
+/// [`vksort`] with extra environment variables.
+fn vksort_env(args: &[&str], env: &[(&str, &str)]) -> Run {
+    vksort_run(&cache_dir(), args, None, env)
+}
+
 /// Children run one at a time: the tests of this file run in parallel, and a dozen vksort processes at once put
 /// a dozen lavapipe thread pools (and validation-layer threads) on the machine's two cores. Under that load a
 /// child now and then died of a glibc heap check in a driver or layer thread (`tcache_thread_shutdown():
@@ -65,15 +70,19 @@ fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn vksort_in(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+    vksort_run(cache, args, stdin, &[])
+}
+
+fn vksort_run(cache: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let mut run = vksort_once(cache, args, stdin);
+    let mut run = vksort_once(cache, args, stdin, env);
     if let Some(sig) = run.signal {
         eprintln!(
             "warning: `vksort {}` was killed by signal {sig}; running it once more. Its stderr:\n{}",
             args.join(" "),
             run.stderr
         );
-        run = vksort_once(cache, args, stdin);
+        run = vksort_once(cache, args, stdin, env);
     }
     assert!(
         !run.stderr.contains("[vksort validation]"),
@@ -84,10 +93,11 @@ fn vksort_in(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
     run
 }
 
-fn vksort_once(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
+fn vksort_once(cache: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     use std::os::unix::process::ExitStatusExt;
     let mut cmd = Command::new(bin());
     cmd.args(args)
+        .envs(env.iter().copied())
         .env("VKSORT_VALIDATION", "1")
         .env("VKSORT_CACHE_DIR", cache)
         .stdin(if stdin.is_some() {
@@ -1166,4 +1176,48 @@ fn bench_skips_unsupported_combinations() {
         assert!(md.contains(want), "{want} missing from bench.md:\n{md}");
     }
     assert!(text.contains("versus CUB's merge sort"), "{text}");
+}
+
+/// Sorts from `--gpu-check-from` on are verified where their result lies (`vksort::sort::check`); a wrong
+/// result is still read back, and the CPU check names the fault.
+#[test]
+fn bench_checks_large_sorts_on_the_gpu_and_names_faults_on_the_cpu() {
+    let d = tmp("bench-gpu-check");
+    let out = d.join("results");
+    let args = |algos: &'static str| {
+        vec![
+            "bench",
+            "--ops",
+            "sort",
+            "--algos",
+            algos,
+            "--keys",
+            "u32,f32",
+            "--values",
+            "none,u32",
+            "--sizes",
+            "12",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--no-plots",
+            "--gpu-check-from",
+            "12",
+            "--out-dir",
+            path(&out),
+        ]
+    };
+    // stable (index values checked for rising order) and unstable sorts pass
+    let r = vksort(&args("onesweep,merge,bitonic"), None);
+    assert_eq!(r.code, 0, "{}\n{}", r.out(), r.stderr);
+    let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 12, "{csv}");
+    assert!(!csv.contains(",false,"), "{csv}");
+    // a sort broken on purpose (Onesweep without its scatter): the GPU check fails it, the CPU check says where
+    let r = vksort_env(&args("onesweep"), &[("VKSORT_RADIX_DEBUG", "debug=4")]);
+    assert_ne!(r.code, 0, "{}", r.out());
+    let text = r.out();
+    assert!(text.contains("FAILED: bad output at index"), "{text}");
+    assert!(text.contains("not sorted"), "{text}");
 }

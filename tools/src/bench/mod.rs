@@ -1,6 +1,8 @@
 //! The benchmark: sweeps operations x algorithms x key types x value widths x sizes x distributions, times each
 //! configuration with timestamp queries (warm-up, then repeats: median, min, max), verifies every
-//! configuration's result on the CPU (a wrong result is reported as FAILED, never as a number), measures the
+//! configuration's result (a wrong result is reported as FAILED, never as a number: on the CPU, or for sorts of
+//! [`BenchOptions::gpu_check_min`] keys or more where the result lies, with [`vksort::sort::check`], reading
+//! it back for the CPU check only when that fails), measures the
 //! compute-copy roofline in the same run, and relates every figure to the model ([`crate::model`]): bytes moved
 //! per the design over the measured time, as a fraction of the roofline; per-pass predicted versus measured
 //! time; the `auto` choice versus the best measured algorithm. [`report`] prints and writes CSV/JSON, [`plot`]
@@ -31,7 +33,7 @@ use dist::Dist;
 use ops::{DeviceInput, FlagMode, Input, OpSpec};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use vksort::gpu::Context;
 use vksort::{Error, Result};
 
@@ -76,6 +78,11 @@ pub struct BenchOptions {
     /// Up to this N, results are verified with the exact O(n log n) checks (a CPU sort each); above, with the
     /// linear ones. Default 2^18 (at 2^20 the CPU sorts took 10 s of a standard sweep on an H200 host).
     pub exact_check_max: usize,
+    /// From this N on, sorts are checked where their result lies
+    /// ([`vksort::sort::check`]: order, stability, a fingerprint against the input's) and read back only when
+    /// that check fails, for the CPU check that names the fault; 0: every result is read back. Default 2^22
+    /// (reading results back took 54 s of a standard sweep on the H200 machine, at ~2.6 GB/s).
+    pub gpu_check_min: u64,
 }
 
 impl BenchOptions {
@@ -103,6 +110,7 @@ impl BenchOptions {
             descending: false,
             bits: None,
             exact_check_max: 1 << 18,
+            gpu_check_min: 1 << 22,
         }
     }
 
@@ -426,7 +434,8 @@ pub fn run(
     let total = plan.len();
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
-    let mut cache: Option<(String, Arc<Input>, DeviceInput)> = None;
+    // the input (and its fingerprint, for GPU-side checks, once needed) shared by consecutive configurations
+    let mut cache: Option<CachedInput> = None;
     // The last configuration's check, on threads of its own while the next one is prepared and timed.
     let mut pending: Option<Pending> = None;
     // capacities sorters reported (Error::AlgorithmLimit), by algorithm and element types
@@ -526,7 +535,7 @@ pub fn run(
             cache = None; // free the previous input first
             let input = Input::generate(spec, *n as usize, *dist, opts.seed);
             match DeviceInput::upload(ctx, &input) {
-                Ok(dev) => cache = Some((input_key, Arc::new(input), dev)),
+                Ok(dev) => cache = Some((input_key, Arc::new(input), dev, OnceLock::new())),
                 Err(e) if ctx.is_lost() => return Err(e),
                 Err(e) => {
                     skipped.push(skip(format!("upload: {e}")));
@@ -535,7 +544,7 @@ pub fn run(
             }
         }
         phase(0, t);
-        let (_, input, dev) = cache.as_ref().unwrap();
+        let (_, input, dev, input_fp) = cache.as_ref().unwrap();
         let t = std::time::Instant::now();
         let runner = match ops::prepare(ctx, spec, dev) {
             Ok(r) => r,
@@ -562,6 +571,36 @@ pub fn run(
             }
         };
         phase(2, t);
+        // Large sorts: checked on the GPU first; the result travels only if that check fails.
+        let exact = (*n as usize) <= opts.exact_check_max;
+        let gpu_checked = if opts.gpu_check_min > 0 && *n >= opts.gpu_check_min {
+            let t = std::time::Instant::now();
+            let report = runner.gpu_check();
+            let expected = input_fp.get_or_init(|| ops::input_fingerprint(spec, input));
+            let outcome = match (report, expected) {
+                (Some(Ok(r)), Some(fp)) if r.passes(*fp) => Some(Ok(())),
+                (Some(Ok(r)), Some(fp)) => Some(Err(gpu_check_fault(&r, *fp))),
+                (Some(Err(e)), _) if ctx.is_lost() => return Err(e),
+                (Some(Err(e)), _) => Some(Err(format!("the GPU-side check could not run: {e}"))),
+                _ => None,
+            };
+            outcome.map(|o| (o, t.elapsed().as_secs_f64()))
+        } else {
+            None
+        };
+        if let Some((Ok(()), secs)) = gpu_checked {
+            let sort_run = runner.sort_run();
+            drop(runner);
+            finish_pending!();
+            pending = Some(Pending {
+                index: i,
+                timing,
+                sort_run,
+                wall,
+                check: std::thread::spawn(move || (None, secs)),
+            });
+            continue;
+        }
         let t = std::time::Instant::now();
         let output = match runner.output() {
             Ok(o) => o,
@@ -577,8 +616,10 @@ pub fn run(
         // The check of this output runs while the next configuration is prepared and timed (the CPU is idle
         // then); the previous check is collected first, so checks never overlap one another.
         finish_pending!();
-        let exact = (*n as usize) <= opts.exact_check_max;
         let (spec_c, input_c) = (spec.clone(), input.clone());
+        // a failed GPU-side check: the CPU check names the fault (and a GPU-side fault the CPU does not see
+        // still fails the row: one of the two checks is wrong)
+        let gpu_fault = gpu_checked.and_then(|(o, _)| o.err());
         pending = Some(Pending {
             index: i,
             timing,
@@ -586,8 +627,12 @@ pub fn run(
             wall,
             check: std::thread::spawn(move || {
                 let t = std::time::Instant::now();
-                let check = ops::verify(&spec_c, &input_c, &output, exact);
-                (check.err(), t.elapsed().as_secs_f64())
+                let check = ops::verify(&spec_c, &input_c, &output, exact).err();
+                let check = check.or(gpu_fault.map(|f| verify::Mismatch {
+                    index: 0,
+                    message: format!("{f}, but the CPU check of the result read back passed"),
+                }));
+                (check, t.elapsed().as_secs_f64())
             }),
         });
     }
@@ -613,6 +658,10 @@ pub fn run(
         cub: None,
     })
 }
+
+/// A sweep's current input: its key, the host and device copies, and its fingerprint once a GPU-side check
+/// needed it ([`ops::input_fingerprint`]).
+type CachedInput = (String, Arc<Input>, DeviceInput, OnceLock<Option<u64>>);
 
 /// Each sort configuration's last measured time per run: (operation, configuration) -> (N, ms).
 type Measured = HashMap<(String, String), (u64, f64)>;
@@ -643,6 +692,24 @@ fn too_slow(measured: &Measured, key: &(String, String), n: u64, max_ms: f64) ->
              fastest ({best:.1} ms)"
         )
     })
+}
+
+/// What a failed GPU-side check found.
+fn gpu_check_fault(r: &vksort::sort::check::CheckReport, expected: u64) -> String {
+    let mut what = Vec::new();
+    if let Some(i) = r.first_unsorted {
+        what.push(format!("out of order at index {i}"));
+    }
+    if let Some(i) = r.first_unstable {
+        what.push(format!("equal keys out of input order at index {i}"));
+    }
+    if r.fingerprint != expected {
+        what.push(format!(
+            "fingerprint {:#018x} where the input's is {expected:#018x}",
+            r.fingerprint
+        ));
+    }
+    format!("the GPU-side check found the result {}", what.join(", "))
 }
 
 /// A measured configuration whose check is still running.

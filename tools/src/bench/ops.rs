@@ -20,6 +20,7 @@ use std::sync::Arc;
 use vksort::gpu::profiler::sum_by_label;
 use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
+use vksort::sort::check::{CheckReport, SortChecker};
 use vksort::sort::radix::RadixPolicy;
 use vksort::sort::{Order, SortAlgorithm, SortConfig, Sorter};
 use vksort::workload::PassModel;
@@ -367,6 +368,11 @@ pub trait Runner {
     fn output(&self) -> Result<Output>;
     /// A sort's resolved algorithm and modelled passes, from the library's sorter; None for other operations.
     fn sort_run(&self) -> Option<SortRun> {
+        None
+    }
+    /// The last run's result checked where it lies ([`vksort::sort::check`]: order, stability with index
+    /// values, fingerprint); None for operations without a GPU-side check.
+    fn gpu_check(&self) -> Option<Result<CheckReport>> {
         None
     }
 }
@@ -1176,6 +1182,7 @@ fn prepare_sort<'a>(
     let kb = (n * key.bytes()) as u64;
     let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
     Ok(Box::new(SortRunner {
+        ctx: ctx.clone(),
         input,
         keys: Buffer::device_local(ctx, "vksort::bench::keys", kb.max(16))?,
         values: value
@@ -1191,6 +1198,7 @@ fn prepare_sort<'a>(
 }
 
 struct SortRunner<'a> {
+    ctx: Arc<Context>,
     input: &'a DeviceInput,
     keys: Buffer,
     values: Option<Buffer>,
@@ -1241,6 +1249,41 @@ impl Runner for SortRunner<'_> {
             passes: self.sorter.workload(n),
         })
     }
+    fn gpu_check(&self) -> Option<Result<CheckReport>> {
+        let n = self.input.n as u64;
+        // the generated values are the input indices: a stable sort's equal keys carry rising ones
+        let stable = self.sorter.algorithm_for(n).stable();
+        Some(
+            SortChecker::new(&self.ctx, self.sorter.config(), stable).and_then(|c| {
+                c.check(
+                    self.keys.slice(0, self.kb.max(4)),
+                    self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
+                    n,
+                )
+            }),
+        )
+    }
+}
+
+/// The fingerprint of a sort's input pairs ([`vksort::sort::check::fingerprint`]; keys only without values),
+/// hashed on every host thread; None for other operations.
+pub fn input_fingerprint(spec: &OpSpec, input: &Input) -> Option<u64> {
+    let OpSpec::Sort { key, value, .. } = spec else {
+        return None;
+    };
+    let (kt, vt) = (key_type(*key).ok()?, value_type(*value).ok()?);
+    let (kb, vb) = (key.bytes(), value.map_or(0, |v| v.bytes()));
+    let keys = input.keys.as_bytes();
+    let values = input.values.as_ref().map_or(&[][..], |v| v.as_bytes());
+    let parts = super::data::par_map(input.len(), |r| {
+        vksort::sort::check::fingerprint(
+            kt,
+            vt,
+            &keys[r.start * kb..r.end * kb],
+            &values[r.start * vb..r.end * vb],
+        )
+    });
+    Some(parts.into_iter().fold(0, u64::wrapping_add))
 }
 
 mod scans {

@@ -191,6 +191,11 @@ pub struct BenchArgs {
     /// none; e.g. WarpSort at 2^26-2^28 keys on an H200). They are listed in skipped.csv with the estimate.
     #[arg(long, value_name = "MS")]
     pub max_ms: Option<f64>,
+    /// Sorts of 2^K keys or more are checked where their result lies (order,
+    /// stability, a fingerprint against the input's) and read back for the CPU check only when that fails
+    /// (default 22; 0: every result is read back and checked on the CPU).
+    #[arg(long, value_name = "K")]
+    pub gpu_check_from: Option<u32>,
     /// Untimed runs before them (default 2; 1 with --quick).
     #[arg(long)]
     pub warmup: Option<usize>,

@@ -609,6 +609,12 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
         }
         opts.max_run_ms = m;
     }
+    if let Some(k) = a.gpu_check_from {
+        if k >= 64 {
+            anyhow::bail!("--gpu-check-from {k}: an exponent below 64 (0: never)");
+        }
+        opts.gpu_check_min = if k == 0 { 0 } else { 1 << k };
+    }
     if let Some(w) = a.warmup {
         opts.warmup = w;
     }
