@@ -22,6 +22,19 @@ layout(constant_id = 2) const uint KPT = 16;
 // 1: the workgroup finds its co-ranks itself (the partition binding is then unused).
 layout(constant_id = 20) const uint FUSED_SPLIT = 0;
 const uint TAG_WORDS = 0u;
+// Timing experiments only (MergeDebug::debug_mode; the result is WRONG when non-zero, 0 compiles to the plain
+// kernel). Every load, the staging and every store stay: bit 0 skips the serial merge (each invocation still
+// searches its diagonal, folds the result into its first key, and takes its KPT keys and source positions from
+// the staged tile as they lie); bit 1 also skips the diagonal search; bit 2 the split-point search of fused
+// splits (split_guess; the partition pass has its own bit 2); bit 3 the diagonal search, keeping the merge.
+// With bits 0, 1 or 3 the passes' runs are not sorted after the first, so split points found on them need not
+// partition a pair (nor be monotone, from the partition pass: slices out of bounds): the tiles then take
+// split_guess's (balanced, as uniform keys give), the found ones kept as a dependency only.
+layout(constant_id = 9) const uint DEBUG_MODE = 0;
+#define KO_MERGE ((DEBUG_MODE & 3u) != 0u)
+#define KO_SEARCH ((DEBUG_MODE & 10u) != 0u)
+#define KO_SPLIT ((DEBUG_MODE & 4u) != 0u)
+#define KO_ORDER ((DEBUG_MODE & 11u) != 0u)
 
 #include "merge_side.glsl"
 #include "merge_tile.glsl"
@@ -54,13 +67,21 @@ void main() {
     uint k1 = d1 - s;
     uint i0;
     uint i1;
-    if (FUSED_SPLIT != 0u) {
+    if (FUSED_SPLIT != 0u && KO_SPLIT) {
+        i0 = split_guess(k0, la, lb);
+        i1 = split_guess(k1, la, lb);
+    } else if (FUSED_SPLIT != 0u) {
         uvec2 r = split_pair(src, s, la, lb, k0, k1, gl_SubgroupSize);
         i0 = r.x;
         i1 = r.y;
     } else {
         i0 = part[t];
         i1 = k1 == la + lb ? la : part[t + 1u];
+    }
+    if (KO_ORDER) {
+        // (x | 2^31 is above every co-rank: the minimum is the guess, yet depends on the split found)
+        i0 = min(split_guess(k0, la, lb), i0 | 0x80000000u);
+        i1 = min(split_guess(k1, la, lb), i1 | 0x80000000u);
     }
     uint a0 = s + i0;                  // the A slice: na keys from a0
     uint na = i1 - i0;
@@ -87,25 +108,35 @@ void main() {
     barrier();
 
     uint d = min(lid * KPT, m);
-    uint i = path_search(0u, na, na, nb, d);
-    uint j = na + d - i;               // B's keys sit at tile positions na .. m - 1
-    uvec4 ka = skey_get(min(i, TILE - 1u));
-    uvec4 kb = skey_get(min(j, TILE - 1u));
+    uint i = KO_SEARCH ? split_guess(d, na, nb) : path_search(0u, na, na, nb, d);
     uint from[KPT];
-    [[unroll]] for (uint a = 0u; a < KPT; a++) {
-        bool take_b = j < m && (i >= na || mkey_lt(kb, ka));
-        uint f = take_b ? j : i;
-        k[a] = take_b ? kb : ka;
-        from[a] = f;
-        if (take_b) {
-            j++;
-        } else {
-            i++;
+    if (KO_MERGE) {
+        // Timing only: the invocation's KPT staged keys as they lie (blocked: conflict-free like the merge's
+        // reads), the search's result folded into the first so that the search stays.
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            from[a] = lid * KPT + a;
+            k[a] = skey_get(from[a]);
         }
-        // One shared read for the side that moved (clamped: a key read past its run's end is never used).
-        uvec4 next = skey_get(min(f + 1u, TILE - 1u));
-        kb = take_b ? next : kb;
-        ka = take_b ? ka : next;
+        if (!KO_SEARCH) k[0].x ^= i;
+    } else {
+        uint j = na + d - i;               // B's keys sit at tile positions na .. m - 1
+        uvec4 ka = skey_get(min(i, TILE - 1u));
+        uvec4 kb = skey_get(min(j, TILE - 1u));
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            bool take_b = j < m && (i >= na || mkey_lt(kb, ka));
+            uint f = take_b ? j : i;
+            k[a] = take_b ? kb : ka;
+            from[a] = f;
+            if (take_b) {
+                j++;
+            } else {
+                i++;
+            }
+            // One shared read for the side that moved (clamped: a key read past its run's end is never used).
+            uvec4 next = skey_get(min(f + 1u, TILE - 1u));
+            kb = take_b ? next : kb;
+            ka = take_b ? ka : next;
+        }
     }
     barrier();
     [[unroll]] for (uint a = 0u; a < KPT; a++) skey_put(lid * KPT + a, k[a]);

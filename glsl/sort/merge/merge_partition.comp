@@ -14,6 +14,10 @@
 #include "merge_side.glsl"
 #include "merge_split.glsl"
 
+// Timing experiments only (MergeDebug::debug_mode; 0 otherwise): bit 2 writes a split found by no search
+// (split_guess), so that only the pass's dispatch and its stores remain. The other bits are the merge pass's.
+layout(constant_id = 9) const uint DEBUG_MODE = 0;
+
 layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
 layout(set = 0, binding = 3, std430) writeonly buffer Part { uint part[]; };
 
@@ -41,6 +45,7 @@ void main() {
     uint la = min(w, n - s);
     uint lb = min(w, n - s - la);
     uint k = t < tiles ? d - s : 0u;
-    uint i = split_pair(side, s, la, lb, k, k, pc.lanes).x;
+    uint i = (DEBUG_MODE & 4u) != 0u ? split_guess(k, la, lb)
+                                     : split_pair(side, s, la, lb, k, k, pc.lanes).x;
     if (t < tiles && (gl_LocalInvocationID.x & (pc.lanes - 1u)) == 0u) part[t] = i;
 }

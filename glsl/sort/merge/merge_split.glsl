@@ -81,3 +81,11 @@ uvec2 split_pair(uint src, uint s, uint la, uint lb, uint k0, uint k1, uint lane
     }
     return lo;
 }
+
+// Timing experiments only (DEBUG_MODE bit 2 of the partition and merge passes, bits 1 and 3 of the merge pass's
+// diagonal search): a valid merge-path split of diagonal k of runs of la and lb keys, found by no search: the
+// co-rank k / 2 clamped to [max(0, k - lb), min(k, la)] (non-decreasing in k by at most one per step, so the
+// tiles' slices stay in bounds and add up).
+uint split_guess(uint k, uint la, uint lb) {
+    return clamp(k >> 1u, k > lb ? k - lb : 0u, min(k, la));
+}

@@ -32,6 +32,10 @@
 //! capacity; every pass computes P(n) and its sides from the count on the GPU, and passes p >= P(n) do nothing.
 //! With a host count exactly the P(n) merge passes are recorded.
 //!
+//! Timing experiments (the `diagnostics` feature's `MergeDebug`, key `debug` of the override string): knock-outs
+//! of the merge passes' serial merge, diagonal search and split-point search, by a specialization constant
+//! (0 compiles to the plain kernels).
+//!
 //! # Scratch layout ([`Layout`])
 //! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
 //! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when the sort has partition passes,
@@ -39,10 +43,15 @@
 //! block.
 
 pub mod block;
+mod debug;
 pub mod partition;
 pub mod pass;
 pub mod policy;
 
+#[cfg(feature = "diagnostics")]
+pub use debug::MergeDebug;
+#[cfg(not(feature = "diagnostics"))]
+pub(crate) use debug::MergeDebug;
 pub use policy::{MergeKernel, MergePolicy, Partition};
 
 use crate::error::Result;
@@ -67,6 +76,16 @@ pub(crate) const FAMILY: Family = Family {
     supports: |_| None,
     new: |ctx, config, overrides, _| Ok(Box::new(MergeSort::new(ctx, config, overrides)?)),
     parse_overrides: |ctx, config, spec, overrides| {
+        // With the `diagnostics` feature the string also carries the timing knobs ([`MergeDebug`]: `debug=`);
+        // without, `debug` is an unknown policy key.
+        #[cfg(feature = "diagnostics")]
+        let spec = &{
+            let (policy, knobs) = debug::split_overrides(spec);
+            if !knobs.is_empty() {
+                overrides.set(MergeDebug::default().with_overrides(&knobs)?);
+            }
+            policy
+        };
         overrides
             .set(MergePolicy::for_sort(ctx.caps(), config.key, config.value).with_overrides(spec)?);
         Ok(())
@@ -91,6 +110,8 @@ pub struct MergeSort {
     pub policy: MergePolicy,
     pub(crate) plan: SubgroupPlan,
     pub(crate) items: Items,
+    /// Diagnostics knobs (all off unless set through the `diagnostics` feature).
+    pub(crate) debug: MergeDebug,
 }
 
 /// The buffers of one recorded sort: side 0 (the caller's), side 1 (the scratch's), the control block and the
@@ -104,7 +125,8 @@ pub(crate) struct Sides {
 }
 
 impl MergeSort {
-    /// The merge sort for `config`, with a [`MergePolicy`] from `overrides` or the device's.
+    /// The merge sort for `config`, with a [`MergePolicy`] from `overrides` or the device's (and the debug
+    /// knobs of `overrides`, if any).
     pub(crate) fn new(
         ctx: &Arc<Context>,
         config: &SortConfig,
@@ -117,11 +139,14 @@ impl MergeSort {
             MergePolicy::for_items,
             |p, caps, items| p.check(caps, items),
         )?;
+        let debug = overrides.get::<MergeDebug>().unwrap_or_default();
+        debug.check(&policy)?;
         Ok(Self {
             ctx: ctx.clone(),
             policy,
             plan,
             items,
+            debug,
         })
     }
 

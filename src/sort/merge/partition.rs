@@ -40,7 +40,9 @@ pub(crate) fn record(
         false,
         sh::SHADER,
         wg,
-        Spec::new().with(sh::MASKED, s.masked()),
+        Spec::new()
+            .with(sh::MASKED, s.masked())
+            .with(sh::DEBUG_MODE, s.debug.debug_mode),
     )?;
     let tiles = count.max_n().div_ceil(p.merge_tile());
     let lanes = p.partition_lanes;

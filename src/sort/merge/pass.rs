@@ -29,11 +29,19 @@ pub(crate) fn record(
 ) -> Result<()> {
     use crate::shaders::{merge_merge as sh, merge_network, Spec};
     let p = &s.policy;
-    // Both kernels declare KPT and FUSED_SPLIT with the same ids (build.rs checks).
-    let (shader, tagged) = match p.merge_kernel {
-        MergeKernel::Serial => (sh::SHADER, false),
-        MergeKernel::Network => (merge_network::SHADER, true),
+    // Both kernels declare KPT and FUSED_SPLIT with the same ids (build.rs checks); the serial one also the
+    // timing knock-outs (MergeDebug::debug_mode, 0 unless set; refused with the network kernel).
+    let (shader, tagged, debug) = match p.merge_kernel {
+        MergeKernel::Serial => (sh::SHADER, false, Some(s.debug.debug_mode)),
+        MergeKernel::Network => (merge_network::SHADER, true, None),
     };
+    let mut spec = Spec::new()
+        .with(sh::KPT, p.merge_items_per_invocation)
+        .with(sh::MASKED, s.masked())
+        .with(sh::FUSED_SPLIT, p.fused(count.max_n()) as u32);
+    if let Some(mode) = debug {
+        spec.set(sh::DEBUG_MODE, mode);
+    }
     let k = crate::sort::items::kernel(
         rec.ctx(),
         &s.plan,
@@ -41,10 +49,7 @@ pub(crate) fn record(
         tagged,
         shader,
         p.merge_workgroup_size,
-        Spec::new()
-            .with(sh::KPT, p.merge_items_per_invocation)
-            .with(sh::MASKED, s.masked())
-            .with(sh::FUSED_SPLIT, p.fused(count.max_n()) as u32),
+        spec,
     )?;
     let [k0, v0, k1, v1] = b.sides;
     rec.dispatch(
