@@ -70,13 +70,15 @@ const NVIDIA: RadixPolicy = RadixPolicy {
 
 /// NVIDIA, 32-bit keys with no value or a 32-bit one (`for_sort`; H200, 2026-11-26, docs/tuning.md): 256 x 16
 /// tiles ranked with ballots (no lane masks in shared memory) and exchanged in two parts: 64 registers and
-/// 11.1 KiB of shared memory, 4 workgroups and 16,384 keys per SM against 3 and 9,216. Only the four fields
-/// below are taken from it.
+/// 11.1 KiB of shared memory, 4 workgroups and 16,384 keys per SM against 3 and 9,216; look-back round trips of
+/// 2 predecessors (2% faster than 4 at 2^28 keys in three commands). Only the five fields below are taken from
+/// it.
 const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     keys_per_thread: 16,
     exchange_parts: 2,
     peer_match: PeerMatch::Vote,
     use_partitioned: false,
+    lookback_batch: 2,
     ..NVIDIA
 };
 
@@ -181,6 +183,7 @@ impl RadixPolicy {
                 exchange_parts: NVIDIA_WORD_KEYS.exchange_parts,
                 peer_match: NVIDIA_WORD_KEYS.peer_match,
                 use_partitioned: NVIDIA_WORD_KEYS.use_partitioned,
+                lookback_batch: NVIDIA_WORD_KEYS.lookback_batch,
                 ..p
             };
         }
