@@ -136,7 +136,7 @@ impl MergeSort {
             ctx,
             config,
             overrides,
-            MergePolicy::for_items,
+            |caps, items| MergePolicy::for_capacity(caps, items, config.max_n),
             |p, caps, items| p.check(caps, items),
         )?;
         let debug = overrides.get::<MergeDebug>().unwrap_or_default();
