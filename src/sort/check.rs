@@ -147,31 +147,21 @@ impl SortChecker {
         n: u64,
     ) -> Result<()> {
         let ctx = rec.ctx();
-        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-        if values.is_some() != (self.items.val_words > 0) {
-            return Err(Error::ValuesMismatch {
-                expected: self.items.val_words > 0,
-            });
-        }
-        let (kb, vb) = (self.items.key_bytes(n), self.items.val_bytes(n));
-        let range = ctx.caps().max_storage_buffer_range;
-        if kb > range || vb > range || n >= u32::MAX as u64 {
+        if n >= u32::MAX as u64 {
+            // the pass indexes elements with 32-bit words
             return Err(Error::TooLarge {
                 n,
                 elem_bytes: (self.items.key_words.max(self.items.val_words) * 4) as u64,
-                limit: range,
+                limit: ctx.caps().max_storage_buffer_range,
             });
         }
-        keys.check(ctx, "keys", kb, storage)?;
-        if let Some(v) = &values {
-            v.check(ctx, "values", vb, storage)?;
-        }
+        let (kb, vb) = self.items.check_data(ctx, &keys, values.as_ref(), n)?;
         let result_bytes = self.result_bytes(n);
         result.check(
             ctx,
             "result",
             result_bytes,
-            storage | vk::BufferUsageFlags::TRANSFER_DST,
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
         let groups = self.groups(n) as u32;
         let keys = keys.slice(0, kb.max(4));

@@ -85,6 +85,36 @@ impl Items {
         n * self.val_words as u64 * 4
     }
 
+    /// Checks the key and value regions of `n` items: within one storage-buffer binding ([`Error::TooLarge`]),
+    /// large enough and with storage usage ([`BufferRef::check`]), values present exactly when the items have
+    /// them ([`Error::ValuesMismatch`]). Returns the key and value bytes.
+    pub fn check_data(
+        &self,
+        ctx: &Context,
+        keys: &BufferRef,
+        values: Option<&BufferRef>,
+        n: u64,
+    ) -> Result<(u64, u64)> {
+        let range = ctx.caps().max_storage_buffer_range;
+        let (kb, vb) = (self.key_bytes(n), self.val_bytes(n));
+        if kb > range || vb > range {
+            return Err(Error::TooLarge {
+                n,
+                elem_bytes: (self.key_words.max(self.val_words) * 4) as u64,
+                limit: range,
+            });
+        }
+        let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
+        keys.check(ctx, "keys", kb, storage)?;
+        match (values, self.val_words) {
+            (Some(v), w) if w > 0 => v.check(ctx, "values", vb, storage)?,
+            (None, 0) => {}
+            (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
+            (None, _) => return Err(Error::ValuesMismatch { expected: true }),
+        }
+        Ok((kb, vb))
+    }
+
     /// The specialization constants of items.glsl: key and value words, and whether items carry a tag.
     pub fn spec(&self, tagged: bool) -> Spec {
         use crate::shaders::include::items as sh;
@@ -186,24 +216,7 @@ pub(crate) fn check(
             n,
         });
     }
-    let range = ctx.caps().max_storage_buffer_range;
-    let (kb, vb) = (items.key_bytes(n), items.val_bytes(n));
-    if kb > range || vb > range {
-        let eb = (items.key_words.max(items.val_words) * 4) as u64;
-        return Err(Error::TooLarge {
-            n,
-            elem_bytes: eb,
-            limit: range,
-        });
-    }
-    let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
-    buffers.keys.check(ctx, "keys", kb, storage)?;
-    match (buffers.values, items.val_words) {
-        (Some(v), w) if w > 0 => v.check(ctx, "values", vb, storage)?,
-        (None, 0) => {}
-        (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
-        (None, _) => return Err(Error::ValuesMismatch { expected: true }),
-    }
+    let (kb, vb) = items.check_data(ctx, &buffers.keys, buffers.values.as_ref(), n)?;
     buffers
         .scratch
         .check(ctx, "scratch", scratch_bytes, SCRATCH_USAGE)?;

@@ -588,52 +588,49 @@ pub fn run(
         } else {
             None
         };
-        if let Some((Ok(()), secs)) = gpu_checked {
-            let sort_run = runner.sort_run();
-            drop(runner);
-            finish_pending!();
-            pending = Some(Pending {
-                index: i,
-                timing,
-                sort_run,
-                wall,
-                check: std::thread::spawn(move || (None, secs)),
-            });
-            continue;
-        }
-        let t = std::time::Instant::now();
-        let output = match runner.output() {
-            Ok(o) => o,
-            Err(e) if ctx.is_lost() => return Err(e),
-            Err(e) => {
-                skipped.push(skip(format!("reading the result: {e}")));
-                continue;
+        let sort_run = runner.sort_run();
+        // What is left to check: nothing when the GPU-side check passed; else the result, read back here and
+        // checked on the CPU, which names the fault (and a GPU-side fault the CPU does not see still fails the
+        // row: one of the two checks is wrong).
+        let check: CheckJob = match gpu_checked {
+            Some((Ok(()), secs)) => {
+                drop(runner);
+                Box::new(move || (None, secs))
+            }
+            gpu_checked => {
+                let t = std::time::Instant::now();
+                let output = match runner.output() {
+                    Ok(o) => o,
+                    Err(e) if ctx.is_lost() => return Err(e),
+                    Err(e) => {
+                        skipped.push(skip(format!("reading the result: {e}")));
+                        continue;
+                    }
+                };
+                drop(runner);
+                phase(3, t);
+                let (spec_c, input_c) = (spec.clone(), input.clone());
+                let gpu_fault = gpu_checked.and_then(|(o, _)| o.err());
+                Box::new(move || {
+                    let t = std::time::Instant::now();
+                    let check = ops::verify(&spec_c, &input_c, &output, exact).err();
+                    let check = check.or(gpu_fault.map(|f| verify::Mismatch {
+                        index: 0,
+                        message: format!("{f}, but the CPU check of the result read back passed"),
+                    }));
+                    (check, t.elapsed().as_secs_f64())
+                })
             }
         };
-        let sort_run = runner.sort_run();
-        drop(runner);
-        phase(3, t);
-        // The check of this output runs while the next configuration is prepared and timed (the CPU is idle
-        // then); the previous check is collected first, so checks never overlap one another.
+        // The check runs while the next configuration is prepared and timed (the CPU is idle then); the
+        // previous check is collected first, so checks never overlap one another.
         finish_pending!();
-        let (spec_c, input_c) = (spec.clone(), input.clone());
-        // a failed GPU-side check: the CPU check names the fault (and a GPU-side fault the CPU does not see
-        // still fails the row: one of the two checks is wrong)
-        let gpu_fault = gpu_checked.and_then(|(o, _)| o.err());
         pending = Some(Pending {
             index: i,
             timing,
             sort_run,
             wall,
-            check: std::thread::spawn(move || {
-                let t = std::time::Instant::now();
-                let check = ops::verify(&spec_c, &input_c, &output, exact).err();
-                let check = check.or(gpu_fault.map(|f| verify::Mismatch {
-                    index: 0,
-                    message: format!("{f}, but the CPU check of the result read back passed"),
-                }));
-                (check, t.elapsed().as_secs_f64())
-            }),
+            check: std::thread::spawn(check),
         });
     }
     finish_pending!();
@@ -658,6 +655,9 @@ pub fn run(
         cub: None,
     })
 }
+
+/// A configuration's check, run on a thread of its own: the fault it found, if any, and its seconds.
+type CheckJob = Box<dyn FnOnce() -> (Option<verify::Mismatch>, f64) + Send>;
 
 /// A sweep's current input: its key, the host and device copies, and its fingerprint once a GPU-side check
 /// needed it ([`ops::input_fingerprint`]).

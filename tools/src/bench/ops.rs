@@ -18,7 +18,9 @@ use crate::model::{self, Calibration, Shape};
 use serde::Serialize;
 use std::sync::Arc;
 use vksort::gpu::profiler::sum_by_label;
-use vksort::gpu::{Buffer, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder};
+use vksort::gpu::{
+    Buffer, BufferRef, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder,
+};
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
 use vksort::sort::check::{CheckReport, SortChecker};
 use vksort::sort::radix::RadixPolicy;
@@ -1224,10 +1226,11 @@ impl Runner for SortRunner<'_> {
         Ok(())
     }
     fn record(&self, rec: &mut Recorder) -> Result<()> {
+        let (keys, values) = self.regions();
         self.sorter.cmd_sort(
             rec,
-            self.keys.slice(0, self.kb.max(4)),
-            self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
+            keys,
+            values,
             self.scratch.as_ref(),
             self.input.n as u64,
         )
@@ -1253,14 +1256,20 @@ impl Runner for SortRunner<'_> {
         let n = self.input.n as u64;
         // the generated values are the input indices: a stable sort's equal keys carry rising ones
         let stable = self.sorter.algorithm_for(n).stable();
+        let (keys, values) = self.regions();
         Some(
-            SortChecker::new(&self.ctx, self.sorter.config(), stable).and_then(|c| {
-                c.check(
-                    self.keys.slice(0, self.kb.max(4)),
-                    self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
-                    n,
-                )
-            }),
+            SortChecker::new(&self.ctx, self.sorter.config(), stable)
+                .and_then(|c| c.check(keys, values, n)),
+        )
+    }
+}
+
+impl SortRunner<'_> {
+    /// The regions of the sorted keys and values.
+    fn regions(&self) -> (BufferRef, Option<BufferRef>) {
+        (
+            self.keys.slice(0, self.kb.max(4)),
+            self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
         )
     }
 }
