@@ -10,9 +10,12 @@
 //! workgroups resident per SM (most and fewest over the SMs that ran any), and what that residency holds per SM
 //! (shared KiB, invocations, registers). Sweeps: shared memory at 128, 256, 384, 512 and 1024 invocations with
 //! few registers; registers at 256 invocations with no shared memory; shared memory at 256 invocations with many
-//! registers. `quick`: fewer points (the CI smoke run on lavapipe).
+//! registers; and, where the device has the extensions, shared memory at 256 invocations declared as a block
+//! (`VK_KHR_workgroup_memory_explicit_layout`) or beside a cooperative-matrix multiply-add
+//! (`VK_NV_cooperative_matrix`): whether either kind of pipeline gets more shared memory per SM. `quick`: fewer
+//! points (the CI smoke run on lavapipe).
 use std::sync::Arc;
-use vksort::diagnostics::{cmd_residency, ResidencyShape, ResidencySlots};
+use vksort::diagnostics::{cmd_residency, ResidencyMemory, ResidencyShape, ResidencySlots};
 use vksort::gpu::Buffer;
 
 /// Counter slots of a per-SM probe: more than any GPU has SMs.
@@ -132,6 +135,7 @@ fn main() -> anyhow::Result<()> {
                 workgroup_size: wg,
                 shared_bytes: kib * 1024,
                 live_words: 8,
+                memory: ResidencyMemory::Plain,
             });
         }
     }
@@ -146,6 +150,7 @@ fn main() -> anyhow::Result<()> {
             workgroup_size: reg_wg,
             shared_bytes: 0,
             live_words: live,
+            memory: ResidencyMemory::Plain,
         });
     }
     if !quick {
@@ -154,18 +159,41 @@ fn main() -> anyhow::Result<()> {
                 workgroup_size: reg_wg,
                 shared_bytes: kib * 1024,
                 live_words: 64,
+                memory: ResidencyMemory::Plain,
+            });
+        }
+    }
+    // Whether a shared block (explicit layout) or a cooperative-matrix pipeline gets more shared memory per SM
+    // (issue 19, step 1): 256 invocations, few registers, where the device has the extension.
+    for memory in [ResidencyMemory::Block, ResidencyMemory::CooperativeMatrix] {
+        if !memory.supported(&caps) {
+            println!("({} probes skipped: not supported here)", memory.name());
+            continue;
+        }
+        let points: &[u32] = if quick {
+            &[1, 8]
+        } else {
+            &[1, 4, 8, 12, 16, 20, 24, 32, 48]
+        };
+        for &kib in points.iter().filter(|&&k| k <= max_kib) {
+            shapes.push(ResidencyShape {
+                workgroup_size: reg_wg,
+                shared_bytes: kib * 1024,
+                live_words: 8,
+                memory,
             });
         }
     }
     println!(
-        "| invocations | shared KiB | live words | registers (driver) | shared bytes (driver) | resident per SM (most / fewest) | SMs | shared KiB held | invocations held | ms |"
+        "| shared memory | invocations | shared KiB | live words | registers (driver) | shared bytes (driver) | resident per SM (most / fewest) | SMs | shared KiB held | invocations held | ms |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for shape in shapes {
         let p = probe(&ctx, &counters, shape, slots, groups, iterations)?;
         let (regs, shared) = driver_stats(&ctx, shape);
         println!(
-            "| {} | {} | {} | {} | {} | {} / {} | {} | {:.1} | {} | {:.2} |",
+            "| {} | {} | {} | {} | {} | {} | {} / {} | {} | {:.1} | {} | {:.2} |",
+            shape.memory.name(),
             shape.workgroup_size,
             shape.shared_bytes as f64 / 1024.0,
             shape.live_words,

@@ -3,7 +3,9 @@
 //!   every wait is bounded;
 //! - a residency probe (`vksort::diagnostics::residency`, [`cmd_residency`]): how many workgroups of a given
 //!   shape (invocations, shared memory, live registers) a device keeps resident at once, per SM where the device
-//!   names its SMs (`VK_NV_shader_sm_builtins`). `examples/residency` sweeps it; `docs/tuning.md` has the table.
+//!   names its SMs (`VK_NV_shader_sm_builtins`), also with the shared memory in a block (explicit layout) or
+//!   beside cooperative-matrix work ([`ResidencyMemory`]). `examples/residency` sweeps it; `docs/tuning.md` has
+//!   the table.
 
 use crate::error::Result;
 use crate::gpu::{BufferRef, Recorder};
@@ -52,6 +54,45 @@ pub struct ResidencyShape {
     pub shared_bytes: u32,
     /// 32-bit words each invocation keeps live across the probe's loop (1..=255): the register demand.
     pub live_words: u32,
+    /// How the probe declares and uses its shared memory. Default [`ResidencyMemory::Plain`].
+    pub memory: ResidencyMemory,
+}
+
+/// How a residency probe declares and uses its shared memory: to ask whether a kind of pipeline changes how
+/// much shared memory the driver gives an SM (`docs/tuning.md`, "The finding that shapes everything").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResidencyMemory {
+    /// A plain `shared` array.
+    #[default]
+    Plain,
+    /// The array inside a shared block (`VK_KHR_workgroup_memory_explicit_layout`: explicit offsets, the layout
+    /// that lets blocks alias); needs [`crate::gpu::DeviceCaps::explicit_layout`] and per-SM slots.
+    Block,
+    /// A plain array, and a 16 x 16 x 16 half-float cooperative-matrix multiply-add per round of the loop
+    /// (`VK_NV_cooperative_matrix`, operands loaded from the shared memory: at least 512 bytes); needs
+    /// [`crate::gpu::DeviceCaps::cooperative_matrix`] and per-SM slots.
+    CooperativeMatrix,
+}
+
+impl ResidencyMemory {
+    pub const ALL: [ResidencyMemory; 3] = [Self::Plain, Self::Block, Self::CooperativeMatrix];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Plain => "plain",
+            Self::Block => "block",
+            Self::CooperativeMatrix => "coop-matrix",
+        }
+    }
+
+    /// Whether `caps` can run probes of this kind.
+    pub fn supported(self, caps: &crate::gpu::DeviceCaps) -> bool {
+        match self {
+            Self::Plain => true,
+            Self::Block => caps.explicit_layout && caps.sm_builtins,
+            Self::CooperativeMatrix => caps.cooperative_matrix && caps.sm_builtins,
+        }
+    }
 }
 
 /// Where a residency probe counts its workgroups.
@@ -127,21 +168,43 @@ pub fn cmd_residency(
             ),
         });
     }
-    let shader = match slots {
-        ResidencySlots::PerSm { .. } => {
-            if !caps.sm_builtins {
-                return Err(ctx.unsupported(
-                    "a per-SM residency probe needs VK_NV_shader_sm_builtins (ContextOptions::shader_clock)",
-                ));
-            }
-            crate::shaders::debug_residency::SM
+    use crate::shaders::debug_residency as sh;
+    let shader = match (slots, shape.memory) {
+        (ResidencySlots::PerSm { .. }, _) if !caps.sm_builtins => {
+            return Err(ctx.unsupported(
+                "a per-SM residency probe needs VK_NV_shader_sm_builtins (ContextOptions::shader_clock)",
+            ));
         }
-        ResidencySlots::Device => crate::shaders::debug_residency::DEVICE,
+        (_, m) if !m.supported(caps) => {
+            return Err(ctx.unsupported(format!(
+                "a `{}` residency probe needs per-SM slots and {} (ContextOptions::shader_clock)",
+                m.name(),
+                match m {
+                    ResidencyMemory::Block => "VK_KHR_workgroup_memory_explicit_layout",
+                    _ => "VK_NV_cooperative_matrix with shaderFloat16",
+                }
+            )));
+        }
+        (ResidencySlots::Device, ResidencyMemory::Plain) => sh::DEVICE,
+        (ResidencySlots::Device, _) => {
+            return Err(ctx.unsupported("block and cooperative-matrix probes count per SM"));
+        }
+        (_, ResidencyMemory::Plain) => sh::SM,
+        (_, ResidencyMemory::Block) => sh::SM_BLOCK,
+        (_, ResidencyMemory::CooperativeMatrix) => {
+            if shape.shared_bytes < 512 {
+                return Err(crate::Error::InvalidPolicy {
+                    family: "residency",
+                    what: "a cooperative-matrix probe loads its operands from 512 bytes of shared memory"
+                        .into(),
+                });
+            }
+            sh::SM_COOP
+        }
     };
-    use crate::shaders::debug_residency::{LIVE_REGS, SHARED_WORDS};
     let spec = crate::shaders::Spec::new()
-        .with(SHARED_WORDS, shape.shared_bytes.div_ceil(4).max(1))
-        .with(LIVE_REGS, shape.live_words);
+        .with(sh::SHARED_WORDS, shape.shared_bytes.div_ceil(4).max(1))
+        .with(sh::LIVE_REGS, shape.live_words);
     let kernel = plan.kernel(ctx, shader, wg, spec)?;
     let region = counters.slice(0, slots.counter_bytes());
     rec.fill("vksort::diagnostics::residency::clear", region, 0)?;

@@ -354,6 +354,7 @@ fn residency_probe_counts_workgroups() {
             workgroup_size: wg,
             shared_bytes: 4096,
             live_words: 16,
+            memory: diagnostics::ResidencyMemory::Plain,
         };
         ctx.submit("test::residency", |rec| {
             cmd_residency(rec, counters.as_ref(), shape, slots, 16, 12)
@@ -382,6 +383,26 @@ fn residency_probe_counts_workgroups() {
             assert!(
                 matches!(r, Err(vksort::Error::InvalidPolicy { .. })),
                 "{bad:?}: {r:?}"
+            );
+        }
+        // The block and cooperative-matrix probes count per SM: refused for one device-wide counter.
+        for memory in [
+            diagnostics::ResidencyMemory::Block,
+            diagnostics::ResidencyMemory::CooperativeMatrix,
+        ] {
+            let r = ctx.submit("test::residency", |rec| {
+                cmd_residency(
+                    rec,
+                    counters.as_ref(),
+                    ResidencyShape { memory, ..shape },
+                    slots,
+                    16,
+                    12,
+                )
+            });
+            assert!(
+                matches!(r, Err(vksort::Error::Unsupported { .. })),
+                "{memory:?}: {r:?}"
             );
         }
     });

@@ -55,7 +55,8 @@ pub struct ContextOptions {
     /// Default: `false` (capturing costs pipeline-creation time).
     pub pipeline_statistics: bool,
     /// Enable `VK_KHR_shader_clock` (and `VK_NV_shader_sm_builtins`), where present, for the radix sort's
-    /// per-tile clock records (diagnostics; `examples/tile_clocks`). Without the extension or its subgroup and
+    /// per-tile clock records (diagnostics; `examples/tile_clocks`), and the residency probe's
+    /// `VK_KHR_workgroup_memory_explicit_layout` and `VK_NV_cooperative_matrix` (`examples/residency`). Without the extension or its subgroup and
     /// device clock features the option is ignored ([`DeviceCaps::shader_clock`] says what was enabled).
     /// Default: `false`.
     pub shader_clock: bool,
@@ -173,6 +174,12 @@ pub struct DeviceCaps {
     /// device; diagnostics: the Onesweep kernel's per-tile phase clocks, `RadixDebug::tile_clocks`).
     pub shader_clock: bool,
     pub sm_builtins: bool,
+    /// Diagnostics, enabled with [`ContextOptions::shader_clock`] where the device has them (never for an
+    /// adopted device): `VK_KHR_workgroup_memory_explicit_layout` (`workgroupMemoryExplicitLayout`) and
+    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel`), for the residency probe's question whether either
+    /// changes how much shared memory an SM gives Vulkan compute (`vksort::diagnostics::ResidencyMemory`).
+    pub explicit_layout: bool,
+    pub cooperative_matrix: bool,
     /// Bytes of workgroup shared memory.
     pub max_shared_memory: u32,
     /// Invocations per workgroup (`maxComputeWorkGroupInvocations`; where pipelines require the subgroup size,
@@ -627,6 +634,47 @@ impl Context {
             .shader_device_clock(caps.shader_clock);
         let mut smb = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default()
             .shader_sm_builtins(caps.sm_builtins);
+        // The residency probe's extensions (diagnostics only, with the clocks; not in `device_extensions`, which
+        // an adopting renderer enables).
+        let mut diag_exts: Vec<&'static CStr> = Vec::new();
+        if options.shader_clock {
+            // SAFETY: plain query on a valid physical device.
+            let all = unsafe { instance.enumerate_device_extension_properties(pd) }
+                .vk("vkEnumerateDeviceExtensionProperties")?;
+            let has = |n: &CStr| {
+                all.iter()
+                    .any(|e| e.extension_name_as_c_str().is_ok_and(|x| x == n))
+            };
+            let mut wel = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default();
+            let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesNV::default();
+            let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default()
+                .push_next(&mut wel)
+                .push_next(&mut coop)
+                .push_next(&mut f12);
+            // SAFETY: the chain is valid for the call (unknown structs are ignored).
+            unsafe { instance.get_physical_device_features2(pd, &mut f2) };
+            caps.explicit_layout = has(ash::khr::workgroup_memory_explicit_layout::NAME)
+                && wel.workgroup_memory_explicit_layout == vk::TRUE;
+            caps.cooperative_matrix = has(ash::nv::cooperative_matrix::NAME)
+                && coop.cooperative_matrix == vk::TRUE
+                && f12.shader_float16 == vk::TRUE
+                && f12.vulkan_memory_model == vk::TRUE;
+            if caps.explicit_layout {
+                diag_exts.push(ash::khr::workgroup_memory_explicit_layout::NAME);
+            }
+            if caps.cooperative_matrix {
+                diag_exts.push(ash::nv::cooperative_matrix::NAME);
+            }
+        }
+        // (glslang declares the Vulkan memory model in cooperative-matrix shaders)
+        e12 = e12
+            .shader_float16(caps.cooperative_matrix)
+            .vulkan_memory_model(caps.cooperative_matrix);
+        let mut wel = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default()
+            .workgroup_memory_explicit_layout(caps.explicit_layout);
+        let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesNV::default()
+            .cooperative_matrix(caps.cooperative_matrix);
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
@@ -642,6 +690,7 @@ impl Context {
             })
             .filter(|n| **n != ash::khr::shader_clock::NAME || caps.shader_clock)
             .filter(|n| **n != ash::nv::shader_sm_builtins::NAME || caps.sm_builtins)
+            .chain(diag_exts.iter())
             .map(|n| n.as_ptr())
             .collect();
         let mut info = vk::DeviceCreateInfo::default()
@@ -660,6 +709,12 @@ impl Context {
         }
         if caps.sm_builtins {
             info = info.push_next(&mut smb);
+        }
+        if caps.explicit_layout {
+            info = info.push_next(&mut wel);
+        }
+        if caps.cooperative_matrix {
+            info = info.push_next(&mut coop);
         }
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
@@ -730,6 +785,8 @@ impl Context {
             pipeline_statistics: false,
             shader_clock: false,
             sm_builtins: false,
+            explicit_layout: false,
+            cooperative_matrix: false,
             max_shared_memory: p.limits.max_compute_shared_memory_size,
             // Pipelines that require a subgroup size may hold at most maxComputeWorkgroupSubgroups subgroups
             // of it (lavapipe: 32 x 8 = 256 invocations).

@@ -35,8 +35,16 @@ pub fn reflect_id(shader: ShaderId) -> Result<Interface> {
     reflect(shader.name())
 }
 
+/// Shaders whose SPIR-V rspirv-reflect cannot parse (it rejects `OpTypeCooperativeMatrixNV`), each with a
+/// variant of the same source that declares the same bindings and push constants and is reflected instead.
+const REFLECT_AS: &[(&str, &str)] = &[("debug_residency_sm_coop", "debug_residency_sm")];
+
 /// Reflects the interface of the embedded shader `name` ([`ShaderId::name`]).
 pub fn reflect(name: &str) -> Result<Interface> {
+    let name = REFLECT_AS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map_or(name, |(_, twin)| *twin);
     let bytes = crate::shaders::SHADERS
         .iter()
         .find(|(n, _)| *n == name)
