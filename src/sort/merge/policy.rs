@@ -9,7 +9,8 @@
 //!   with values), so 3 workgroups stay resident per SM under the driver's 48 KiB per SM; 2^24 u32 keys:
 //!   merge tiles of 256 x 16 1.27 ms, 256 x 8 1.34, 256 x 4 1.63 (partition passes); 512 x 8 1.20 against
 //!   1.22 with 256 x 16. Pairs keep the 4096-key block tile at 24 KiB (2 per SM): 1.82 ms against 1.86 with
-//!   256 x 8 (one merge pass more). CPUs (lavapipe) 128 x 4.
+//!   256 x 8 (one merge pass more). CPUs (lavapipe) 128 x 4. Sorters of up to 2^21 keys: block workgroups
+//!   doubled, and for 128-bit keys from 2^18 merge workgroups of 128 x 8 ([`MergePolicy::for_capacity`]).
 //! - [`MergeKernel::Serial`]: log2(tile) + `items_per_invocation` comparisons per invocation; the bitonic merge
 //!   network does log2(tile) compare-exchange steps over every key with barriers for the long strides.
 //! - [`Partition::Mixed`] with `fused_max_keys` 2^21: at 2^20 u32 keys fused split searches took 0.125 ms
@@ -166,19 +167,37 @@ impl MergePolicy {
     /// u64 keys, with and without u32 values (2^20 u32 keys 0.106 against 0.115 ms); as a fixed policy it was
     /// 1-2% slower for keys at 2^24-2^28 (the block pass's longer merge rounds), so larger capacities keep the
     /// 4096-key tile (docs/tuning.md, "MergePolicy").
+    ///
+    /// 128-bit keys in such sorters of at least 2^18 keys also merge with half the invocations per merge
+    /// workgroup, each merging twice the keys (the same 1024-key tile: 128 x 8 on NVIDIA): H200 (2026-11-26,
+    /// two runs each) 8% faster at 2^18 and 11-18% faster at 2^20-2^21 keys, with and without 4- or 8-byte
+    /// values; 4% slower at 2^16 (fewer invocations for few tiles), hence the lower bound; slower with
+    /// partition passes (2^24: 4.36 against 4.04 ms) and no gain for 64- or 32-bit keys. Each merge workgroup's
+    /// subgroups all repeat the tile's split search, so half the subgroups repeat it half as often, and each
+    /// diagonal search serves twice the keys (not separated by measurement).
     pub(crate) fn for_capacity(caps: &DeviceCaps, items: &Items, max_n: u64) -> Self {
         let mut p = Self::for_items(caps, items);
         let wide = Self {
             block_workgroup_size: p.block_workgroup_size * 2,
             ..p
         };
-        if !caps.is_cpu()
-            && p.partition == Partition::Mixed
-            && max_n <= p.fused_max_keys as u64
+        let small_fused =
+            !caps.is_cpu() && p.partition == Partition::Mixed && max_n <= p.fused_max_keys as u64;
+        if small_fused
             && wide.block_workgroup_size <= caps.max_workgroup_invocations
             && wide.block_shared_bytes(items) <= caps.max_shared_memory as u64
         {
             p = wide;
+        }
+        let plan = SubgroupPlan::for_device(caps);
+        if small_fused
+            && items.key_words == 4
+            && max_n >= 1 << 18
+            && p.merge_workgroup_size >= 2 * plan.max
+            && p.merge_items_per_invocation <= 16
+        {
+            p.merge_workgroup_size /= 2;
+            p.merge_items_per_invocation *= 2;
         }
         p
     }
