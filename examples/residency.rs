@@ -84,6 +84,7 @@ fn main() -> anyhow::Result<()> {
     let quick = std::env::args().any(|a| a == "quick");
     let ctx = vksort::Context::new(vksort::ContextOptions {
         shader_clock: true,
+        residency_probes: true,
         pipeline_statistics: true,
         ..vksort::ContextOptions::from_env()
     })?;

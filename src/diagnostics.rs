@@ -177,7 +177,7 @@ pub fn cmd_residency(
         }
         (_, m) if !m.supported(caps) => {
             return Err(ctx.unsupported(format!(
-                "a `{}` residency probe needs per-SM slots and {} (ContextOptions::shader_clock)",
+                "a `{}` residency probe needs per-SM slots and {} (ContextOptions::shader_clock and residency_probes)",
                 m.name(),
                 match m {
                     ResidencyMemory::Block => "VK_KHR_workgroup_memory_explicit_layout",

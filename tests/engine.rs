@@ -334,6 +334,7 @@ fn context_options_default_is_documented_defaults() {
     assert_eq!(d.wait_timeout, Duration::from_secs(60));
     assert!(!d.pipeline_statistics);
     assert!(!d.shader_clock);
+    assert!(!d.residency_probes);
     let e = vksort::ContextOptions::from_env();
     assert_eq!(
         e.validation,

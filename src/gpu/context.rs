@@ -55,11 +55,16 @@ pub struct ContextOptions {
     /// Default: `false` (capturing costs pipeline-creation time).
     pub pipeline_statistics: bool,
     /// Enable `VK_KHR_shader_clock` (and `VK_NV_shader_sm_builtins`), where present, for the radix sort's
-    /// per-tile clock records (diagnostics; `examples/tile_clocks`), and the residency probe's
-    /// `VK_KHR_workgroup_memory_explicit_layout` and `VK_NV_cooperative_matrix` (`examples/residency`). Without the extension or its subgroup and
+    /// per-tile clock records (diagnostics; `examples/tile_clocks`). Without the extension or its subgroup and
     /// device clock features the option is ignored ([`DeviceCaps::shader_clock`] says what was enabled).
     /// Default: `false`.
     pub shader_clock: bool,
+    /// Enable `VK_KHR_workgroup_memory_explicit_layout` and `VK_NV_cooperative_matrix` (with `shaderFloat16` and
+    /// `vulkanMemoryModel` with its device scope), where present, for the residency probe's block and cooperative-matrix kinds
+    /// (diagnostics; `examples/residency`, [`crate::diagnostics::ResidencyMemory`]). Without them the option
+    /// is ignored ([`DeviceCaps::explicit_layout`], [`DeviceCaps::cooperative_matrix`] say what was enabled).
+    /// Default: `false`.
+    pub residency_probes: bool,
 }
 
 impl Default for ContextOptions {
@@ -70,6 +75,7 @@ impl Default for ContextOptions {
             wait_timeout: Duration::from_secs(60),
             pipeline_statistics: false,
             shader_clock: false,
+            residency_probes: false,
         }
     }
 }
@@ -98,6 +104,7 @@ impl ContextOptions {
                 .map_or(d.wait_timeout, Duration::from_millis),
             pipeline_statistics: flag("VKSORT_PIPELINE_STATS"),
             shader_clock: flag("VKSORT_SHADER_CLOCK"),
+            residency_probes: false,
         }
     }
 }
@@ -174,9 +181,9 @@ pub struct DeviceCaps {
     /// device; diagnostics: the Onesweep kernel's per-tile phase clocks, `RadixDebug::tile_clocks`).
     pub shader_clock: bool,
     pub sm_builtins: bool,
-    /// Diagnostics, enabled with [`ContextOptions::shader_clock`] where the device has them (never for an
+    /// Diagnostics, enabled with [`ContextOptions::residency_probes`] where the device has them (never for an
     /// adopted device): `VK_KHR_workgroup_memory_explicit_layout` (`workgroupMemoryExplicitLayout`) and
-    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel`), for the residency probe's question whether either
+    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel` with its device scope), for the residency probe's question whether either
     /// changes how much shared memory an SM gives Vulkan compute (`vksort::diagnostics::ResidencyMemory`).
     pub explicit_layout: bool,
     pub cooperative_matrix: bool,
@@ -634,10 +641,10 @@ impl Context {
             .shader_device_clock(caps.shader_clock);
         let mut smb = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default()
             .shader_sm_builtins(caps.sm_builtins);
-        // The residency probe's extensions (diagnostics only, with the clocks; not in `device_extensions`, which
-        // an adopting renderer enables).
+        // The residency probe's extensions (diagnostics only; not in `device_extensions`, which an adopting
+        // renderer enables).
         let mut diag_exts: Vec<&'static CStr> = Vec::new();
-        if options.shader_clock {
+        if options.residency_probes {
             // SAFETY: plain query on a valid physical device.
             let all = unsafe { instance.enumerate_device_extension_properties(pd) }
                 .vk("vkEnumerateDeviceExtensionProperties")?;
@@ -659,7 +666,8 @@ impl Context {
             caps.cooperative_matrix = has(ash::nv::cooperative_matrix::NAME)
                 && coop.cooperative_matrix == vk::TRUE
                 && f12.shader_float16 == vk::TRUE
-                && f12.vulkan_memory_model == vk::TRUE;
+                && f12.vulkan_memory_model == vk::TRUE
+                && f12.vulkan_memory_model_device_scope == vk::TRUE;
             if caps.explicit_layout {
                 diag_exts.push(ash::khr::workgroup_memory_explicit_layout::NAME);
             }
@@ -667,10 +675,12 @@ impl Context {
                 diag_exts.push(ash::nv::cooperative_matrix::NAME);
             }
         }
-        // (glslang declares the Vulkan memory model in cooperative-matrix shaders)
+        // (glslang declares the Vulkan memory model in cooperative-matrix shaders; with the model enabled, the
+        // other kernels' device-scope atomics and barriers need its device scope too)
         e12 = e12
             .shader_float16(caps.cooperative_matrix)
-            .vulkan_memory_model(caps.cooperative_matrix);
+            .vulkan_memory_model(caps.cooperative_matrix)
+            .vulkan_memory_model_device_scope(caps.cooperative_matrix);
         let mut wel = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default()
             .workgroup_memory_explicit_layout(caps.explicit_layout);
         let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesNV::default()
