@@ -496,6 +496,61 @@ fn auto_and_host_forms_on_u128() {
     });
 }
 
+/// Auto with the policy selector follows the device's crossover table (`sort::auto`; empty on lavapipe, merge
+/// sort for 64-bit keys on NVIDIA): merge sort inside each range, the radix family's choice just outside it and
+/// with a bit range; the sorts it picks are checked against the stable CPU reference (values = index), also with
+/// a GPU-side count below a capacity inside the range.
+#[test]
+fn auto_crossovers() {
+    with_gpu(|ctx| {
+        let table = sort::auto::crossovers(ctx.caps());
+        let widths = [
+            (KeyType::U64, ValueType::None),
+            (KeyType::F64, ValueType::U32),
+            (KeyType::I64, ValueType::U64),
+        ];
+        for (key, value) in widths {
+            let mut c = Case::new(SortAlgorithm::Auto, key);
+            c.value = value;
+            let ranges: Vec<_> = table
+                .iter()
+                .filter(|x| x.key_bytes == key.bytes() && x.value_bytes == value.bytes())
+                .collect();
+            if ranges.is_empty() {
+                let s = Sorter::new(ctx, c.config(1 << 18)).unwrap();
+                assert_ne!(s.algorithm_for(1 << 18), ALGO, "{key:?} {value:?}");
+                continue;
+            }
+            for x in ranges {
+                let s = Sorter::new(ctx, c.config(x.max_n as usize)).unwrap();
+                assert_eq!(s.algorithm_for(x.min_n), x.algorithm);
+                assert_eq!(s.algorithm_for(x.max_n), x.algorithm);
+                assert_ne!(s.algorithm_for(x.min_n - 1), x.algorithm);
+                let n = x.min_n as usize + 3;
+                check_with(
+                    ctx,
+                    &s,
+                    &c,
+                    &gen(key, Dist::Uniform, n, 6),
+                    Some(n - 1000),
+                    true,
+                );
+                let mut d = c;
+                d.order = Order::Descending;
+                let s = Sorter::new(ctx, d.config(n)).unwrap();
+                assert_eq!(s.algorithm_for(n as u64), x.algorithm);
+                check_with(ctx, &s, &d, &gen(key, Dist::FewUnique, n, 5), None, true);
+                let mut r = c;
+                r.bits = Some((0, 40));
+                let s = Sorter::new(ctx, r.config(x.min_n as usize)).unwrap();
+                assert_ne!(s.algorithm_for(x.min_n), x.algorithm, "bit range");
+            }
+            let above = Sorter::new(ctx, c.config(1 << 23)).unwrap();
+            assert_ne!(above.algorithm_for(1 << 23), ALGO);
+        }
+    });
+}
+
 #[test]
 fn recording_builds_no_pipeline() {
     with_gpu(|ctx| {

@@ -6,7 +6,9 @@
 pub enum SortAlgorithm {
     /// Chosen per sort size by the sorter's [`super::Selector`]: by default the device policy of the first
     /// family (radix: Small up to `small_sort_max`, Msd up to `msd_max`, else Onesweep where the policy allows
-    /// it, else ReduceThenScan); with a calibrated cost model, the fastest predicted algorithm.
+    /// it, else ReduceThenScan), except where the device's crossover table ([`super::auto`]) names another
+    /// family for the key and value widths and size (on NVIDIA: merge sort for 64-bit keys from 2^17 keys, up
+    /// to 2^19 or, with 64-bit values, 2^22); with a calibrated cost model, the fastest predicted algorithm.
     #[default]
     Auto,
     /// Radix sort, one pass per digit place with decoupled look-back (bounded spin and a self-made fallback).

@@ -3,7 +3,7 @@
 //! the GPU (order, stability, a fingerprint of the elements) without reading it back.
 //!
 //! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
-//! the algorithm ([`Selector`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
+//! the algorithm ([`Selector`]; the default policy's cross-family crossovers in [`auto`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
 //! ([`backend::SortBackend`], one folder per family: [`radix`], [`merge`], [`split`], [`warpsort`], [`quicksort`],
 //! [`bitonic`]; the comparison families share [`items`]), which plans its passes and scratch from its
 //! policy and records one module per GPU pass. Pipelines are built when a [`Sorter`] is created, for sorts of
@@ -39,6 +39,7 @@
 //! portions on an H100, BENCHMARKS.md.
 
 pub mod algorithm;
+pub mod auto;
 pub mod backend;
 pub mod bitonic;
 pub mod check;
@@ -69,7 +70,10 @@ use std::sync::Arc;
 /// How [`SortAlgorithm::Auto`] chooses.
 #[derive(Clone, Debug, Default)]
 pub enum Selector {
-    /// The device policy of the first registered family (the radix sort's size thresholds).
+    /// The device policy of the first registered family that takes the configuration (the radix sort's size
+    /// thresholds), except in the size ranges of the device's crossover table ([`auto::crossovers`]) where
+    /// another family measured faster for the key and value widths (merge sort for 64-bit keys from 2^17 keys
+    /// on NVIDIA).
     #[default]
     Policy,
     /// The algorithm with the smallest time predicted by a calibrated cost model (`vksort calibrate`), among
@@ -149,7 +153,24 @@ impl SorterBuilder {
                 let f = auto_families(&config)
                     .next()
                     .ok_or_else(|| unsupported(&config))?;
-                vec![(f, vec![SortAlgorithm::Auto])]
+                let mut v = vec![(f, vec![SortAlgorithm::Auto])];
+                // The families the device's crossovers may pick for sizes up to the capacity.
+                for c in auto::for_config(auto::crossovers(ctx.caps()), &config) {
+                    let Some(g) = family_of(c.algorithm) else {
+                        continue;
+                    };
+                    if c.min_n > config.max_n || (g.supports)(&config).is_some() {
+                        continue;
+                    }
+                    match v.iter_mut().find(|(h, _)| h.name == g.name) {
+                        Some((_, algos)) if !algos.contains(&c.algorithm) => {
+                            algos.push(c.algorithm)
+                        }
+                        Some(_) => {}
+                        None => v.push((g, vec![c.algorithm])),
+                    }
+                }
+                v
             }
             (SortAlgorithm::Auto, Selector::Model(_)) => {
                 let v: Vec<_> = auto_families(&config)
@@ -300,10 +321,21 @@ impl Sorter {
                 })
             }
             (SortAlgorithm::Auto, Selector::Policy) => {
-                let b = self.backends[0].backend.as_ref();
+                let crossover = auto::choice(auto::crossovers(self.ctx.caps()), &self.config, n)
+                    .and_then(|a| {
+                        self.backends
+                            .iter()
+                            .find(|b| b.reachable.contains(&a))
+                            .map(|b| (a, b.backend.as_ref()))
+                    })
+                    .filter(|(a, b)| b.capabilities(*a).max_keys >= n);
+                let (algorithm, backend) = crossover.unwrap_or_else(|| {
+                    let b = self.backends[0].backend.as_ref();
+                    (b.policy_choice(n), b)
+                });
                 Ok(Choice {
-                    algorithm: b.policy_choice(n),
-                    backend: b,
+                    algorithm,
+                    backend,
                     predicted_ns: None,
                 })
             }

@@ -42,7 +42,7 @@ pub(crate) struct Family {
 
 /// Every family, in the order Auto prefers them: without a cost model, [`SortAlgorithm::Auto`] is decided by
 /// the policy of the first family that takes the configuration (the radix sort, or merge sort for keys the
-/// radix sort does not take).
+/// radix sort does not take), except in the size ranges of the device's crossover table ([`super::auto`]).
 pub(crate) const FAMILIES: &[Family] = &[
     super::radix::FAMILY,
     super::merge::FAMILY,
