@@ -60,10 +60,10 @@ pub struct ContextOptions {
     /// Default: `false`.
     pub shader_clock: bool,
     /// Enable `VK_KHR_workgroup_memory_explicit_layout` and `VK_NV_cooperative_matrix` (with `shaderFloat16` and
-    /// `vulkanMemoryModel` with its device scope), where present, for the residency probe's block and cooperative-matrix kinds
-    /// (diagnostics; `examples/residency`, [`crate::diagnostics::ResidencyMemory`]). Without them the option
-    /// is ignored ([`DeviceCaps::explicit_layout`], [`DeviceCaps::cooperative_matrix`] say what was enabled).
-    /// Default: `false`.
+    /// `vulkanMemoryModel` with its device scope), where present, for the residency probe's block and
+    /// cooperative-matrix kinds (diagnostics; `examples/residency`, [`crate::diagnostics::ResidencyMemory`]).
+    /// Without them the option is ignored ([`DeviceCaps::explicit_layout`], [`DeviceCaps::cooperative_matrix`]
+    /// say what was enabled). Default: `false`.
     pub residency_probes: bool,
 }
 
@@ -183,8 +183,9 @@ pub struct DeviceCaps {
     pub sm_builtins: bool,
     /// Diagnostics, enabled with [`ContextOptions::residency_probes`] where the device has them (never for an
     /// adopted device): `VK_KHR_workgroup_memory_explicit_layout` (`workgroupMemoryExplicitLayout`) and
-    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel` with its device scope), for the residency probe's question whether either
-    /// changes how much shared memory an SM gives Vulkan compute (`vksort::diagnostics::ResidencyMemory`).
+    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel` with its device scope), for the
+    /// residency probe's question whether either changes how much shared memory an SM gives Vulkan compute
+    /// (`vksort::diagnostics::ResidencyMemory`).
     pub explicit_layout: bool,
     pub cooperative_matrix: bool,
     /// Bytes of workgroup shared memory.

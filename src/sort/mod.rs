@@ -3,7 +3,8 @@
 //! the GPU (order, stability, a fingerprint of the elements) without reading it back.
 //!
 //! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
-//! the algorithm ([`Selector`]; the default policy's cross-family crossovers in [`auto`]); the [`registry`] maps each [`SortAlgorithm`] to its family's backend
+//! the algorithm ([`Selector`]; the default policy's cross-family crossovers in [`auto`]); the [`registry`]
+//! maps each [`SortAlgorithm`] to its family's backend
 //! ([`backend::SortBackend`], one folder per family: [`radix`], [`merge`], [`split`], [`warpsort`], [`quicksort`],
 //! [`bitonic`]; the comparison families share [`items`]), which plans its passes and scratch from its
 //! policy and records one module per GPU pass. Pipelines are built when a [`Sorter`] is created, for sorts of

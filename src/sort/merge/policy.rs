@@ -10,7 +10,7 @@
 //!   merge tiles of 256 x 16 1.27 ms, 256 x 8 1.34, 256 x 4 1.63 (partition passes); 512 x 8 1.20 against
 //!   1.22 with 256 x 16. Pairs keep the 4096-key block tile at 24 KiB (2 per SM): 1.82 ms against 1.86 with
 //!   256 x 8 (one merge pass more). CPUs (lavapipe) 128 x 4. Sorters of up to 2^21 keys: block workgroups
-//!   doubled, and for 128-bit keys from 2^18 merge workgroups of 128 x 8 ([`MergePolicy::for_capacity`]).
+//!   doubled, and for 128-bit keys from 2^18 merge workgroups of 128 x 8 (`MergePolicy::for_capacity`).
 //! - [`MergeKernel::Serial`]: log2(tile) + `items_per_invocation` comparisons per invocation; the bitonic merge
 //!   network does log2(tile) compare-exchange steps over every key with barriers for the long strides.
 //! - [`Partition::Mixed`] with `fused_max_keys` 2^21: at 2^20 u32 keys fused split searches took 0.125 ms
