@@ -177,11 +177,12 @@ pub fn cmd_residency(
         }
         (_, m) if !m.supported(caps) => {
             return Err(ctx.unsupported(format!(
-                "a `{}` residency probe needs per-SM slots and {} (ContextOptions::shader_clock and residency_probes)",
+                "a `{}` residency probe needs per-SM slots and {} (ContextOptions::shader_clock and \
+                 residency_probes)",
                 m.name(),
                 match m {
                     ResidencyMemory::Block => "VK_KHR_workgroup_memory_explicit_layout",
-                    _ => "VK_NV_cooperative_matrix with shaderFloat16",
+                    _ => "VK_NV_cooperative_matrix with shaderFloat16 and vulkanMemoryModel (device scope)",
                 }
             )));
         }
