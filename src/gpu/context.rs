@@ -265,7 +265,13 @@ pub struct Context {
     pub(crate) lost: AtomicBool,
     messenger: vk::DebugUtilsMessengerEXT,
     owns_device: bool,
+    /// Unique per context in this process (from 1): buffers remember the context that made them, so that a
+    /// region of another context's buffer is refused ([`Error::ForeignBuffer`]) instead of recorded.
+    pub(crate) id: u64,
 }
+
+/// The source of [`Context::id`].
+static NEXT_CONTEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 // SAFETY: Vulkan handles are plain identifiers; the only externally synchronized objects (queue, command pool,
 // allocator, kernel map) are behind mutexes.
@@ -506,6 +512,7 @@ impl Context {
             lost: AtomicBool::new(false),
             messenger,
             owns_device,
+            id: NEXT_CONTEXT_ID.fetch_add(1, Ordering::Relaxed),
         };
         ctx.name(pipeline_cache, "vksort::pipeline_cache");
         ctx.name(command_pool, "vksort::command_pool");
