@@ -102,7 +102,11 @@ fn bench_sort(ctx: &Arc<Context>, n: u64, pairs: bool, warmup: usize, reps: usiz
     let scratch = Buffer::device_local(
         ctx,
         "bench::scratch",
-        sorter.storage_requirements(n).scratch_bytes.max(16),
+        sorter
+            .storage_requirements(n)
+            .unwrap()
+            .scratch_bytes
+            .max(16),
     )?;
     let vals_ref: Option<BufferRef> = vals.as_ref().map(|v| v.as_ref());
     let restore = |rec: &mut Recorder| -> Result<()> {

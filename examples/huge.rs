@@ -8,7 +8,7 @@
 //! of equal keys increase (stability). The sort runs twice on fresh input, the second run timed with
 //! timestamp queries (per pass).
 use std::sync::Arc;
-use vksort::gpu::{profiler::sum_by_label, Buffer, Profiler};
+use vksort::gpu::{sum_by_label, Buffer, Profiler};
 use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
 
 const PIECE: usize = 1 << 28; // u32 words per upload/download piece (1 GiB)
@@ -90,7 +90,7 @@ fn main() -> anyhow::Result<()> {
         "huge::values",
         if with_values { n as u64 * 4 } else { 4 },
     )?;
-    let req = sorter.storage_requirements(n as u64);
+    let req = sorter.storage_requirements(n as u64)?;
     let scratch = Buffer::new(
         &ctx,
         "huge::scratch",

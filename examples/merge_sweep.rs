@@ -65,7 +65,7 @@ fn time_policy(
     let scratch = Buffer::device_local(
         ctx,
         "sweep::scratch",
-        sorter.storage_requirements(max_n).scratch_bytes,
+        sorter.storage_requirements(max_n)?.scratch_bytes,
     )?;
     let vref = (value != ValueType::None).then(|| vals.as_ref());
     let mut out = Vec::new();

@@ -91,7 +91,7 @@ fn main() -> anyhow::Result<()> {
             ..Default::default()
         },
     )?;
-    let req = sorter.storage_requirements(capacity);
+    let req = sorter.storage_requirements(capacity)?;
     let scratch = Buffer::new(
         &ctx,
         "renderer::sort_scratch",

@@ -11,7 +11,7 @@
 //!
 //! Environment: SCAN_POLICIES="wg:items,..." also times look-back, reduce-then-scan and compaction with each
 //! policy; WARMUP_MS (default 300).
-use vksort::gpu::{profiler::sum_by_label, Buffer, PassTime, Profiler, Recorder};
+use vksort::gpu::{sum_by_label, Buffer, PassTime, Profiler, Recorder};
 use vksort::scan::{ScanAlgorithm, ScanConfig, ScanPolicy, Scanner};
 
 type Op<'a> = dyn FnMut(&mut Recorder) -> vksort::Result<()> + 'a;

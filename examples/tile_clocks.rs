@@ -57,7 +57,7 @@ fn main() -> anyhow::Result<()> {
     let tiles = layout.portions.count * layout.portions.tiles;
     let places = (key.bytes() * 8).div_ceil(policy.digit_bits) as u64;
     let records = Buffer::device_local(&ctx, "tile_clocks::records", places * tiles * 64)?;
-    let addr = ctx.buffer_address("tile clock records", &records.as_ref())?;
+    let addr = records.device_address()?;
     let clocked = sorter_for(RadixDebug {
         tile_clocks: addr,
         ..base_debug
@@ -84,7 +84,7 @@ fn main() -> anyhow::Result<()> {
     let scratch = Buffer::device_local(
         &ctx,
         "tile_clocks::scratch",
-        plain.storage_requirements(n).scratch_bytes,
+        plain.storage_requirements(n)?.scratch_bytes,
     )?;
     let mut prof = Profiler::new(&ctx, 256)?;
     for (name, sorter) in [("plain", &plain), ("clocked", &clocked)] {

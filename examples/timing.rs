@@ -5,7 +5,7 @@
 //! sort on device-resident buffers. VKSORT_POLICY overrides policy fields; VKSORT_ENTROPY=k makes each key word
 //! the AND of k random words.
 use std::sync::Arc;
-use vksort::gpu::{profiler::sum_by_label, Buffer, Profiler};
+use vksort::gpu::{sum_by_label, Buffer, Profiler};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
@@ -60,7 +60,7 @@ fn main() -> anyhow::Result<()> {
     let scratch = Buffer::device_local(
         &ctx,
         "timing::scratch",
-        sorter.storage_requirements(n).scratch_bytes,
+        sorter.storage_requirements(n)?.scratch_bytes,
     )?;
     // Clocks: a GPU that idled while the host set up runs short sorts at idle clocks (an H100: 345 instead of
     // 1980 MHz, 5x slower), so ~200 ms of sorts run back to back, in one submission, before the timed ones.

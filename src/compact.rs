@@ -19,16 +19,17 @@
 //! recorded. `n = 0` writes a count of 0.
 
 use crate::error::Result;
-use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::scan::{check_count, check_data, check_device, ScanElem, ScanPolicy, MIN_TILE};
 use ash::vk;
 use std::sync::Arc;
 
+internal! {
 /// Push constants of `glsl/compact.comp` (both variants).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct CompactPush {
+struct CompactPush {
     pub n: u32,
     /// Workgroups dispatched (= tiles, at least 1).
     pub groups: u32,
@@ -36,6 +37,7 @@ pub struct CompactPush {
     pub mode: u32,
     pub a: u32,
     pub b: u32,
+}
 }
 
 /// Which elements a compaction keeps: a test on each element, or on its flag when a flags buffer is given.
@@ -45,9 +47,19 @@ pub enum Predicate {
     #[default]
     NonZero,
     /// `x & mask == value`: [`Predicate::ODD`] is `{ mask: 1, value: 1 }`, "even" `{ mask: 1, value: 0 }`.
-    BitsEqual { mask: u32, value: u32 },
+    BitsEqual {
+        /// The bits tested.
+        mask: u32,
+        /// What they must equal.
+        value: u32,
+    },
     /// `lo <= x < hi` (unsigned); nothing is kept when `hi <= lo`.
-    InRange { lo: u32, hi: u32 },
+    InRange {
+        /// The smallest value kept.
+        lo: u32,
+        /// One past the largest value kept.
+        hi: u32,
+    },
 }
 
 impl Predicate {
@@ -223,11 +235,11 @@ impl Compactor {
     pub fn cmd_compact(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        flags: Option<BufferRef>,
-        output: BufferRef,
-        count_out: BufferRef,
-        scratch: BufferRef,
+        input: BufferRef<'_>,
+        flags: Option<BufferRef<'_>>,
+        output: BufferRef<'_>,
+        count_out: BufferRef<'_>,
+        scratch: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
         let pred = Predicate::NonZero;
@@ -240,14 +252,16 @@ impl Compactor {
     pub fn cmd_compact_if(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        flags: Option<BufferRef>,
+        input: BufferRef<'_>,
+        flags: Option<BufferRef<'_>>,
         predicate: Predicate,
-        output: BufferRef,
-        count_out: BufferRef,
-        scratch: BufferRef,
+        output: BufferRef<'_>,
+        count_out: BufferRef<'_>,
+        scratch: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
+        let (input, flags, output) = (input.region(), flags.map(|f| f.region()), output.region());
+        let (count_out, scratch) = (count_out.region(), scratch.region());
         let ctx = rec.ctx();
         let caps = ctx.caps();
         check_device(caps, ScanElem::U32)?;
@@ -266,12 +280,16 @@ impl Compactor {
             status_bytes,
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        let overlap = crate::scan::overlaps(&input, &output, bytes)
-            || flags.is_some_and(|f| crate::scan::overlaps(&f, &output, bytes));
-        if overlap {
-            return Err(crate::Error::Overlap {
-                what: "compaction output overlaps its input or flags",
-            });
+        // What the pass writes (output, count, scratch) shares no byte with anything else; the input and the
+        // flags are only read and may overlap each other.
+        let written = [
+            ("output", output, bytes),
+            ("count_out", count_out, 4),
+            ("scratch", scratch, status_bytes),
+        ];
+        check_disjoint(&[&[("input", input, bytes)], &written[..]].concat())?;
+        if let Some(f) = flags {
+            check_disjoint(&[&[("flags", f, bytes)], &written[..]].concat())?;
         }
         let kernel = self.kernel(ctx, flags.is_some(), self.policy.items_for(n))?;
         let tiles = self.tiles(n) as u32;
@@ -279,7 +297,7 @@ impl Compactor {
         let status = scratch.slice(0, status_bytes);
         // Bindings may not be empty: with n = 0 the count region stands in for the data bindings (the shader
         // reads and writes no element then).
-        let data = |b: BufferRef| {
+        let data = |b: Region| {
             if n == 0 {
                 count_out.slice(0, 4)
             } else {
@@ -292,7 +310,7 @@ impl Compactor {
         }
         bindings.extend([data(output), count_out.slice(0, 4), status]);
         rec.scope("vksort::compact", |rec| {
-            rec.fill("vksort::compact::clear", status, 0)?;
+            rec.fill_region("vksort::compact::clear", status, 0)?;
             rec.barrier();
             rec.dispatch(
                 "vksort::compact",
@@ -316,11 +334,11 @@ impl Compactor {
 #[allow(clippy::too_many_arguments)]
 pub fn cmd_compact(
     rec: &mut Recorder,
-    input: BufferRef,
-    flags: Option<BufferRef>,
-    output: BufferRef,
-    count_out: BufferRef,
-    scratch: BufferRef,
+    input: BufferRef<'_>,
+    flags: Option<BufferRef<'_>>,
+    output: BufferRef<'_>,
+    count_out: BufferRef<'_>,
+    scratch: BufferRef<'_>,
     n: u64,
 ) -> Result<()> {
     let pred = Predicate::NonZero;
@@ -331,12 +349,12 @@ pub fn cmd_compact(
 #[allow(clippy::too_many_arguments)]
 pub fn cmd_compact_if(
     rec: &mut Recorder,
-    input: BufferRef,
-    flags: Option<BufferRef>,
+    input: BufferRef<'_>,
+    flags: Option<BufferRef<'_>>,
     predicate: Predicate,
-    output: BufferRef,
-    count_out: BufferRef,
-    scratch: BufferRef,
+    output: BufferRef<'_>,
+    count_out: BufferRef<'_>,
+    scratch: BufferRef<'_>,
     n: u64,
 ) -> Result<()> {
     let ctx = rec.ctx();
@@ -413,13 +431,16 @@ pub fn compact_u32_if(
     output.read_vec::<u32>(kept)
 }
 
+internal! {
 /// CPU reference of [`compact_u32`].
-pub fn cpu_compact_u32(data: &[u32], flags: Option<&[u32]>) -> Vec<u32> {
+fn cpu_compact_u32(data: &[u32], flags: Option<&[u32]>) -> Vec<u32> {
     cpu_compact_u32_if(data, flags, Predicate::NonZero)
 }
+}
 
+internal! {
 /// CPU reference of [`compact_u32_if`].
-pub fn cpu_compact_u32_if(data: &[u32], flags: Option<&[u32]>, predicate: Predicate) -> Vec<u32> {
+fn cpu_compact_u32_if(data: &[u32], flags: Option<&[u32]>, predicate: Predicate) -> Vec<u32> {
     match flags {
         Some(f) => data
             .iter()
@@ -433,4 +454,5 @@ pub fn cpu_compact_u32_if(data: &[u32], flags: Option<&[u32]>, predicate: Predic
             .filter(|&x| predicate.test(x))
             .collect(),
     }
+}
 }

@@ -3,28 +3,36 @@
 //!
 //! Contract of [`cmd_copy`]: copies `bytes` (a multiple of 16: [`Error::SizeNotMultiple`]) from `src` to `dst`
 //! (both `STORAGE_BUFFER`, at least `bytes` from their offsets, within `maxStorageBufferRange`: the
-//! buffer errors of [`crate::gpu::BufferRef::check`] or [`Error::TooLarge`]), checked before anything is
+//! buffer errors of [`crate::BufferRef`] or [`Error::TooLarge`]), checked before anything is
 //! recorded; the regions must not overlap. Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
 
 use crate::error::{Error, Result};
-use crate::gpu::{Buffer, BufferRef, Context, Profiler, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Profiler, Recorder};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
 
+internal! {
 /// Push constants of `glsl/copy.comp`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct CopyPush {
+struct CopyPush {
     pub n_vec4: u32,
     pub group_count: u32,
+}
 }
 
 /// uvec4 words per invocation.
 const ITEMS: u32 = 4;
 
 /// Records a copy of `bytes` (a multiple of 16) from `src` to `dst`.
-pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) -> Result<()> {
+pub fn cmd_copy(
+    rec: &mut Recorder,
+    src: BufferRef<'_>,
+    dst: BufferRef<'_>,
+    bytes: u64,
+) -> Result<()> {
+    let (src, dst) = (src.region(), dst.region());
     let ctx = rec.ctx();
     if bytes % 16 != 0 {
         return Err(Error::SizeNotMultiple {
@@ -35,11 +43,16 @@ pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) 
     }
     src.check(ctx, "src", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     dst.check(ctx, "dst", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    check_disjoint(&[("src", src, bytes), ("dst", dst, bytes)])?;
     if bytes > ctx.caps().max_storage_buffer_range || bytes / 16 > u32::MAX as u64 {
         return Err(Error::TooLarge {
             n: bytes / 16,
-            elem_bytes: 16,
-            limit: ctx.caps().max_storage_buffer_range,
+            max: ctx
+                .caps()
+                .max_storage_buffer_range
+                .min(u32::MAX as u64 * 16)
+                / 16,
+            limit: "one storage-buffer binding (16-byte vectors)",
         });
     }
     let plan = SubgroupPlan::for_device(ctx.caps());
@@ -64,11 +77,12 @@ pub fn cmd_copy(rec: &mut Recorder, src: BufferRef, dst: BufferRef, bytes: u64) 
     )
 }
 
+internal! {
 /// Measures the compute-copy bandwidth over `bytes` (read + write counted) in bytes per second: the median
 /// of `reps` timed copies, recorded back to back in one submission after ~300 ms of warm-up copies on a GPU
 /// (at most 1 s of wall time). GPU clocks fall to idle when the device has waited on the host, and take about
 /// that long to come back.
-pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
+fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
     let bytes = bytes.next_multiple_of(16);
     let a = Buffer::device_local(ctx, "vksort::roofline::src", bytes)?;
     let b = Buffer::device_local(ctx, "vksort::roofline::dst", bytes)?;
@@ -95,4 +109,5 @@ pub fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f
     times.sort_by(|x, y| x.total_cmp(y));
     let ns = times[times.len() / 2].max(1.0);
     Ok(2.0 * bytes as f64 / (ns * 1e-9))
+}
 }

@@ -23,10 +23,11 @@ pub struct SpinPush {
 /// hash chain, summed into `counter` (8 bytes).
 pub fn cmd_spin(
     rec: &mut Recorder,
-    counter: BufferRef,
+    counter: BufferRef<'_>,
     iterations: u32,
     groups: u32,
 ) -> Result<()> {
+    let counter = counter.region();
     let ctx = rec.ctx();
     counter.check(ctx, "counter", 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     let plan = SubgroupPlan::for_device(ctx.caps());
@@ -134,12 +135,13 @@ pub struct ResidencyPush {
 /// recording (a diagnostic, not a sort pass).
 pub fn cmd_residency(
     rec: &mut Recorder,
-    counters: BufferRef,
+    counters: BufferRef<'_>,
     shape: ResidencyShape,
     slots: ResidencySlots,
     iterations: u32,
     groups: u32,
 ) -> Result<()> {
+    let counters = counters.region();
     let ctx = rec.ctx();
     let caps = ctx.caps();
     counters.check(
@@ -208,7 +210,7 @@ pub fn cmd_residency(
         .with(sh::LIVE_REGS, shape.live_words);
     let kernel = plan.kernel(ctx, shader, wg, spec)?;
     let region = counters.slice(0, slots.counter_bytes());
-    rec.fill("vksort::diagnostics::residency::clear", region, 0)?;
+    rec.fill_region("vksort::diagnostics::residency::clear", region, 0)?;
     rec.barrier();
     rec.dispatch(
         "vksort::diagnostics::residency",

@@ -21,7 +21,9 @@ pub enum Error {
     /// A Vulkan call failed.
     #[error("{call} failed: {result}")]
     Vulkan {
+        /// The Vulkan function, e.g. `"vkCreateDevice"`.
         call: &'static str,
+        /// What it returned.
         result: vk::Result,
     },
     /// No Vulkan device matched (or none exists).
@@ -29,117 +31,215 @@ pub enum Error {
     NoDevice(String),
     /// The device lacks something a kernel needs ("needs subgroup ballot").
     #[error("unsupported on {device}: {what}")]
-    Unsupported { device: String, what: String },
+    Unsupported {
+        /// The device's name (or `"instance"`).
+        device: String,
+        /// What is missing: an extension, a feature, a subgroup operation, a limit.
+        what: String,
+    },
     /// An argument is out of its allowed range where no more specific variant says which (the rare rest; match
     /// the specific variants below where a caller may want to react).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// A sort's bit range `[lo, hi)` is empty or beyond the key's bits.
     #[error("bit range [{lo}, {hi}) is not within [0, {key_bits}) or is empty")]
-    InvalidBitRange { lo: u32, hi: u32, key_bits: u32 },
+    InvalidBitRange {
+        /// First bit of the range.
+        lo: u32,
+        /// One past the last bit of the range.
+        hi: u32,
+        /// Bits of the key type.
+        key_bits: u32,
+    },
     /// A policy (tuning) struct is out of range or does not fit the device (shared memory, workgroup size).
     #[error("{family} policy: {what}")]
-    InvalidPolicy { family: &'static str, what: String },
+    InvalidPolicy {
+        /// The family whose policy it is (`"radix"`, `"merge"`, ...).
+        family: &'static str,
+        /// What is out of range.
+        what: String,
+    },
     /// An algorithm asked for explicitly cannot do this combination (key type, value type, order, bit range,
     /// ...): `reason` says what. For a count above an algorithm's capacity see [`Error::AlgorithmLimit`].
     #[error("the {algorithm} algorithm cannot do this: {reason}")]
     UnsupportedAlgorithm {
+        /// The algorithm's name (`"bitonic"`, `"auto"`, ...).
         algorithm: &'static str,
+        /// Why it cannot.
         reason: String,
     },
     /// An algorithm asked for explicitly cannot sort this many keys (e.g. the one-workgroup sort beyond its
-    /// capacity).
+    /// capacity). [`crate::sort::Sorter::new`] returns it when the configuration's `max_n` is beyond it.
     #[error("the {algorithm} sort takes at most {max} keys, not {n}")]
     AlgorithmLimit {
+        /// The algorithm's name.
         algorithm: &'static str,
+        /// The most keys it takes.
         max: u64,
+        /// The keys asked for.
         n: u64,
     },
     /// Values given to a keys-only sorter, or none given to a sorter that carries values (`expected` says
     /// which the sorter was made for).
     #[error("the sorter was made {}, but the call {}", if *expected { "for values" } else { "for keys only" }, if *expected { "gave no value buffer" } else { "gave values" })]
-    ValuesMismatch { expected: bool },
-    /// An output region overlaps an input region in a way the operation does not allow.
-    #[error("{what}")]
-    Overlap { what: &'static str },
+    ValuesMismatch {
+        /// True when the sorter carries values.
+        expected: bool,
+    },
+    /// Two regions of one operation (keys, values, scratch, count, input, output, ...) share bytes of one
+    /// buffer where the operation needs them apart. `a` and `b` name the two.
+    #[error("buffer regions `{a}` and `{b}` overlap")]
+    Overlap {
+        /// The first region's role.
+        a: &'static str,
+        /// The second region's role.
+        b: &'static str,
+    },
+    /// A region of a [`crate::Buffer`] allocated by another [`crate::Context`] than the one recording (or a
+    /// sorter, scanner or compactor of another context than the recorder's): `what` names it.
+    #[error("`{what}` belongs to another vksort context")]
+    WrongContext {
+        /// The buffer's role (`"keys"`), or the object (`"sorter"`).
+        what: &'static str,
+    },
+    /// A sort that must be stable ([`crate::sort::SortConfig::stable`]) was configured with an algorithm that
+    /// is not.
+    #[error("the {algorithm} sort is not stable, and the configuration requires a stable sort")]
+    NotStable {
+        /// The algorithm's name.
+        algorithm: &'static str,
+    },
     /// Two slices or buffers whose lengths must agree do not (`what`: "values").
     #[error("{got} {what} for {expected} elements")]
     LengthMismatch {
+        /// Which slice.
         what: &'static str,
+        /// The length it must have.
         expected: u64,
+        /// The length it has.
         got: u64,
     },
     /// A caller's buffer is smaller than the operation needs.
     #[error("buffer `{what}` too small: needs {needed} bytes from its offset, has {available}")]
     BufferTooSmall {
+        /// The buffer's role.
         what: &'static str,
+        /// Bytes needed from the region's offset.
         needed: u64,
+        /// Bytes the region has.
         available: u64,
     },
     /// A caller's buffer region is `VK_NULL_HANDLE` where the operation reads or writes bytes of it.
     #[error("buffer `{what}` is VK_NULL_HANDLE")]
-    NullBuffer { what: &'static str },
+    NullBuffer {
+        /// The buffer's role.
+        what: &'static str,
+    },
     /// A byte size that must be a multiple of `multiple` is not (e.g. the compute copy moves 16-byte vectors).
     #[error("`{what}` size {size} bytes is not a multiple of {multiple}")]
     SizeNotMultiple {
+        /// The size's role.
         what: &'static str,
+        /// The size given, in bytes.
         size: u64,
+        /// What it must be a multiple of.
         multiple: u64,
     },
     /// A caller's buffer lacks usage flags the operation needs.
     #[error("buffer `{what}` lacks usage flags {missing:?}")]
     MissingUsage {
+        /// The buffer's role.
         what: &'static str,
+        /// The flags it lacks.
         missing: vk::BufferUsageFlags,
     },
     /// A caller's buffer offset is not aligned as the device requires.
     #[error("buffer `{what}` offset {offset} is not a multiple of {alignment}")]
     Misaligned {
+        /// The buffer's role.
         what: &'static str,
+        /// The region's offset.
         offset: u64,
+        /// The alignment it needs.
         alignment: u64,
     },
     /// An element count above the capacity the scratch memory or plan was made for.
     #[error("count {n} is above the capacity {capacity}")]
-    CountOverCapacity { n: u64, capacity: u64 },
-    /// An element count above what the device can address in one storage buffer binding.
-    #[error("{n} elements of {elem_bytes} bytes exceed the device's limit of {limit} bytes per storage buffer")]
-    TooLarge { n: u64, elem_bytes: u64, limit: u64 },
+    CountOverCapacity {
+        /// The count asked for.
+        n: u64,
+        /// The capacity.
+        capacity: u64,
+    },
+    /// An element count above a limit of the algorithm or the device: `limit` says which (the radix sorts' key
+    /// count, one storage-buffer binding, ...), `max` is the most elements it allows.
+    #[error("{n} elements are too many: {limit} allows at most {max}")]
+    TooLarge {
+        /// The count asked for.
+        n: u64,
+        /// The most elements the limit allows.
+        max: u64,
+        /// The limit, in words.
+        limit: &'static str,
+    },
     /// A pass needs more workgroups than the device's dispatch grid holds (`max`: `maxComputeWorkGroupCount`
     /// x times y).
     #[error("{groups} workgroups exceed the device's dispatch grid of {max}")]
-    GridTooLarge { groups: u64, max: u64 },
+    GridTooLarge {
+        /// Workgroups the pass needs.
+        groups: u64,
+        /// Workgroups the grid holds.
+        max: u64,
+    },
     /// A [`crate::gpu::Profiler`] recorded more stamps than its capacity, or was attached without
     /// [`crate::gpu::Profiler::begin`] on the command buffer: its results are incomplete.
     #[error(
         "profiler capacity {capacity} too small (or begin() not called) for the recorded passes"
     )]
-    ProfilerOverflow { capacity: u32 },
+    ProfilerOverflow {
+        /// The profiler's capacity in stamps.
+        capacity: u32,
+    },
     /// [`crate::gpu::Profiler::results`] was asked before the command buffer that wrote the stamps completed.
     #[error("timestamps not available yet: wait for the command buffer")]
     TimestampsNotReady,
     /// The GPU wrote a result that cannot be right (e.g. a compaction count above `n`): a driver or vksort bug,
     /// never the caller's input. `what` says which result.
     #[error("impossible GPU result: {what}")]
-    InvalidGpuResult { what: String },
+    InvalidGpuResult {
+        /// Which result.
+        what: String,
+    },
     /// A bounded wait ran out. The GPU may be hung; `last_pass` is the last pass the GPU started.
     #[error("GPU work did not finish within {timeout:?} (last pass started: {last_pass})")]
     Timeout {
+        /// The bound that ran out.
         timeout: Duration,
+        /// The label of the last pass the GPU started.
         last_pass: String,
     },
     /// VK_ERROR_DEVICE_LOST. `last_pass` is the last pass the GPU started.
     #[error("Vulkan device lost (last pass started: {last_pass})")]
-    DeviceLost { last_pass: String },
+    DeviceLost {
+        /// The label of the last pass the GPU started.
+        last_pass: String,
+    },
     /// Memory allocation failed.
-    #[error("allocation of `{name}` failed: {source}")]
+    #[error("allocation of `{name}` failed: {reason}")]
     Allocation {
+        /// The allocation's name.
         name: String,
-        source: gpu_allocator::AllocationError,
+        /// The allocator's message (out of device memory, no compatible memory type, ...).
+        reason: String,
     },
     /// A shader is missing or its reflection failed: a build problem, never the caller's fault.
     #[error("shader `{name}`: {what}")]
-    Shader { name: String, what: String },
+    Shader {
+        /// The embedded shader's name.
+        name: String,
+        /// What went wrong.
+        what: String,
+    },
 }
 
 /// `Result` with [`Error`].

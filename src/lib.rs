@@ -1,22 +1,56 @@
 //! vksort: sort, scan and compact large arrays on the GPU through Vulkan compute.
 //!
-//! Layering (after CUB): the public API per algorithm family ([`sort`], [`scan`], [`reduce`], [`compact`],
-//! [`copy`]), a dispatch layer in each family that plans passes and scratch memory from that family's policy
-//! struct (tuning as data, built on [`policy::SubgroupPlan`]), one module per GPU pass, and the GPU layer
-//! ([`gpu`]) underneath. Every primitive has a `cmd_*` form that records into the caller's command buffer (see
-//! [`gpu::recorder`] for the barrier contract) and a host form built on it.
+//! Two forms of every primitive:
+//! - **host forms** ([`sort::sort`], [`sort::sort_pairs`], [`scan::scan_u32`], [`compact::compact_u32`],
+//!   [`reduce::reduce_u32`]): a slice in, the result out, on a [`Context`] of vksort's own;
+//! - **recording forms** ([`sort::Sorter::cmd_sort`], [`sort::Sorter::cmd_sort_indirect`],
+//!   [`scan::Scanner::cmd_scan`], [`compact::Compactor::cmd_compact`], [`reduce::cmd_reduce`]): checked
+//!   commands recorded into the caller's command buffer on the caller's buffers ([`BufferRef`]), on a
+//!   renderer's adopted device ([`Context::adopt`]). The barrier contract is in [`gpu::Recorder`]'s module.
+//!
+//! Every check of the caller's input happens before anything is recorded: an `Err` leaves the command buffer
+//! and the buffers untouched. Safe code cannot make vksort touch memory it was not given: regions of vksort's
+//! own [`Buffer`]s borrow them, and a renderer's raw buffers enter only through the `unsafe`
+//! [`BufferRef::from_raw`].
+//!
+//! Layering (after CUB): the public front end per family ([`sort`], [`scan`], [`reduce`], [`compact`],
+//! [`copy`]), a dispatch layer in each family that plans passes and scratch memory from the family's policy
+//! (tuning as data), one module per GPU pass, and the GPU layer ([`gpu`]) underneath. The passes, shaders,
+//! kernels and the registry of sort families are crate-private; the `diagnostics` feature makes them public
+//! for tests, the `vksort` tools and tuning sweeps (with its debug knobs).
+#![cfg_attr(not(feature = "diagnostics"), deny(missing_docs))]
+
+/// Declares items (or modules) that are public with the `diagnostics` feature, for tests, tools and tuning
+/// sweeps, and crate-private without it: `internal! { mod x; }`, `internal! { fn f() {} }`.
+macro_rules! internal {
+    ($(#[$m:meta])* mod $name:ident;) => {
+        #[cfg(feature = "diagnostics")]
+        $(#[$m])* pub mod $name;
+        #[cfg(not(feature = "diagnostics"))]
+        #[allow(dead_code, unused_imports)]
+        $(#[$m])* pub(crate) mod $name;
+    };
+    ($(#[$m:meta])* $kw:ident $($rest:tt)*) => {
+        #[cfg(feature = "diagnostics")]
+        $(#[$m])* pub $kw $($rest)*
+        #[cfg(not(feature = "diagnostics"))]
+        #[allow(dead_code)]
+        $(#[$m])* pub(crate) $kw $($rest)*
+    };
+}
 
 pub mod compact;
 pub mod copy;
+#[cfg(feature = "diagnostics")]
 pub mod diagnostics;
 pub mod error;
 pub mod gpu;
-pub mod policy;
+internal! { mod policy; }
 pub mod reduce;
 pub mod scan;
-pub mod shaders;
+internal! { mod shaders; }
+pub mod sort;
 pub mod workload;
 
 pub use error::{Error, Result};
-pub use gpu::{Buffer, BufferRef, Context, ContextOptions};
-pub mod sort;
+pub use gpu::{AdoptInfo, Buffer, BufferRef, Context, ContextOptions, DeviceCaps, Recorder};

@@ -12,7 +12,7 @@
 //! Scratch layout: 16-byte header (done counter), then one element per workgroup.
 
 use crate::error::Result;
-use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::scan::{check_count, check_data, check_device, ScanElem, ScanPolicy};
 use ash::vk;
@@ -24,21 +24,27 @@ pub enum ReduceOp {
     /// Wrapping sum.
     #[default]
     Sum,
+    /// The smallest element (unsigned).
     Min,
+    /// The largest element (unsigned).
     Max,
 }
 
+internal! {
 /// Push constants of `glsl/reduce.comp` (every variant).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct ReducePush {
+struct ReducePush {
     pub n: u32,
     pub tiles: u32,
     pub groups: u32,
 }
+}
 
+internal! {
 /// The most workgroups (and partials) of one reduction.
-pub const MAX_GROUPS: u32 = 1024;
+const MAX_GROUPS: u32 = 1024;
+}
 
 /// Scratch bytes of a reduction of up to `max_n` elements (of either width).
 pub fn reduce_scratch_bytes(_max_n: u64) -> u64 {
@@ -46,15 +52,20 @@ pub fn reduce_scratch_bytes(_max_n: u64) -> u64 {
 }
 
 /// Records the reduction of `n` elements of `input` into `output[0]` (see the module docs).
+///
+/// Checked before anything is recorded: the device, the count, each region ([`crate::Error::BufferTooSmall`],
+/// usage, alignment, context) and that the input, output and scratch share no byte
+/// ([`crate::Error::Overlap`]).
 pub fn cmd_reduce(
     rec: &mut Recorder,
-    input: BufferRef,
-    output: BufferRef,
-    scratch: BufferRef,
+    input: BufferRef<'_>,
+    output: BufferRef<'_>,
+    scratch: BufferRef<'_>,
     n: u64,
     op: ReduceOp,
     elem: ScanElem,
 ) -> Result<()> {
+    let (input, output, scratch) = (input.region(), output.region(), scratch.region());
     let ctx = rec.ctx();
     let caps = ctx.caps();
     check_device(caps, elem)?;
@@ -68,6 +79,11 @@ pub fn cmd_reduce(
         reduce_scratch_bytes(n),
         vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
     )?;
+    check_disjoint(&[
+        ("input", input, n * eb),
+        ("output", output, eb),
+        ("scratch", scratch, reduce_scratch_bytes(n)),
+    ])?;
     let policy = ScanPolicy::for_device(caps);
     let plan = SubgroupPlan::for_device(caps);
     let vecs = policy.items_per_thread / elem.per_vec();
@@ -92,7 +108,7 @@ pub fn cmd_reduce(
     let groups = tiles.clamp(1, MAX_GROUPS);
     let scratch = scratch.slice(0, 16 + groups as u64 * eb);
     rec.scope("vksort::reduce", |rec| {
-        rec.fill("vksort::reduce::clear", scratch.slice(0, 16), 0)?;
+        rec.fill_region("vksort::reduce::clear", scratch.slice(0, 16), 0)?;
         rec.barrier();
         rec.dispatch(
             "vksort::reduce",
@@ -151,20 +167,24 @@ pub fn reduce_u64(ctx: &Arc<Context>, data: &[u64], op: ReduceOp) -> Result<u64>
     reduce_host(ctx, data, op, ScanElem::U64)
 }
 
+internal! {
 /// CPU reference of [`reduce_u32`].
-pub fn cpu_reduce_u32(data: &[u32], op: ReduceOp) -> u32 {
+fn cpu_reduce_u32(data: &[u32], op: ReduceOp) -> u32 {
     match op {
         ReduceOp::Sum => data.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
         ReduceOp::Min => data.iter().copied().min().unwrap_or(u32::MAX),
         ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
     }
 }
+}
 
+internal! {
 /// CPU reference of [`reduce_u64`].
-pub fn cpu_reduce_u64(data: &[u64], op: ReduceOp) -> u64 {
+fn cpu_reduce_u64(data: &[u64], op: ReduceOp) -> u64 {
     match op {
         ReduceOp::Sum => data.iter().fold(0u64, |a, &x| a.wrapping_add(x)),
         ReduceOp::Min => data.iter().copied().min().unwrap_or(u64::MAX),
         ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
     }
+}
 }

@@ -26,6 +26,8 @@ pub struct PassModel {
 }
 
 impl PassModel {
+    /// A pass labelled `label` of `dispatches` dependent dispatches that reads `read` and writes `write` bytes
+    /// of device memory, with `ops` simple operations per key.
     pub fn new(label: &str, dispatches: u32, read: f64, write: f64, ops: f64) -> Self {
         Self {
             label: label.into(),

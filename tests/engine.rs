@@ -77,8 +77,15 @@ fn copy_rejects_bad_input_and_writes_nothing() {
             Err(Error::BufferTooSmall { .. })
         ));
         // missing usage
-        let mut no_storage = dst.as_ref();
-        no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
+        // SAFETY: the buffer is live until the end of this test; it claims less usage than it has.
+        let no_storage = unsafe {
+            vksort::BufferRef::from_raw(
+                dst.handle(),
+                0,
+                dst.size(),
+                ash::vk::BufferUsageFlags::TRANSFER_DST,
+            )
+        };
         assert!(matches!(
             run(src.as_ref(), no_storage, 256),
             Err(Error::MissingUsage { .. })
@@ -93,8 +100,15 @@ fn copy_rejects_bad_input_and_writes_nothing() {
             ));
         }
         // null handle
-        let mut null = dst.as_ref();
-        null.buffer = ash::vk::Buffer::null();
+        // SAFETY: a null handle is refused before anything is recorded.
+        let null = unsafe {
+            vksort::BufferRef::from_raw(
+                ash::vk::Buffer::null(),
+                0,
+                dst.size(),
+                dst.as_ref().usage(),
+            )
+        };
         assert!(matches!(
             run(src.as_ref(), null, 256),
             Err(Error::NullBuffer { what: "dst" })

@@ -417,8 +417,8 @@ fn gpu_side_count() {
         let b = device_policy(ctx, &c).block_tile() as usize;
         let s = Sorter::new(ctx, c.config(b)).unwrap();
         assert_eq!(
-            s.storage_requirements(b as u64).scratch_bytes,
-            s.storage_requirements(1).scratch_bytes
+            s.storage_requirements(b as u64).unwrap().scratch_bytes,
+            s.storage_requirements(1).unwrap().scratch_bytes
         );
         let raw = gen(KeyType::I32, Dist::Uniform, b, 4);
         for m in [0, 1, 5, b - 1, b] {
@@ -667,7 +667,7 @@ fn bad_input_is_rejected() {
         let s = Sorter::new(ctx, cfg).unwrap();
         let kb = Buffer::from_slice(ctx, "test::keys", &vec![7u32; n as usize]).unwrap();
         let vb = Buffer::from_slice(ctx, "test::vals", &vec![9u32; n as usize]).unwrap();
-        let req = s.storage_requirements(n);
+        let req = s.storage_requirements(n).unwrap();
         let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
         let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
         let run = |k: vksort::BufferRef, v: Option<vksort::BufferRef>, sc: vksort::BufferRef, n| {

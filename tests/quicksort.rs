@@ -379,7 +379,7 @@ fn phase_one_trace(ctx: &Arc<Context>, s: &Sorter, c: &Case, raw: &[u128]) -> (u
     let kb = Buffer::from_slice(ctx, "test::keys", &words).unwrap();
     let vb =
         Buffer::from_slice(ctx, "test::vals", &common::sorting::values_for(n, c.value)).unwrap();
-    let req = s.storage_requirements(n as u64);
+    let req = s.storage_requirements(n as u64).unwrap();
     let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
     let vals = (c.value != ValueType::None).then(|| vb.as_ref());
     ctx.submit("test::sort", |rec| {
@@ -517,7 +517,7 @@ fn recording_builds_no_pipeline() {
             };
             let sorter = Sorter::new(ctx, cfg).unwrap();
             assert_eq!(
-                sorter.storage_requirements(max_n).scratch_usage,
+                sorter.storage_requirements(max_n).unwrap().scratch_usage,
                 SCRATCH_USAGE
             );
             common::sorting::assert_recording_builds_no_pipeline(
@@ -540,13 +540,18 @@ fn bad_input() {
         };
         let n = 10_000u64;
         let s = sorter(ctx, &c, n as usize, None);
-        let req = s.storage_requirements(n);
+        let req = s.storage_requirements(n).unwrap();
         let kb = Buffer::device_local(ctx, "test::keys", n * 4).unwrap();
         let vb = Buffer::device_local(ctx, "test::vals", n * 4).unwrap();
         let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
-        let storage_only = BufferRef {
-            usage: ash::vk::BufferUsageFlags::STORAGE_BUFFER,
-            ..scratch.as_ref()
+        // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
+        let storage_only = unsafe {
+            BufferRef::from_raw(
+                scratch.handle(),
+                0,
+                scratch.size(),
+                ash::vk::BufferUsageFlags::STORAGE_BUFFER,
+            )
         };
         let small = scratch.slice(0, req.scratch_bytes - 256);
         let results = ctx.submit("test::bad", |rec| {

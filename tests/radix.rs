@@ -144,6 +144,7 @@ impl Case {
             order: self.order,
             bits: self.bits,
             algorithm: self.algorithm,
+            stable: false,
             max_n: max_n.max(1) as u64,
         }
     }
@@ -200,7 +201,7 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
     let vw = to_words(&vals, c.value.bytes().max(4));
     let kb = Buffer::from_slice(ctx, "test::keys", &pad(&kw)).unwrap();
     let vb = Buffer::from_slice(ctx, "test::vals", &pad(&vw)).unwrap();
-    let req = sorter.storage_requirements(n as u64);
+    let req = sorter.storage_requirements(n as u64).unwrap();
     let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
     let cnt = Buffer::from_slice(ctx, "test::count", &[gpu_n.unwrap_or(0) as u32; 4]).unwrap();
     let values = (c.value != ValueType::None).then(|| vb.as_ref());
@@ -652,7 +653,7 @@ fn gpu_side_count_overflow_is_clamped_and_flagged() {
             .unwrap();
             let raw: Vec<u32> = Rng(5).vec_u32(cap);
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
-            let req = sorter.storage_requirements(cap as u64);
+            let req = sorter.storage_requirements(cap as u64).unwrap();
             let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
             let cnt = Buffer::from_slice(ctx, "test::count", &[5000u32]).unwrap();
             ctx.submit("test::sort", |rec| {
@@ -792,7 +793,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         let sorter = Sorter::new(ctx, cfg).unwrap();
         let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
         let vb = Buffer::from_slice(ctx, "test::vals", &raw).unwrap();
-        let req = sorter.storage_requirements(n as u64);
+        let req = sorter.storage_requirements(n as u64).unwrap();
         let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
         let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
         let run =
@@ -836,9 +837,15 @@ fn bad_input_is_rejected_and_writes_nothing() {
             Err(Error::BufferTooSmall { .. })
         ));
         // missing usage
-        let mut no_ind = scratch.as_ref();
-        no_ind.usage =
-            ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST;
+        // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
+        let no_ind = unsafe {
+            vksort::BufferRef::from_raw(
+                scratch.handle(),
+                0,
+                scratch.size(),
+                ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST,
+            )
+        };
         assert!(matches!(
             run(kb.as_ref(), Some(vb.as_ref()), no_ind, n as u64),
             Err(Error::MissingUsage { .. })
@@ -1077,7 +1084,7 @@ fn passes_are_labelled_and_profiled() {
             };
             let raw = Rng(9).vec_u32(n);
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
-            let req = sorter.storage_requirements(n as u64);
+            let req = sorter.storage_requirements(n as u64).unwrap();
             let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
             let mut prof = vksort::gpu::Profiler::new(ctx, 64).unwrap();
             ctx.submit_profiled("test::sort", Some(&mut prof), |rec| {
@@ -1543,9 +1550,7 @@ fn tile_clocks_record_every_tile() {
     let layout = radix_of(&plain).pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
     let records = Buffer::device_local(&ctx, "test::clocks", 4 * tiles * 64).unwrap();
-    let addr = ctx
-        .buffer_address("test clocks", &records.as_ref())
-        .unwrap();
+    let addr = records.device_address().unwrap();
     let sorter = sorter_with(
         &ctx,
         config,
@@ -1564,7 +1569,7 @@ fn tile_clocks_record_every_tile() {
     let scratch = Buffer::device_local(
         &ctx,
         "test::scratch",
-        sorter.storage_requirements(n).scratch_bytes,
+        sorter.storage_requirements(n).unwrap().scratch_bytes,
     )
     .unwrap();
     records
@@ -1649,7 +1654,7 @@ fn short_tiles_for_small_sorts() {
         );
         let mut prev = 0;
         for n in (0..4 * smax as u64).step_by(97) {
-            let b = sorter.storage_requirements(n).scratch_bytes;
+            let b = sorter.storage_requirements(n).unwrap().scratch_bytes;
             assert!(b >= prev, "scratch for {n} keys shrank: {b} < {prev}");
             assert!(b >= radix_of(&sorter).pick(n).layout(n).total);
             prev = b;
@@ -1887,7 +1892,7 @@ fn msd_buckets_large_and_small() {
         let scratch = Buffer::device_local(
             ctx,
             "test::scratch",
-            s.storage_requirements(n).scratch_bytes,
+            s.storage_requirements(n).unwrap().scratch_bytes,
         )
         .unwrap();
         let r = ctx.submit("test::sort", |rec| {

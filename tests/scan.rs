@@ -312,8 +312,15 @@ fn bad_input_is_rejected_and_output_untouched() {
                     })
                 ));
             }
-            let mut no_storage = o;
-            no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
+            // SAFETY: the output buffer is live until the end of this test; it claims less usage than it has.
+            let no_storage = unsafe {
+                vksort::BufferRef::from_raw(
+                    o.buffer(),
+                    o.offset(),
+                    o.size(),
+                    ash::vk::BufferUsageFlags::TRANSFER_DST,
+                )
+            };
             assert!(matches!(
                 run(i, no_storage, sc, n),
                 Err(Error::MissingUsage { .. })

@@ -268,7 +268,7 @@ fn sort_and_read_control(
     let mut words = to_words(raw, key);
     words.resize(words.len().max(4), 0);
     let kb = Buffer::from_slice(ctx, "test::keys", &words).unwrap();
-    let req = s.storage_requirements(n as u64);
+    let req = s.storage_requirements(n as u64).unwrap();
     let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
     ctx.submit("test::sort", |rec| {
         s.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), n as u64)
@@ -361,9 +361,6 @@ fn indirect_scan_scans_a_prefix() {
         let t = scanner.tile_size() as usize;
         let n = 3 * t + 11;
         let data: Vec<u32> = common::Rng(8).vec_u32(n).iter().map(|x| x % 100).collect();
-        let usage = ash::vk::BufferUsageFlags::STORAGE_BUFFER
-            | ash::vk::BufferUsageFlags::INDIRECT_BUFFER
-            | ash::vk::BufferUsageFlags::TRANSFER_DST;
         for (groups, in_place) in [(0u32, false), (1, true), (2, false), (4, true), (9, false)] {
             let input = Buffer::from_slice(ctx, "test::in", &data).unwrap();
             let output = Buffer::from_slice(ctx, "test::out", &vec![0xdead_beefu32; n]).unwrap();
@@ -373,8 +370,7 @@ fn indirect_scan_scans_a_prefix() {
                     .unwrap();
             let out = if in_place { &input } else { &output };
             ctx.submit("test::scan", |rec| {
-                let mut a = args.as_ref();
-                a.usage |= usage;
+                let a = args.as_ref();
                 scanner.cmd_scan_indirect(
                     rec,
                     input.as_ref(),
@@ -509,7 +505,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
             let s = Sorter::new(ctx, cfg).unwrap();
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
             let vb = Buffer::from_slice(ctx, "test::vals", &raw).unwrap();
-            let req = s.storage_requirements(n as u64);
+            let req = s.storage_requirements(n as u64).unwrap();
             assert_eq!(req.scratch_usage, split::SCRATCH_USAGE);
             let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
             let run = |k: vksort::BufferRef,
@@ -538,9 +534,16 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 n as u64,
             );
             assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
-            let mut no_indirect = scratch.as_ref();
-            no_indirect.usage =
-                ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST;
+            // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
+            let no_indirect = unsafe {
+                vksort::BufferRef::from_raw(
+                    scratch.handle(),
+                    0,
+                    scratch.size(),
+                    ash::vk::BufferUsageFlags::STORAGE_BUFFER
+                        | ash::vk::BufferUsageFlags::TRANSFER_DST,
+                )
+            };
             let r = run(kb.as_ref(), Some(vb.as_ref()), no_indirect, n as u64);
             assert!(matches!(r, Err(Error::MissingUsage { .. })), "{r:?}");
             let r = run(

@@ -328,7 +328,7 @@ fn bad_input_is_rejected() {
 
         let sorter = Sorter::new(ctx, cfg).unwrap();
         let n = 1000u64;
-        let req = sorter.storage_requirements(n);
+        let req = sorter.storage_requirements(n).unwrap();
         let kb = Buffer::device_local(ctx, "test::keys", n * 4).unwrap();
         let small = Buffer::device_local(ctx, "test::small", n * 2).unwrap();
         let vb = Buffer::device_local(ctx, "test::vals", n * 4).unwrap();
@@ -365,8 +365,15 @@ fn bad_input_is_rejected() {
             )
         });
         assert!(matches!(r, Err(Error::Misaligned { .. })), "{r:?}");
-        let mut no_storage = kb.as_ref();
-        no_storage.usage = ash::vk::BufferUsageFlags::TRANSFER_DST;
+        // SAFETY: the key buffer is live until the end of this test; it claims less usage than it has.
+        let no_storage = unsafe {
+            vksort::BufferRef::from_raw(
+                kb.handle(),
+                0,
+                kb.size(),
+                ash::vk::BufferUsageFlags::TRANSFER_DST,
+            )
+        };
         let r =
             record(&|rec| sorter.cmd_sort(rec, no_storage, Some(vb.as_ref()), scratch.as_ref(), n));
         assert!(matches!(r, Err(Error::MissingUsage { .. })), "{r:?}");

@@ -247,7 +247,10 @@ impl Renderer {
         } else {
             None
         };
-        let req = sorter.as_ref().map(|s| s.storage_requirements(n));
+        let req = sorter
+            .as_ref()
+            .map(|s| s.storage_requirements(n))
+            .transpose()?;
         gpu.buffer(
             "particles::sort_scratch",
             req.map_or(16, |r| r.scratch_bytes),

@@ -143,13 +143,10 @@ pub(crate) struct GpuBuffer {
 
 impl GpuBuffer {
     /// The whole buffer as vksort takes it: handle, offset, size and the usage it was created with.
-    pub(crate) fn whole(&self) -> BufferRef {
-        BufferRef {
-            buffer: self.buffer,
-            offset: 0,
-            size: self.size,
-            usage: self.usage,
-        }
+    pub(crate) fn whole(&self) -> BufferRef<'_> {
+        // SAFETY: a live buffer of the renderer's device (the one vksort adopted), created with `usage`, of
+        // `size` bytes; it outlives every frame that sorts it (the renderer waits before destroying it).
+        unsafe { BufferRef::from_raw(self.buffer, 0, self.size, self.usage) }
     }
 }
 

@@ -11,53 +11,144 @@ use super::Context;
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
-pub use gpu_allocator::MemoryLocation;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 /// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate (bytes): larger transfers go in
 /// chunks of this size, one copy and wait each, so a transfer pins at most this much host memory (a sort of 2^28
 /// keys reads back 1-2 GiB). On the H200 host a 64 MiB chunk took ~25 ms to copy into host memory and ~13 ms
 /// to copy out of it on one thread (reads are copied out on up to 8 threads).
-pub const STAGING_CHUNK: u64 = 64 << 20;
+pub(crate) const STAGING_CHUNK: u64 = 64 << 20;
 
-/// A region of a caller's (or vksort's) buffer, as vksort binds it. Vulkan has no query for a buffer's usage
-/// flags, so the caller states the flags the buffer was created with; vksort checks them against its needs.
-///
-/// A plain value with public fields (building one is safe, and it borrows nothing): vksort checks the null
-/// handle, sizes, offsets and the stated usage, but it cannot check that `buffer` is a real buffer. Recording
-/// with a `BufferRef` (any `cmd_*` function, [`crate::gpu::Recorder`]'s passes, a host submission through
-/// [`Context::submit`], [`Context::buffer_address`]) is only sound if `buffer` is a live buffer of the
-/// context's device, created with at least `usage`, whose `[offset, offset + size)` lies within it, and which
-/// stays alive (not destroyed, its memory not freed) until the GPU has finished the command buffer that uses
-/// it. Regions from [`Buffer::as_ref`] / [`Buffer::slice`] meet this while their [`Buffer`] lives.
+/// Where a [`Buffer`]'s memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct BufferRef {
-    /// The buffer handle; see the type's docs for what it must be.
-    pub buffer: vk::Buffer,
-    /// Byte offset of the region in the buffer.
-    pub offset: u64,
-    /// Byte size of the region.
-    pub size: u64,
-    /// The usage flags the buffer was created with.
-    pub usage: vk::BufferUsageFlags,
+pub enum MemoryLocation {
+    /// Device-local memory, not mapped: the fast choice for everything the GPU reads and writes (vksort
+    /// uploads and reads back through staging buffers).
+    GpuOnly,
+    /// Host-visible memory the CPU writes and the GPU reads (uploads, per-frame parameters).
+    CpuToGpu,
+    /// Host-visible, cached memory the GPU writes and the CPU reads (readbacks).
+    GpuToCpu,
 }
 
-impl BufferRef {
-    /// A sub-region `[offset, offset + size)` relative to this region (clamped to it).
-    pub fn slice(&self, offset: u64, size: u64) -> BufferRef {
-        let offset = offset.min(self.size);
+impl From<MemoryLocation> for gpu_allocator::MemoryLocation {
+    fn from(l: MemoryLocation) -> Self {
+        match l {
+            MemoryLocation::GpuOnly => gpu_allocator::MemoryLocation::GpuOnly,
+            MemoryLocation::CpuToGpu => gpu_allocator::MemoryLocation::CpuToGpu,
+            MemoryLocation::GpuToCpu => gpu_allocator::MemoryLocation::GpuToCpu,
+        }
+    }
+}
+
+/// A region of a buffer that a vksort command reads or writes: a [`Buffer`]'s (from [`Buffer::as_ref`] or
+/// [`Buffer::slice`], borrowing it, so the buffer outlives the region) or a renderer's own
+/// ([`BufferRef::from_raw`], an `unsafe fn`: the caller vouches for the handle, its range and its usage).
+///
+/// Safe code can only make regions that lie inside a live vksort [`Buffer`]; every command then checks the
+/// region before it records anything ([`Error::NullBuffer`], [`Error::MissingUsage`], [`Error::Misaligned`],
+/// [`Error::BufferTooSmall`], [`Error::WrongContext`] for a buffer of another [`Context`],
+/// [`Error::Overlap`] for regions of one operation that share bytes). The borrow ends when the region is
+/// dropped, not when the GPU is done: keep the [`Buffer`] alive until the command buffer that uses it has
+/// completed (the host forms, [`Context::submit`], wait before they return).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufferRef<'a> {
+    region: Region,
+    _buffer: PhantomData<&'a Buffer>,
+}
+
+impl<'a> BufferRef<'a> {
+    /// A region `[offset, offset + size)` of a buffer vksort did not allocate (a renderer's), created with
+    /// `usage`.
+    ///
+    /// # Safety
+    /// The caller promises that `buffer` is a buffer of the device of every [`Context`] it is used with (not
+    /// destroyed, its memory bound and not freed), created with at least `usage`, that `[offset, offset +
+    /// size)` lies within it, and that it stays so until the GPU has finished every command buffer recorded
+    /// with this region. vksort checks everything else (null handle, sizes, usage it needs, alignment,
+    /// overlaps) before recording.
+    pub unsafe fn from_raw(
+        buffer: vk::Buffer,
+        offset: u64,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> BufferRef<'static> {
         BufferRef {
-            buffer: self.buffer,
-            offset: self.offset + offset,
-            size: size.min(self.size - offset),
-            usage: self.usage,
+            region: Region {
+                buffer,
+                offset,
+                size,
+                usage,
+                owner: 0,
+            },
+            _buffer: PhantomData,
         }
     }
 
-    /// Checks that the region holds `needed` bytes, has `usage`, and is aligned for storage-buffer binding:
-    /// [`Error::NullBuffer`] (a null handle where `needed > 0`), [`Error::MissingUsage`], [`Error::Misaligned`],
-    /// [`Error::BufferTooSmall`]. Cannot check that the handle is live (see the type's docs).
-    pub fn check(
+    /// The sub-region `[offset, offset + size)` of this region, clamped to it (so it never reaches past the
+    /// buffer this region lies in).
+    pub fn slice(&self, offset: u64, size: u64) -> BufferRef<'a> {
+        BufferRef {
+            region: self.region.slice(offset, size),
+            _buffer: PhantomData,
+        }
+    }
+
+    /// The Vulkan buffer handle.
+    pub fn buffer(&self) -> vk::Buffer {
+        self.region.buffer
+    }
+
+    /// Byte offset of the region in its buffer.
+    pub fn offset(&self) -> u64 {
+        self.region.offset
+    }
+
+    /// Byte size of the region.
+    pub fn size(&self) -> u64 {
+        self.region.size
+    }
+
+    /// The usage flags the buffer was created with.
+    pub fn usage(&self) -> vk::BufferUsageFlags {
+        self.region.usage
+    }
+
+    /// The crate-internal form (what the passes bind).
+    pub(crate) fn region(&self) -> Region {
+        self.region
+    }
+}
+
+/// The crate-internal form of a [`BufferRef`]: a handle, a byte range, the usage flags the buffer has, and the
+/// context that allocated it (`owner`, 0 for a renderer's buffer). Internal passes build regions of the
+/// caller's regions (scratch sub-ranges, portions); only [`BufferRef`] crosses the public boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Region {
+    pub(crate) buffer: vk::Buffer,
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+    pub(crate) usage: vk::BufferUsageFlags,
+    /// [`Context::id`] of the context whose [`Buffer`] this lies in; 0: a renderer's buffer (unknown).
+    pub(crate) owner: u64,
+}
+
+impl Region {
+    /// A sub-region `[offset, offset + size)` relative to this region (clamped to it).
+    pub(crate) fn slice(&self, offset: u64, size: u64) -> Region {
+        let offset = offset.min(self.size);
+        Region {
+            offset: self.offset + offset,
+            size: size.min(self.size - offset),
+            ..*self
+        }
+    }
+
+    /// Checks that the region holds `needed` bytes, has `usage`, is aligned for storage-buffer binding and
+    /// belongs to `ctx` when vksort allocated it: [`Error::NullBuffer`] (a null handle where `needed > 0`),
+    /// [`Error::WrongContext`], [`Error::MissingUsage`], [`Error::Misaligned`], [`Error::BufferTooSmall`].
+    pub(crate) fn check(
         &self,
         ctx: &Context,
         what: &'static str,
@@ -66,6 +157,9 @@ impl BufferRef {
     ) -> Result<()> {
         if self.buffer == vk::Buffer::null() && needed > 0 {
             return Err(Error::NullBuffer { what });
+        }
+        if self.owner != 0 && self.owner != ctx.id {
+            return Err(Error::WrongContext { what });
         }
         if !self.usage.contains(usage) {
             return Err(Error::MissingUsage {
@@ -103,6 +197,24 @@ impl BufferRef {
             },
         }
     }
+}
+
+/// Fails with [`Error::Overlap`] when two of `regions` (name, region, bytes the operation touches from its
+/// offset) share a byte of one buffer. Regions of zero bytes overlap nothing.
+pub(crate) fn check_disjoint(regions: &[(&'static str, Region, u64)]) -> Result<()> {
+    for (i, &(a, ra, na)) in regions.iter().enumerate() {
+        for &(b, rb, nb) in &regions[i + 1..] {
+            if ra.buffer != rb.buffer || ra.buffer == vk::Buffer::null() || na == 0 || nb == 0 {
+                continue;
+            }
+            let (a0, b0) = (ra.offset, rb.offset);
+            let (a1, b1) = (a0.saturating_add(na), b0.saturating_add(nb));
+            if a0 < b1 && b0 < a1 {
+                return Err(Error::Overlap { a, b });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The usage flags vksort gives its own buffers: storage, transfer both ways, indirect.
@@ -144,7 +256,7 @@ impl RawBuffer {
             .allocate(&AllocationCreateDesc {
                 name,
                 requirements,
-                location,
+                location: location.into(),
                 linear: true,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
             });
@@ -154,7 +266,7 @@ impl RawBuffer {
                 unsafe { ctx.device.destroy_buffer(handle, None) };
                 return Err(Error::Allocation {
                     name: name.into(),
-                    source,
+                    reason: source.to_string(),
                 });
             }
         };
@@ -257,19 +369,30 @@ impl Buffer {
         )
     }
 
-    /// The whole buffer as a [`BufferRef`].
-    pub fn as_ref(&self) -> BufferRef {
+    /// The whole buffer as a [`BufferRef`] (borrowing the buffer).
+    pub fn as_ref(&self) -> BufferRef<'_> {
         BufferRef {
-            buffer: self.raw.handle,
-            offset: 0,
-            size: self.raw.size,
-            usage: self.usage,
+            region: Region {
+                buffer: self.raw.handle,
+                offset: 0,
+                size: self.raw.size,
+                usage: self.usage,
+                owner: self.ctx.id,
+            },
+            _buffer: PhantomData,
         }
     }
 
-    /// `[offset, offset + size)` of this buffer as a [`BufferRef`].
-    pub fn slice(&self, offset: u64, size: u64) -> BufferRef {
+    /// `[offset, offset + size)` of this buffer as a [`BufferRef`], clamped to the buffer.
+    pub fn slice(&self, offset: u64, size: u64) -> BufferRef<'_> {
         self.as_ref().slice(offset, size)
+    }
+
+    /// The device address of the buffer's first byte (diagnostics: the radix sort's tile clock records).
+    /// Needs `bufferDeviceAddress` ([`Error::Unsupported`] without it).
+    #[cfg(feature = "diagnostics")]
+    pub fn device_address(&self) -> Result<u64> {
+        self.ctx.buffer_address("buffer", &self.as_ref().region())
     }
 
     /// The Vulkan handle (valid while this `Buffer` lives).

@@ -11,7 +11,7 @@
 //!   command pool, its pipeline cache).
 //! - Functions that take raw Vulkan handles whose validity vksort cannot check are `unsafe fn` with a
 //!   `# Safety` section ([`Context::adopt`], [`Context::device_extensions`], [`super::Recorder::new`],
-//!   [`super::Profiler::begin`]). [`super::BufferRef`] stays a plain struct; its docs state the promise that
+//!   [`super::Profiler::begin`]). [`super::Region`] stays a plain struct; its docs state the promise that
 //!   every function taking one relies on.
 //! - Every wait is bounded by [`ContextOptions::wait_timeout`] and ends in [`Error::Timeout`] or
 //!   [`Error::DeviceLost`] naming the last pass the GPU started. Either leaves the context lost
@@ -477,7 +477,7 @@ impl Context {
         })
         .map_err(|source| Error::Allocation {
             name: "allocator".into(),
-            source,
+            reason: source.to_string(),
         })?;
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
         let debug = debug_utils.then(|| DebugUtils::new(&instance, &device));
@@ -967,9 +967,9 @@ impl Context {
     }
 
     /// The device address of `region`'s first byte. Needs `bufferDeviceAddress` and a buffer with
-    /// `SHADER_DEVICE_ADDRESS` usage (checked). Relies on [`super::BufferRef`]'s promise: `region.buffer` is a
+    /// `SHADER_DEVICE_ADDRESS` usage (checked). Relies on [`super::Region`]'s promise: `region.buffer` is a
     /// live buffer of this context's device (vksort cannot check handles).
-    pub fn buffer_address(&self, what: &'static str, region: &super::BufferRef) -> Result<u64> {
+    pub(crate) fn buffer_address(&self, what: &'static str, region: &super::Region) -> Result<u64> {
         if !self.caps.buffer_device_address {
             return Err(Error::Unsupported {
                 device: self.caps.name.clone(),

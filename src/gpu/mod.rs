@@ -1,21 +1,28 @@
 //! The GPU layer: every `unsafe` Vulkan call of vksort lives below this module, one file per kind of object.
 //!
-//! - [`context`]: instance, device, queue, capabilities; own or adopted.
-//! - [`buffer`]: vksort's buffers and the caller's [`BufferRef`]s, with their checks.
-//! - [`kernel`]: pipelines from SPIR-V with reflected layouts and specialization constants.
-//! - [`recorder`]: passes into a command buffer (labels, barriers, timestamps) and host submission.
-//! - [`profiler`]: timestamp queries turned into per-pass GPU times.
-//! - `debug`: VK_EXT_debug_utils names and labels.
+//! - [`Context`]: instance, device, queue, capabilities; own ([`Context::new`]) or adopted
+//!   ([`Context::adopt`]).
+//! - [`Buffer`]: vksort's buffers; [`BufferRef`]: a region of one, or of a renderer's buffer, with its checks.
+//! - [`Recorder`]: passes into a command buffer (labels, barriers, timestamps) and host submission; its
+//!   module documents the barrier contract every recorded command follows.
+//! - [`Profiler`]: timestamp queries turned into per-pass GPU times.
+//! - kernels (crate-private; public with the `diagnostics` feature): pipelines from SPIR-V with reflected
+//!   layouts and specialization constants.
 
-pub mod buffer;
-pub mod context;
+mod buffer;
+mod context;
 pub(crate) mod debug;
-pub mod kernel;
-pub mod profiler;
+internal! { mod kernel; }
+mod profiler;
 pub mod recorder;
 
+pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
+#[cfg(feature = "diagnostics")]
+pub use context::KernelStatistics;
 pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps};
-pub use kernel::{Interface, Kernel};
-pub use profiler::{PassTime, Profiler};
+#[cfg(feature = "diagnostics")]
+pub use kernel::Interface;
+pub(crate) use kernel::Kernel;
+pub use profiler::{sum_by_label, PassTime, Profiler};
 pub use recorder::Recorder;

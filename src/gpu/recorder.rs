@@ -14,7 +14,7 @@
 //!   [`Profiler`] only when one is attached.
 
 use super::buffer::RawBuffer;
-use super::{BufferRef, Context, Kernel, MemoryLocation, Profiler};
+use super::{BufferRef, Context, Kernel, MemoryLocation, Profiler, Region};
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 
@@ -49,7 +49,7 @@ impl<'a> Recorder<'a> {
     ///   ended, reset or freed meanwhile);
     /// - nothing else records into `cmd`, or uses its command pool, from another thread while the recorder
     ///   lives (Vulkan requires external synchronization of both);
-    /// - every buffer handed to the recorder through a [`BufferRef`] is a live buffer of that device, and the
+    /// - every buffer handed to the recorder through a [`Region`] is a live buffer of that device, and the
     ///   buffers, `ctx` (whose pipelines and layouts the commands use) and an attached [`Profiler`] (whose query
     ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
     ///   freed without being submitted.
@@ -78,7 +78,7 @@ impl<'a> Recorder<'a> {
 
     /// Whether this recorder records nothing: the planning recorder sorters record through once when they are
     /// created, to build every pipeline ahead of time.
-    pub fn is_planning(&self) -> bool {
+    pub(crate) fn is_planning(&self) -> bool {
         self.cmd == vk::CommandBuffer::null()
     }
 
@@ -150,7 +150,7 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    fn bind(&mut self, kernel: &Kernel, bindings: &[BufferRef], push: &[u8]) -> Result<()> {
+    fn bind(&mut self, kernel: &Kernel, bindings: &[Region], push: &[u8]) -> Result<()> {
         if bindings.len() != kernel.interface.bindings.len() {
             return Err(Error::Shader {
                 name: kernel.name.clone(),
@@ -214,7 +214,7 @@ impl<'a> Recorder<'a> {
 
     /// The (x, y) grid that covers `groups` workgroups within `maxComputeWorkGroupCount`. Shaders take the
     /// linear id from `flat_group_id()` and ignore ids at or above the count they are given.
-    pub fn grid(&self, groups: u32) -> [u32; 2] {
+    pub(crate) fn grid(&self, groups: u32) -> [u32; 2] {
         let max_x = self.ctx.caps.max_workgroup_count[0].max(1);
         let x = groups.clamp(1, max_x);
         [x, groups.div_ceil(x).max(1)]
@@ -222,11 +222,11 @@ impl<'a> Recorder<'a> {
 
     /// Records pass `label`: binds `kernel` with `bindings` (set 0, in binding order) and the push constants
     /// `push`, and dispatches `groups` workgroups (nothing when 0).
-    pub fn dispatch<P: bytemuck::Pod>(
+    pub(crate) fn dispatch<P: bytemuck::Pod>(
         &mut self,
         label: &str,
         kernel: &Kernel,
-        bindings: &[BufferRef],
+        bindings: &[Region],
         push: &P,
         groups: u32,
     ) -> Result<()> {
@@ -254,13 +254,13 @@ impl<'a> Recorder<'a> {
 
     /// Records pass `label` with the group counts read from `args` (a `VkDispatchIndirectCommand`, which needs
     /// `INDIRECT_BUFFER` usage and was written before the last [`Recorder::barrier`]).
-    pub fn dispatch_indirect<P: bytemuck::Pod>(
+    pub(crate) fn dispatch_indirect<P: bytemuck::Pod>(
         &mut self,
         label: &str,
         kernel: &Kernel,
-        bindings: &[BufferRef],
+        bindings: &[Region],
         push: &P,
-        args: BufferRef,
+        args: Region,
     ) -> Result<()> {
         args.check(
             self.ctx,
@@ -313,9 +313,25 @@ impl<'a> Recorder<'a> {
         };
     }
 
-    /// Fills `region` (size a multiple of 4) with `value` by `vkCmdFillBuffer` (needs `TRANSFER_DST`). Follow it
-    /// with [`Recorder::barrier`] before a pass reads the region.
-    pub fn fill(&mut self, label: &str, region: BufferRef, value: u32) -> Result<()> {
+    /// Fills `region` (its size rounded down to a multiple of 4) with `value` by `vkCmdFillBuffer` (the buffer
+    /// needs `TRANSFER_DST` usage). Follow it with [`Recorder::barrier`] before a pass reads the region.
+    pub fn fill(&mut self, label: &str, region: BufferRef<'_>, value: u32) -> Result<()> {
+        self.fill_region(label, region.region(), value)
+    }
+
+    /// Copies `size` bytes from `src` to `dst` with `vkCmdCopyBuffer` (the buffers need `TRANSFER_SRC` and
+    /// `TRANSFER_DST` usage; the two ranges may not overlap: [`crate::Error::Overlap`]).
+    pub fn copy(
+        &mut self,
+        label: &str,
+        src: BufferRef<'_>,
+        dst: BufferRef<'_>,
+        size: u64,
+    ) -> Result<()> {
+        self.copy_region(label, src.region(), dst.region(), size)
+    }
+
+    pub(crate) fn fill_region(&mut self, label: &str, region: Region, value: u32) -> Result<()> {
         if region.size == 0 {
             return Ok(());
         }
@@ -343,8 +359,13 @@ impl<'a> Recorder<'a> {
         Ok(())
     }
 
-    /// Copies `size` bytes from `src` to `dst` with `vkCmdCopyBuffer`.
-    pub fn copy(&mut self, label: &str, src: BufferRef, dst: BufferRef, size: u64) -> Result<()> {
+    pub(crate) fn copy_region(
+        &mut self,
+        label: &str,
+        src: Region,
+        dst: Region,
+        size: u64,
+    ) -> Result<()> {
         if size == 0 {
             return Ok(());
         }
@@ -360,6 +381,7 @@ impl<'a> Recorder<'a> {
             size,
             vk::BufferUsageFlags::TRANSFER_DST,
         )?;
+        super::check_disjoint(&[("copy source", src, size), ("copy target", dst, size)])?;
         if self.is_planning() {
             return Ok(());
         }
@@ -384,8 +406,8 @@ impl Context {
     /// The host form's engine: records `f` into a fresh command buffer (between full memory barriers), submits
     /// it, and waits at most [`Context::wait_timeout`]. `label` names the submission in captures.
     ///
-    /// The command buffer is vksort's own, so this is a safe function; the [`BufferRef`]s that `f` records
-    /// with carry [`BufferRef`]'s promise (live buffers of this device until this call returns). On
+    /// The command buffer is vksort's own, so this is a safe function; the [`Region`]s that `f` records
+    /// with carry [`Region`]'s promise (live buffers of this device until this call returns). On
     /// [`Error::Timeout`] the command buffer may still run: the context is then lost ([`Context::is_lost`]),
     /// frees no buffer any more (they are leaked, so the late work never touches freed memory) and refuses
     /// further host-form work.
@@ -495,7 +517,7 @@ impl Context {
         // from the context's compute-family pool, in the recording state until `end_command_buffer` below (after
         // `rec` is dropped), and recorded only on this thread (the pool is locked throughout); the context and
         // the profiler are borrowed until the wait has returned. The buffers `f` records with carry
-        // `BufferRef`'s promise.
+        // `Region`'s promise.
         let mut rec = Recorder {
             ctx: self,
             cmd,

@@ -2,7 +2,7 @@
 //! `data[i] += sums[i / tile]`. Per element: reads and writes 4 / 8 bytes (u32 / u64), one sum per tile.
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_add.comp`.
 #[repr(C)]
@@ -15,11 +15,11 @@ pub struct AddPush {
 }
 
 /// Records `data[i] += sums[i / tile]` for the `n` elements of `data`.
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    data: BufferRef,
-    sums: BufferRef,
+    data: Region,
+    sums: Region,
     n: u32,
     tile: u32,
     per_group: u32,

@@ -4,7 +4,7 @@
 //! once per level (the tile sums of a level are scanned by the next, in place).
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_blelloch_tile.comp`.
 #[repr(C)]
@@ -16,12 +16,12 @@ pub struct BlellochPush {
 }
 
 /// Records the per-tile scan of `n` elements of `src` into `dst` and the tile totals into `sums`.
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    src: BufferRef,
-    dst: BufferRef,
-    sums: BufferRef,
+    src: Region,
+    dst: Region,
+    sums: Region,
     n: u32,
     tiles: u32,
 ) -> Result<()> {

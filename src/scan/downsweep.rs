@@ -3,7 +3,7 @@
 //! 4 / 8 bytes (u32 / u64); one partial read per tile.
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_downsweep.comp`.
 #[repr(C)]
@@ -15,12 +15,12 @@ pub struct DownsweepPush {
 }
 
 /// Records the seeded rescan of `n` elements of `input` into `output`.
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    input: BufferRef,
-    output: BufferRef,
-    partials: BufferRef,
+    input: Region,
+    output: Region,
+    partials: Region,
     n: u32,
     tiles: u32,
 ) -> Result<()> {

@@ -4,7 +4,7 @@
 //! writes 1.
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_hillis_steele.comp`.
 #[repr(C)]
@@ -22,11 +22,11 @@ pub struct HillisSteelePush {
 
 /// Records one pass: a doubling step (`shift == false`) or the final shift/copy into `dst`.
 #[allow(clippy::too_many_arguments)]
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    src: BufferRef,
-    dst: BufferRef,
+    src: Region,
+    dst: Region,
     n: u32,
     stride: u32,
     shift: bool,

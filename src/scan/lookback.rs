@@ -9,7 +9,7 @@
 
 use super::ScanElem;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_lookback.comp` (all variants: u32, u64 and their in-place forms).
 #[repr(C)]
@@ -31,16 +31,16 @@ pub fn status_bytes(tiles: u64, elem: ScanElem) -> u64 {
 pub const FALLBACK_COUNTER_OFFSET: u64 = 4;
 
 /// Records the clear of `status` and the look-back pass over `n` elements in `tiles` tiles.
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    input: BufferRef,
-    output: BufferRef,
-    status: BufferRef,
+    input: Region,
+    output: Region,
+    status: Region,
     n: u32,
     tiles: u32,
 ) -> Result<()> {
-    rec.fill("vksort::scan::clear", status, 0)?;
+    rec.fill_region("vksort::scan::clear", status, 0)?;
     rec.barrier();
     rec.dispatch(
         "vksort::scan::lookback",
@@ -54,17 +54,17 @@ pub fn record(
 /// [`record`] with the workgroup count read on the GPU from `args` (see [`super::Scanner::cmd_scan_indirect`]):
 /// the clear of `status`, then the look-back pass over at most `n` elements in at most `tiles` tiles.
 #[allow(clippy::too_many_arguments)]
-pub fn record_indirect(
+pub(crate) fn record_indirect(
     rec: &mut Recorder,
     kernel: &Kernel,
-    input: BufferRef,
-    output: BufferRef,
-    status: BufferRef,
+    input: Region,
+    output: Region,
+    status: Region,
     n: u32,
     tiles: u32,
-    args: BufferRef,
+    args: Region,
 ) -> Result<()> {
-    rec.fill("vksort::scan::clear", status, 0)?;
+    rec.fill_region("vksort::scan::clear", status, 0)?;
     rec.barrier();
     rec.dispatch_indirect(
         "vksort::scan::lookback",

@@ -35,16 +35,18 @@
 //! Host forms: [`scan_u32`], [`scan_u64`] and their `_profiled` variants (which attach a [`Profiler`]; each
 //! pass then gets a timestamp under its label).
 
-pub mod add;
-pub mod blelloch_tile;
-pub mod downsweep;
-pub mod hillis_steele;
-pub mod lookback;
-pub mod reduce;
-pub mod spine;
+internal! { mod add; }
+internal! { mod blelloch_tile; }
+internal! { mod downsweep; }
+internal! { mod hillis_steele; }
+internal! { mod lookback; }
+internal! { mod reduce; }
+internal! { mod spine; }
 
 use crate::error::{Error, Result};
-use crate::gpu::{Buffer, BufferRef, Context, DeviceCaps, Profiler, Recorder};
+use crate::gpu::{
+    check_disjoint, Buffer, BufferRef, Context, DeviceCaps, Profiler, Recorder, Region,
+};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
@@ -64,6 +66,7 @@ pub enum ScanAlgorithm {
 }
 
 impl ScanAlgorithm {
+    /// Every algorithm.
     pub const ALL: [ScanAlgorithm; 4] = [
         ScanAlgorithm::HillisSteele,
         ScanAlgorithm::Blelloch,
@@ -102,16 +105,20 @@ impl ScanAlgorithm {
 /// Exclusive (`out[i] = sum of in[..i]`) or inclusive (`out[i] = sum of in[..=i]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ScanKind {
+    /// `out[i] = in[0] + ... + in[i - 1]`, `out[0] = 0` (the default).
     #[default]
     Exclusive,
+    /// `out[i] = in[0] + ... + in[i]`.
     Inclusive,
 }
 
 /// The element type: u32 or u64, added with wrapping.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ScanElem {
+    /// 32-bit unsigned elements (the default).
     #[default]
     U32,
+    /// 64-bit unsigned elements (needs `shaderInt64` and `shaderSubgroupExtendedTypes`).
     U64,
 }
 
@@ -295,10 +302,11 @@ pub(crate) const SUBGROUP_OPS: vk::SubgroupFeatureFlags = vk::SubgroupFeatureFla
         | vk::SubgroupFeatureFlags::VOTE.as_raw(),
 );
 
+internal! {
 /// Checks that a device can run the scan family with elements `elem`: subgroup basic, vote, arithmetic and
 /// ballot operations in compute shaders ("needs subgroup ballot ..."), and for u64 `shaderInt64` with
 /// `shaderSubgroupExtendedTypes` ([`DeviceCaps::int64`]). Returns [`Error::Unsupported`] naming the device.
-pub fn check_device(caps: &DeviceCaps, elem: ScanElem) -> Result<()> {
+fn check_device(caps: &DeviceCaps, elem: ScanElem) -> Result<()> {
     let unsupported = |what: &str| Error::Unsupported {
         device: caps.name.clone(),
         what: what.into(),
@@ -315,9 +323,10 @@ pub fn check_device(caps: &DeviceCaps, elem: ScanElem) -> Result<()> {
     }
     Ok(())
 }
+}
 
 /// True when the first `bytes` bytes of `a` and `b` share memory.
-pub(crate) fn overlaps(a: &BufferRef, b: &BufferRef, bytes: u64) -> bool {
+pub(crate) fn overlaps(a: &Region, b: &Region, bytes: u64) -> bool {
     a.buffer == b.buffer && bytes > 0 && a.offset < b.offset + bytes && b.offset < a.offset + bytes
 }
 
@@ -332,8 +341,8 @@ pub(crate) fn check_count(caps: &DeviceCaps, n: u64, elem_bytes: u64) -> Result<
     if n.saturating_mul(elem_bytes) > limit {
         return Err(Error::TooLarge {
             n,
-            elem_bytes,
-            limit,
+            max: limit / elem_bytes.max(1),
+            limit: "one storage-buffer binding",
         });
     }
     Ok(())
@@ -342,7 +351,7 @@ pub(crate) fn check_count(caps: &DeviceCaps, n: u64, elem_bytes: u64) -> Result<
 /// Checks a data region: `n` elements, storage usage, and a 16-byte aligned offset (vector loads).
 pub(crate) fn check_data(
     ctx: &Context,
-    buf: &BufferRef,
+    buf: &Region,
     what: &'static str,
     bytes: u64,
 ) -> Result<()> {
@@ -586,11 +595,12 @@ impl Scanner {
     pub fn cmd_scan(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: BufferRef<'_>,
+        output: BufferRef<'_>,
+        scratch: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
+        let (input, output, scratch) = (input.region(), output.region(), scratch.region());
         let same = self.check_scan(rec.ctx(), &input, &output, &scratch, n)?;
         if n == 0 {
             return Ok(());
@@ -622,11 +632,25 @@ impl Scanner {
     pub fn cmd_scan_indirect(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: BufferRef<'_>,
+        output: BufferRef<'_>,
+        scratch: BufferRef<'_>,
         max_n: u64,
-        args: BufferRef,
+        args: BufferRef<'_>,
+    ) -> Result<()> {
+        let (input, output, scratch) = (input.region(), output.region(), scratch.region());
+        self.scan_indirect(rec, input, output, scratch, max_n, args.region())
+    }
+
+    /// [`Scanner::cmd_scan_indirect`] on crate-internal regions (the split sorts' offsets scan).
+    pub(crate) fn scan_indirect(
+        &self,
+        rec: &mut Recorder,
+        input: Region,
+        output: Region,
+        scratch: Region,
+        max_n: u64,
+        args: Region,
     ) -> Result<()> {
         if self.config.algorithm != ScanAlgorithm::DecoupledLookback {
             return Err(Error::InvalidPolicy {
@@ -652,6 +676,12 @@ impl Scanner {
             12,
             vk::BufferUsageFlags::INDIRECT_BUFFER,
         )?;
+        let bytes = max_n * self.config.elem.bytes();
+        check_disjoint(&[
+            ("indirect arguments", args, 12),
+            ("output", output, bytes),
+            ("scratch", scratch, self.scratch_bytes(max_n)),
+        ])?;
         if max_n == 0 {
             return Ok(());
         }
@@ -677,11 +707,14 @@ impl Scanner {
     fn check_scan(
         &self,
         ctx: &Context,
-        input: &BufferRef,
-        output: &BufferRef,
-        scratch: &BufferRef,
+        input: &Region,
+        output: &Region,
+        scratch: &Region,
         n: u64,
     ) -> Result<bool> {
+        if ctx.id != self.ctx.id {
+            return Err(Error::WrongContext { what: "scanner" });
+        }
         let caps = ctx.caps();
         check_device(caps, self.config.elem)?;
         let eb = self.config.elem.bytes();
@@ -695,9 +728,10 @@ impl Scanner {
         }
         let same = input.buffer == output.buffer && input.offset == output.offset;
         if !same && overlaps(input, output, bytes) {
+            // (only an identical region is allowed: an in-place scan)
             return Err(Error::Overlap {
-                what:
-                    "scan input and output overlap partially (only an identical region is allowed)",
+                a: "input",
+                b: "output",
             });
         }
         if same
@@ -715,15 +749,23 @@ impl Scanner {
         }
         let scratch_needed = if n == 0 { 0 } else { self.scratch_bytes(n) };
         scratch.check(ctx, "scratch", scratch_needed, scratch_usage)?;
+        check_disjoint(&[
+            ("input", *input, bytes),
+            ("scratch", *scratch, scratch_needed),
+        ])?;
+        check_disjoint(&[
+            ("output", *output, bytes),
+            ("scratch", *scratch, scratch_needed),
+        ])?;
         Ok(same)
     }
 
     fn record_lookback(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: Region,
+        output: Region,
+        scratch: Region,
         n: u32,
         in_place: bool,
     ) -> Result<()> {
@@ -736,9 +778,9 @@ impl Scanner {
     fn record_rts(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: Region,
+        output: Region,
+        scratch: Region,
         n: u32,
     ) -> Result<()> {
         let tiles = self.tiles(n as u64) as u32;
@@ -754,9 +796,9 @@ impl Scanner {
     fn record_blelloch(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: Region,
+        output: Region,
+        scratch: Region,
         n: u32,
     ) -> Result<()> {
         let eb = self.config.elem.bytes();
@@ -800,9 +842,9 @@ impl Scanner {
     fn record_hs(
         &self,
         rec: &mut Recorder,
-        input: BufferRef,
-        output: BufferRef,
-        scratch: BufferRef,
+        input: Region,
+        output: Region,
+        scratch: Region,
         n: u32,
     ) -> Result<()> {
         let eb = self.config.elem.bytes();
@@ -840,14 +882,18 @@ impl Scanner {
     }
 }
 
+internal! {
 /// CPU reference: the exclusive or inclusive wrapping prefix sum of `data`.
-pub fn cpu_scan_u32(data: &[u32], kind: ScanKind) -> Vec<u32> {
+fn cpu_scan_u32(data: &[u32], kind: ScanKind) -> Vec<u32> {
     cpu_scan(data, kind, 0, u32::wrapping_add)
 }
+}
 
+internal! {
 /// CPU reference: the exclusive or inclusive wrapping prefix sum of `data`.
-pub fn cpu_scan_u64(data: &[u64], kind: ScanKind) -> Vec<u64> {
+fn cpu_scan_u64(data: &[u64], kind: ScanKind) -> Vec<u64> {
     cpu_scan(data, kind, 0, u64::wrapping_add)
+}
 }
 
 fn cpu_scan<T: Copy>(data: &[T], kind: ScanKind, zero: T, add: fn(T, T) -> T) -> Vec<T> {

@@ -3,7 +3,7 @@
 //! element per tile.
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_reduce.comp`.
 #[repr(C)]
@@ -15,11 +15,11 @@ pub struct ReducePush {
 }
 
 /// Records the per-tile reduction of `n` elements of `input` into `partials` (`tiles` elements).
-pub fn record(
+pub(crate) fn record(
     rec: &mut Recorder,
     kernel: &Kernel,
-    input: BufferRef,
-    partials: BufferRef,
+    input: Region,
+    partials: Region,
     n: u32,
     tiles: u32,
 ) -> Result<()> {

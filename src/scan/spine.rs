@@ -3,7 +3,7 @@
 //! element per tile of the main scan (negligible per element).
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Kernel, Recorder};
+use crate::gpu::{Region, Kernel, Recorder};
 
 /// Push constants of `glsl/scan/scan_spine.comp`.
 #[repr(C)]
@@ -14,7 +14,7 @@ pub struct SpinePush {
 }
 
 /// Records the exclusive in-place scan of the `count` elements of `partials` by one workgroup.
-pub fn record(rec: &mut Recorder, kernel: &Kernel, partials: BufferRef, count: u32) -> Result<()> {
+pub(crate) fn record(rec: &mut Recorder, kernel: &Kernel, partials: Region, count: u32) -> Result<()> {
     rec.dispatch(
         "vksort::scan::spine",
         kernel,

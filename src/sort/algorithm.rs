@@ -57,6 +57,7 @@ pub enum SortAlgorithm {
 }
 
 impl SortAlgorithm {
+    /// Every algorithm, [`SortAlgorithm::Auto`] first.
     pub const ALL: [SortAlgorithm; 12] = [
         SortAlgorithm::Auto,
         SortAlgorithm::Onesweep,
@@ -90,6 +91,7 @@ impl SortAlgorithm {
         }
     }
 
+    /// The algorithm [`SortAlgorithm::name`] names (`"onesweep"`, `"merge"`, ...).
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == s)
     }

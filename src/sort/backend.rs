@@ -10,7 +10,7 @@
 use super::algorithm::SortAlgorithm;
 use super::count::Count;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::workload::PassModel;
 use ash::vk;
 
@@ -25,10 +25,10 @@ pub struct StorageRequirements {
 
 /// The caller's buffers of one recorded sort.
 #[derive(Clone, Copy, Debug)]
-pub struct SortBuffers {
-    pub keys: BufferRef,
-    pub values: Option<BufferRef>,
-    pub scratch: BufferRef,
+pub(crate) struct SortBuffers {
+    pub keys: Region,
+    pub values: Option<Region>,
+    pub scratch: Region,
 }
 
 /// What a backend can sort, for the front end's checks and Auto's choice.
@@ -63,7 +63,7 @@ impl Overrides {
 }
 
 /// A sort algorithm family behind the front end.
-pub trait SortBackend: Send + Sync {
+pub(crate) trait SortBackend: Send + Sync {
     /// What `algorithm` (one of this family's) can do for this sorter's configuration.
     fn capabilities(&self, algorithm: SortAlgorithm) -> Capabilities;
 

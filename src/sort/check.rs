@@ -26,7 +26,7 @@ use super::config::SortConfig;
 use super::items::Items;
 use super::types::{KeyType, ValueType};
 use crate::error::{Error, Result};
-use crate::gpu::{Buffer, BufferRef, Context, Kernel, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{sort_check as sh, Spec};
 use ash::vk;
@@ -137,22 +137,28 @@ impl SortChecker {
 
     /// Records the check of `n` keys of `keys` (and values of `values`, which the configuration must have)
     /// into `result` (see the module docs). Errors: [`Error::ValuesMismatch`], [`Error::TooLarge`] (more than
-    /// one storage-buffer binding or 2^32 - 1 elements), and the buffer checks of [`BufferRef::check`].
+    /// one storage-buffer binding or 2^32 - 1 elements), and the buffer checks of [`Region::check`].
+    /// Also [`Error::WrongContext`] (a recorder or buffer of another context) and [`Error::Overlap`] (the
+    /// result sharing bytes with the keys or values).
     pub fn cmd_check(
         &self,
         rec: &mut Recorder,
-        keys: BufferRef,
-        values: Option<BufferRef>,
-        result: BufferRef,
+        keys: BufferRef<'_>,
+        values: Option<BufferRef<'_>>,
+        result: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
+        let (keys, values, result) = (keys.region(), values.map(|v| v.region()), result.region());
         let ctx = rec.ctx();
+        if ctx.id != self.ctx.id {
+            return Err(Error::WrongContext { what: "checker" });
+        }
         if n >= u32::MAX as u64 {
             // the pass indexes elements with 32-bit words
             return Err(Error::TooLarge {
                 n,
-                elem_bytes: (self.items.key_words.max(self.items.val_words) * 4) as u64,
-                limit: ctx.caps().max_storage_buffer_range,
+                max: u32::MAX as u64 - 1,
+                limit: "the check's 32-bit element index",
             });
         }
         let (kb, vb) = self.items.check_data(ctx, &keys, values.as_ref(), n)?;
@@ -163,6 +169,11 @@ impl SortChecker {
             result_bytes,
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
+        let mut regions = vec![("keys", keys, kb), ("result", result, result_bytes)];
+        if let Some(v) = values {
+            regions.push(("values", v, vb));
+        }
+        check_disjoint(&regions)?;
         let groups = self.groups(n) as u32;
         let keys = keys.slice(0, kb.max(4));
         let push = CheckPush {
@@ -174,7 +185,7 @@ impl SortChecker {
             groups,
         };
         rec.scope("vksort::sort::check", |rec| {
-            rec.fill(
+            rec.fill_region(
                 "vksort::sort::check::clear",
                 result.slice(0, HEADER_WORDS * 4),
                 u32::MAX,
@@ -196,7 +207,12 @@ impl SortChecker {
     }
 
     /// Checks `n` keys (and values) on the GPU and reads the report back (a few bytes per 4096 elements).
-    pub fn check(&self, keys: BufferRef, values: Option<BufferRef>, n: u64) -> Result<CheckReport> {
+    pub fn check(
+        &self,
+        keys: BufferRef<'_>,
+        values: Option<BufferRef<'_>>,
+        n: u64,
+    ) -> Result<CheckReport> {
         let result = Buffer::device_local(
             &self.ctx,
             "vksort::sort::check::result",

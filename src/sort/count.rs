@@ -8,7 +8,7 @@
 //! read). A renderer may read them after the sort, on the GPU or the host.
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufferRef, Context};
+use crate::gpu::{Region, Context};
 use ash::vk;
 
 /// Control block word: the number of keys sorted (the GPU-side count clamped to the capacity, or the host n).
@@ -22,12 +22,12 @@ pub const CTRL_WORDS: u64 = 256;
 
 /// Where a sort's count comes from.
 #[derive(Clone, Copy, Debug)]
-pub enum Count {
+pub(crate) enum Count {
     /// Known when recording.
     Host(u64),
     /// A u32 at `count` (4-byte aligned offset), written on the GPU before the sort runs; at most `capacity` keys
     /// are sorted.
-    Gpu { count: BufferRef, capacity: u64 },
+    Gpu { count: Region, capacity: u64 },
 }
 
 impl Count {
@@ -44,7 +44,7 @@ impl Count {
 /// count in it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CountBinding {
-    pub buffer: BufferRef,
+    pub buffer: Region,
     pub word: u32,
 }
 
@@ -70,11 +70,11 @@ pub(crate) fn bind(ctx: &Context, count: &Count) -> Result<Option<CountBinding>>
     }
     let align = ctx.caps().min_storage_buffer_offset_alignment.max(4);
     let base = c.offset / align * align;
-    let bound = BufferRef {
+    let bound = Region {
         buffer: c.buffer,
         offset: base,
         size: c.offset - base + 4,
-        usage: c.usage,
+        ..c
     };
     bound.check(
         ctx,

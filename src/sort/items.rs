@@ -17,7 +17,7 @@ use super::config::SortConfig;
 use super::count::{self, Count, CountBinding, CTRL_WORDS};
 use super::types::{KeyType, Order};
 use crate::error::{Error, Result};
-use crate::gpu::{BufferRef, Context, DeviceCaps, Kernel, Recorder};
+use crate::gpu::{Region, Context, DeviceCaps, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::workload::PassModel;
@@ -86,13 +86,13 @@ impl Items {
     }
 
     /// Checks the key and value regions of `n` items: within one storage-buffer binding ([`Error::TooLarge`]),
-    /// large enough and with storage usage ([`BufferRef::check`]), values present exactly when the items have
+    /// large enough and with storage usage ([`Region::check`]), values present exactly when the items have
     /// them ([`Error::ValuesMismatch`]). Returns the key and value bytes.
     pub fn check_data(
         &self,
         ctx: &Context,
-        keys: &BufferRef,
-        values: Option<&BufferRef>,
+        keys: &Region,
+        values: Option<&Region>,
         n: u64,
     ) -> Result<(u64, u64)> {
         let range = ctx.caps().max_storage_buffer_range;
@@ -100,8 +100,8 @@ impl Items {
         if kb > range || vb > range {
             return Err(Error::TooLarge {
                 n,
-                elem_bytes: (self.key_words.max(self.val_words) * 4) as u64,
-                limit: range,
+                max: range / (self.key_words.max(self.val_words) * 4) as u64,
+                limit: "one storage-buffer binding",
             });
         }
         let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
@@ -186,12 +186,12 @@ impl Regions {
 /// The caller's buffers of one sort, checked, with the GPU-side count bound.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Checked {
-    pub keys: BufferRef,
+    pub keys: Region,
     /// The caller's values, or (keys only) a stand-in region that no pass reads or writes meaningfully.
-    pub values: BufferRef,
-    pub scratch: BufferRef,
+    pub values: Region,
+    pub scratch: Region,
     /// The control block at the start of the scratch.
-    pub meta: BufferRef,
+    pub meta: Region,
     pub count: Option<CountBinding>,
 }
 
@@ -345,8 +345,12 @@ pub(crate) trait ItemsFamily: Send + Sync + 'static {
 
 impl<T: ItemsFamily> SortBackend for T {
     fn capabilities(&self, _: SortAlgorithm) -> Capabilities {
+        // The keys and values are bound whole: one storage-buffer binding bounds them too.
+        let items = self.items();
+        let range = self.context().caps().max_storage_buffer_range;
+        let widest = (items.key_words.max(items.val_words) * 4) as u64;
         Capabilities {
-            max_keys: self.max_keys(),
+            max_keys: self.max_keys().min(range / widest),
             stable: T::ALGORITHM.stable(),
         }
     }
@@ -408,11 +412,12 @@ pub(crate) fn prepare_by_planning(
     scratch_usage: vk::BufferUsageFlags,
     mut record: impl FnMut(&mut Recorder, SortBuffers, Count) -> Result<()>,
 ) -> Result<()> {
-    let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
+    let fake = |size: u64, usage: vk::BufferUsageFlags| Region {
         buffer: vk::Handle::from_raw(1),
         offset: 0,
         size: size.max(16),
         usage,
+        owner: 0,
     };
     let storage = vk::BufferUsageFlags::STORAGE_BUFFER;
     for &n in sizes {

@@ -39,32 +39,41 @@
 //! the feature, such inputs are rejected with [`Error::TooLarge`]. Measured: 2^31 u32 keys (8 GiB) in 3
 //! portions on an H100, BENCHMARKS.md.
 
-pub mod algorithm;
-pub mod auto;
-pub mod backend;
-pub mod bitonic;
+mod algorithm;
+internal! { mod auto; }
+internal! { mod backend; }
+internal! { mod bitonic; }
 pub mod check;
-pub mod config;
-pub mod count;
-pub mod items;
-pub mod merge;
-pub mod quicksort;
-pub mod radix;
-pub mod registry;
-pub mod split;
-pub mod types;
-pub mod warpsort;
+mod config;
+internal! { mod count; }
+internal! { mod items; }
+internal! { mod merge; }
+internal! { mod quicksort; }
+internal! { mod radix; }
+internal! { mod registry; }
+internal! { mod split; }
+internal! { mod types; }
+internal! { mod warpsort; }
 
 pub use algorithm::SortAlgorithm;
-pub use backend::{Capabilities, SortBuffers, StorageRequirements};
+pub use backend::StorageRequirements;
+pub use bitonic::BitonicPolicy;
 pub use config::{SortConfig, DEFAULT_MAX_N};
-pub use count::Count;
-pub use types::{cpu_sort_reference, KeyType, Order, SortKey, SortValue, ValueType};
+pub use count::{CTRL_N, CTRL_OVERFLOW, CTRL_RAW_COUNT};
+pub use merge::{MergeKernel, MergePolicy, Partition};
+pub use quicksort::{PivotMode, QuicksortPolicy};
+pub use radix::{PeerMatch, RadixPolicy, RankCounters};
+pub use split::SplitPolicy;
+pub use types::{KeyType, Order, SortKey, SortValue, ValueType};
+pub use warpsort::WarpSortPolicy;
+#[cfg(feature = "diagnostics")]
+pub use {backend::Capabilities, types::cpu_sort_reference};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Buffer, BufferRef, Context, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder, Region};
 use crate::workload::{CostModel, PassModel};
-use backend::{Overrides, SortBackend};
+use backend::{Overrides, SortBackend, SortBuffers};
+use count::Count;
 use registry::{family_of, Family, FAMILIES};
 use std::sync::Arc;
 
@@ -192,6 +201,11 @@ impl SorterBuilder {
                 v
             }
             (a, _) => {
+                if config.stable && !a.stable() {
+                    return Err(Error::NotStable {
+                        algorithm: a.name(),
+                    });
+                }
                 let f = family_of(a).expect("every algorithm but Auto has a family");
                 if let Some(reason) = (f.supports)(&config) {
                     return Err(Error::UnsupportedAlgorithm {
@@ -209,12 +223,24 @@ impl SorterBuilder {
                 Ok(Backend { backend, reachable })
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(Sorter {
+        let sorter = Sorter {
             ctx,
             config,
             backends,
             selector,
-        })
+        };
+        // Limits known now are errors now, not when a frame records: the algorithm the largest sort uses must
+        // take `max_n` keys.
+        let c = sorter.choose(config.max_n)?;
+        let max = c.backend.capabilities(c.algorithm).max_keys;
+        if config.max_n > max {
+            return Err(Error::AlgorithmLimit {
+                algorithm: c.algorithm.name(),
+                max,
+                n: config.max_n,
+            });
+        }
+        Ok(sorter)
     }
 }
 
@@ -277,10 +303,12 @@ impl Sorter {
         }
     }
 
+    /// The context the sorter was made on (and records for).
     pub fn context(&self) -> &Arc<Context> {
         &self.ctx
     }
 
+    /// The configuration the sorter was made for.
     pub fn config(&self) -> &SortConfig {
         &self.config
     }
@@ -317,8 +345,17 @@ impl Sorter {
                 }
                 best.ok_or(Error::TooLarge {
                     n,
-                    elem_bytes: self.config.key.bytes() as u64,
-                    limit: 0,
+                    max: self
+                        .backends
+                        .iter()
+                        .flat_map(|b| {
+                            b.reachable
+                                .iter()
+                                .map(|&a| b.backend.capabilities(a).max_keys)
+                        })
+                        .max()
+                        .unwrap_or(0),
+                    limit: "every algorithm the cost model may choose",
                 })
             }
             (SortAlgorithm::Auto, Selector::Policy) => {
@@ -356,9 +393,16 @@ impl Sorter {
         Ok(())
     }
 
-    /// Scratch needed to sort up to `max_n` keys (at most `config.max_n`) with any algorithm this sorter may
-    /// choose.
-    pub fn storage_requirements(&self, max_n: u64) -> StorageRequirements {
+    /// Scratch needed to sort up to `max_n` keys with any algorithm this sorter may choose: its size and the
+    /// usage flags the scratch buffer needs. `max_n` above the configuration's is
+    /// [`Error::CountOverCapacity`].
+    pub fn storage_requirements(&self, max_n: u64) -> Result<StorageRequirements> {
+        if max_n > self.config.max_n {
+            return Err(Error::CountOverCapacity {
+                n: max_n,
+                capacity: self.config.max_n,
+            });
+        }
         let mut r = StorageRequirements {
             scratch_bytes: 0,
             scratch_usage: ash::vk::BufferUsageFlags::empty(),
@@ -368,7 +412,7 @@ impl Sorter {
             r.scratch_bytes = r.scratch_bytes.max(s.scratch_bytes);
             r.scratch_usage |= s.scratch_usage;
         }
-        r
+        Ok(r)
     }
 
     /// What the configured algorithm (or Auto) resolves to for `n` keys.
@@ -398,39 +442,61 @@ impl Sorter {
 
     /// Records the sort of the first `n` keys of `keys` (and values) in place. `scratch` holds
     /// [`Sorter::storage_requirements`]`(n)` bytes with its usage flags. Barrier contract: [`crate::gpu::recorder`].
+    ///
+    /// Checked before anything is recorded: `n` against the capacity ([`Error::CountOverCapacity`]), the
+    /// recorder's context ([`Error::WrongContext`]), each region's size, usage, alignment and context, values
+    /// present exactly when the configuration has them ([`Error::ValuesMismatch`]), and that the key, value and
+    /// scratch bytes the sort touches share no byte ([`Error::Overlap`]). An `Err` leaves the command buffer and
+    /// the buffers untouched.
     pub fn cmd_sort(
         &self,
         rec: &mut Recorder,
-        keys: BufferRef,
-        values: Option<BufferRef>,
-        scratch: BufferRef,
+        keys: BufferRef<'_>,
+        values: Option<BufferRef<'_>>,
+        scratch: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
-        self.record(rec, keys, values, scratch, Count::Host(n))
+        self.record(
+            rec,
+            keys.region(),
+            values.map(|v| v.region()),
+            scratch.region(),
+            Count::Host(n),
+        )
     }
 
     /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
     /// this command. The count is clamped to `capacity` (at most `config.max_n`: the size the buffers and
     /// scratch are made for); the clamped count and an overflow flag are left in the scratch's control block
-    /// ([`count`], at [`Sorter::control_offset`]).
+    /// ([`count`], at [`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes
+    /// included in the overlap check.
     pub fn cmd_sort_indirect(
         &self,
         rec: &mut Recorder,
-        keys: BufferRef,
-        values: Option<BufferRef>,
-        scratch: BufferRef,
-        count: BufferRef,
+        keys: BufferRef<'_>,
+        values: Option<BufferRef<'_>>,
+        scratch: BufferRef<'_>,
+        count: BufferRef<'_>,
         capacity: u64,
     ) -> Result<()> {
-        self.record(rec, keys, values, scratch, Count::Gpu { count, capacity })
+        self.record(
+            rec,
+            keys.region(),
+            values.map(|v| v.region()),
+            scratch.region(),
+            Count::Gpu {
+                count: count.region(),
+                capacity,
+            },
+        )
     }
 
     fn record(
         &self,
         rec: &mut Recorder,
-        keys: BufferRef,
-        values: Option<BufferRef>,
-        scratch: BufferRef,
+        keys: Region,
+        values: Option<Region>,
+        scratch: Region,
         count: Count,
     ) -> Result<()> {
         let max_n = count.max_n();
@@ -440,7 +506,26 @@ impl Sorter {
                 capacity: self.config.max_n,
             });
         }
+        if rec.ctx().id != self.ctx.id {
+            return Err(Error::WrongContext { what: "sorter" });
+        }
         let c = self.choose(max_n)?;
+        // The bytes the sort touches of each region (the backend checks each is that large).
+        let mut regions = vec![
+            ("keys", keys, max_n * self.config.key.bytes() as u64),
+            (
+                "scratch",
+                scratch,
+                c.backend.storage_requirements(max_n).scratch_bytes,
+            ),
+        ];
+        if let Some(v) = values {
+            regions.push(("values", v, max_n * self.config.value.bytes() as u64));
+        }
+        if let Count::Gpu { count, .. } = count {
+            regions.push(("count", count, 4));
+        }
+        check_disjoint(&regions)?;
         let buffers = SortBuffers {
             keys,
             values,
@@ -521,13 +606,13 @@ fn host_sort<K: SortKey, V: SortValue>(
         Some(v) => Some(Buffer::from_slice(ctx, "vksort::sort::values", v)?),
         None => None,
     };
-    let req = sorter.storage_requirements(n);
+    let req = sorter.storage_requirements(n)?;
     let scratch = Buffer::device_local(ctx, "vksort::sort::scratch", req.scratch_bytes)?;
     ctx.submit("vksort::sort", |rec| {
         sorter.cmd_sort(
             rec,
             kb.as_ref(),
-            vb.as_ref().map(|b| b.as_ref()),
+            vb.as_ref().map(Buffer::as_ref),
             scratch.as_ref(),
             n,
         )

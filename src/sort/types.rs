@@ -10,11 +10,17 @@
 /// The type of the sort keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum KeyType {
+    /// Rust `u32`.
     U32,
+    /// Rust `i32` (two's complement order).
     I32,
+    /// Rust `f32` (IEEE 754 totalOrder: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`).
     F32,
+    /// Rust `u64`.
     U64,
+    /// Rust `i64`.
     I64,
+    /// Rust `f64` (IEEE 754 totalOrder, as [`KeyType::F32`]).
     F64,
     /// 128-bit unsigned keys (Rust `u128`, little-endian: four u32 words, lowest first). Sorted by the
     /// comparison sorts (merge sort, bitonic sort, WarpSort, quicksort) and the split radix sorts; the radix
@@ -23,6 +29,7 @@ pub enum KeyType {
 }
 
 impl KeyType {
+    /// Every key type the radix sorts take (all but [`KeyType::U128`]).
     pub const ALL: [KeyType; 7] = [
         KeyType::U32,
         KeyType::I32,
@@ -41,6 +48,8 @@ impl KeyType {
         KeyType::I64,
         KeyType::F64,
     ];
+
+    /// The Rust type's name (`"u32"`, `"f64"`, `"u128"`).
     pub fn name(self) -> &'static str {
         match self {
             KeyType::U32 => "u32",
@@ -52,9 +61,12 @@ impl KeyType {
             KeyType::U128 => "u128",
         }
     }
+
+    /// The key type [`KeyType::name`] names (of [`KeyType::ALL`]: not `"u128"`).
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == s)
     }
+
     /// Bytes per key.
     pub fn bytes(self) -> u32 {
         match self {
@@ -93,7 +105,10 @@ pub enum ValueType {
 }
 
 impl ValueType {
+    /// Every value type.
     pub const ALL: [ValueType; 3] = [ValueType::None, ValueType::U32, ValueType::U64];
+
+    /// `"none"`, `"u32"` or `"u64"`.
     pub fn name(self) -> &'static str {
         match self {
             ValueType::None => "none",
@@ -101,9 +116,12 @@ impl ValueType {
             ValueType::U64 => "u64",
         }
     }
+
+    /// The value type [`ValueType::name`] names.
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == s)
     }
+
     /// Bytes per value (0 for none).
     pub fn bytes(self) -> u32 {
         match self {
@@ -117,12 +135,15 @@ impl ValueType {
 /// Sort order. Both are stable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Order {
+    /// Smallest key first (the default).
     #[default]
     Ascending,
+    /// Largest key first; equal keys still keep their input order in a stable sort.
     Descending,
 }
 
 impl Order {
+    /// Both orders.
     pub const ALL: [Order; 2] = [Order::Ascending, Order::Descending];
     /// "asc" or "desc".
     pub fn name(self) -> &'static str {
@@ -143,6 +164,7 @@ impl Order {
 
 /// A key type the sort handles.
 pub trait SortKey: bytemuck::Pod {
+    /// The [`KeyType`] of this Rust type.
     const TYPE: KeyType;
     /// The key's raw bits (narrower keys in the low bits).
     fn raw_bits(&self) -> u128;
@@ -150,6 +172,7 @@ pub trait SortKey: bytemuck::Pod {
 
 /// A value type the sort carries.
 pub trait SortValue: bytemuck::Pod {
+    /// The [`ValueType`] of this Rust type.
     const TYPE: ValueType;
 }
 

@@ -207,6 +207,7 @@ impl Case {
             order: self.order,
             bits: self.bits,
             algorithm: self.algorithm,
+            stable: false,
             max_n: max_n.max(1) as u64,
         }
     }
@@ -234,7 +235,7 @@ pub fn check_with(
     };
     let kb = Buffer::from_slice(ctx, "test::keys", &pad(&kw)).unwrap();
     let vb = Buffer::from_slice(ctx, "test::vals", &pad(&vw)).unwrap();
-    let req = sorter.storage_requirements(n as u64);
+    let req = sorter.storage_requirements(n as u64).unwrap();
     let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes.max(16)).unwrap();
     let cnt = Buffer::from_slice(ctx, "test::count", &[gpu_n.unwrap_or(0) as u32; 4]).unwrap();
     let values = (c.value != ValueType::None).then(|| vb.as_ref());
@@ -372,10 +373,10 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
     .unwrap();
     let kb = Buffer::from_slice(ctx, "test::keys", &kw).unwrap();
     let vb = Buffer::from_slice(ctx, "test::vals", &values_for(n, ValueType::U32)).unwrap();
-    let req = sorter.storage_requirements(n as u64);
+    let req = sorter.storage_requirements(n as u64).unwrap();
     let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes.max(16)).unwrap();
     let cnt = Buffer::from_slice(ctx, "test::count", &[10u32; 4]).unwrap();
-    let kbytes = kb.as_ref().size;
+    let kbytes = kb.as_ref().size();
     let vbytes = (n * 4) as u64;
     let run =
         |s: &Sorter,
@@ -445,9 +446,14 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
             "short scratch: {what}"
         );
     }
-    let no_storage = vksort::BufferRef {
-        usage: ash::vk::BufferUsageFlags::TRANSFER_DST,
-        ..scratch.as_ref()
+    // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
+    let no_storage = unsafe {
+        vksort::BufferRef::from_raw(
+            scratch.handle(),
+            0,
+            scratch.size(),
+            ash::vk::BufferUsageFlags::TRANSFER_DST,
+        )
     };
     assert!(
         matches!(
@@ -520,7 +526,7 @@ pub fn assert_recording_builds_no_pipeline(
     let cfg = *sorter.config();
     let max_n = cfg.max_n;
     let built = ctx.kernel_count();
-    let req = sorter.storage_requirements(max_n);
+    let req = sorter.storage_requirements(max_n).unwrap();
     let kb = Buffer::device_local(ctx, "test::keys", max_n * cfg.key.bytes() as u64).unwrap();
     let vb =
         Buffer::device_local(ctx, "test::vals", max_n * cfg.value.bytes().max(4) as u64).unwrap();

@@ -148,7 +148,7 @@ fn recorded_sorts_are_labelled_regions_of_a_capture() {
         let keys = Buffer::from_slice(&ctx, "renderdoc_test::keys", &keys_host).unwrap();
         let values = Buffer::from_slice(&ctx, "renderdoc_test::values", &values_host).unwrap();
         let count = Buffer::from_slice(&ctx, "renderdoc_test::count", &[live]).unwrap();
-        let req = sorter.storage_requirements(n);
+        let req = sorter.storage_requirements(n).unwrap();
         let scratch = Buffer::new(
             &ctx,
             "renderdoc_test::scratch",

@@ -55,7 +55,7 @@ pub(crate) use debug::MergeDebug;
 pub use policy::{MergeKernel, MergePolicy, Partition};
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Context, Recorder};
+use crate::gpu::{Region, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{Overrides, SortBuffers};
@@ -119,9 +119,9 @@ pub struct MergeSort {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sides {
     /// keys0, values0, keys1, values1: bindings 0..3 of every merge-sort pass.
-    pub sides: [BufferRef; 4],
-    pub meta: BufferRef,
-    pub partition: BufferRef,
+    pub sides: [Region; 4],
+    pub meta: Region,
+    pub partition: Region,
 }
 
 impl MergeSort {

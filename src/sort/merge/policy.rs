@@ -44,8 +44,10 @@ pub enum MergeKernel {
 }
 
 impl MergeKernel {
+    /// Both kernels.
     pub const ALL: [MergeKernel; 2] = [MergeKernel::Serial, MergeKernel::Network];
 
+    /// `"serial"` or `"network"` (the override value).
     pub fn name(self) -> &'static str {
         match self {
             MergeKernel::Serial => "serial",
@@ -72,8 +74,10 @@ pub enum Partition {
 }
 
 impl Partition {
+    /// Every mode.
     pub const ALL: [Partition; 3] = [Partition::Pass, Partition::Fused, Partition::Mixed];
 
+    /// `"pass"`, `"fused"` or `"mixed"` (the override value).
     pub fn name(self) -> &'static str {
         match self {
             Partition::Pass => "pass",

@@ -61,7 +61,7 @@ mod setup;
 pub use policy::{PivotMode, QuicksortPolicy};
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufferRef, Context, Kernel, Recorder};
+use crate::gpu::{Region, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
@@ -136,16 +136,16 @@ pub struct QsPush {
 /// The five bindings of the bounds, partition and local passes, and the scratch.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Bound {
-    pub keys0: BufferRef,
-    pub vals0: BufferRef,
-    pub keys1: BufferRef,
-    pub vals1: BufferRef,
-    pub meta: BufferRef,
-    pub scratch: BufferRef,
+    pub keys0: Region,
+    pub vals0: Region,
+    pub keys1: Region,
+    pub vals1: Region,
+    pub meta: Region,
+    pub scratch: Region,
 }
 
 impl Bound {
-    pub fn all(&self) -> [BufferRef; 5] {
+    pub fn all(&self) -> [Region; 5] {
         [self.keys0, self.vals0, self.keys1, self.vals1, self.meta]
     }
 }
@@ -251,8 +251,8 @@ impl QuicksortSort {
         if lay.meta_bytes > caps.max_storage_buffer_range {
             return Err(Error::TooLarge {
                 n,
-                elem_bytes: lay.meta_bytes.div_ceil(n.max(1)),
-                limit: caps.max_storage_buffer_range,
+                max: caps.max_storage_buffer_range / lay.meta_bytes.div_ceil(n.max(1)).max(1),
+                limit: "one storage-buffer binding (the quicksort's sequence records)",
             });
         }
         let grid = caps.max_workgroup_count[0].max(1) as u64 * caps.max_workgroup_count[1] as u64;

@@ -3,41 +3,41 @@
 
 use super::layout::Layout;
 use super::RadixSort;
-use crate::gpu::BufferRef;
+use crate::gpu::Region;
 
 /// The regions a sort binds.
 pub(crate) struct Bindings {
-    pub keys: BufferRef,
-    pub alt_keys: BufferRef,
-    pub values: Option<BufferRef>,
-    pub alt_values: BufferRef,
-    pub meta: BufferRef,
-    pub status: BufferRef,
+    pub keys: Region,
+    pub alt_keys: Region,
+    pub values: Option<Region>,
+    pub alt_values: Region,
+    pub meta: Region,
+    pub status: Region,
     /// The MSD sort's second scratch arrays and tables (see [`Layout`]).
-    pub msd_keys: BufferRef,
-    pub msd_values: BufferRef,
-    pub msd_tables: BufferRef,
+    pub msd_keys: Region,
+    pub msd_values: Region,
+    pub msd_tables: Region,
     /// The hybrid sort's group starts (see [`Layout`]).
-    pub hybrid_starts: BufferRef,
+    pub hybrid_starts: Region,
     /// The hybrid sort's plan word (MSD places | log2 of the groups << 8; 0 for every other sort).
     pub hybrid: u32,
     /// Wide passes: device addresses (lo, hi words) of keys, scratch keys, values, scratch values.
     pub addr: [u32; 8],
     pub layout: Layout,
     pub max_n: u64,
-    pub count: Option<(BufferRef, u32)>,
+    pub count: Option<(Region, u32)>,
 }
 
 /// The source bindings of one portion of a pass: keys A, keys B, values A, values B, and the index of the
 /// first key they hold.
 pub(crate) struct PortionSources {
-    pub refs: [BufferRef; 4],
+    pub refs: [Region; 4],
     pub first: u64,
 }
 
 impl Bindings {
     /// Value bindings (the meta region stands in when there are no values; the shaders then never touch it).
-    pub fn vals(&self) -> (BufferRef, BufferRef) {
+    pub fn vals(&self) -> (Region, Region) {
         match self.values {
             Some(v) => (v, self.alt_values),
             None => (self.meta, self.meta),
@@ -59,7 +59,7 @@ impl Bindings {
         let first = q * p.keys;
         let len = p.keys.min(self.max_n.max(1).saturating_sub(first)).max(1);
         let (kb, vbytes) = (s.key_words as u64 * 4, s.val_words as u64 * 4);
-        let cut = |r: BufferRef, eb: u64| {
+        let cut = |r: Region, eb: u64| {
             if eb == 0 {
                 r
             } else {
@@ -89,7 +89,7 @@ impl Bindings {
     }
 
     /// Onesweep's status slot of (place `p`, portion `q`).
-    pub fn status_slot(&self, p: u32, q: u64) -> BufferRef {
+    pub fn status_slot(&self, p: u32, q: u64) -> Region {
         let l = &self.layout;
         let slot = p as u64 * l.portions.count + q;
         self.status
@@ -97,11 +97,11 @@ impl Bindings {
     }
 
     /// Reduce-then-scan's per-(digit, tile) region.
-    pub fn rts_status(&self) -> BufferRef {
+    pub fn rts_status(&self) -> Region {
         self.status.slice(0, self.layout.rts_status_bytes)
     }
     /// The indirect arguments at meta word `word`.
-    pub fn args(&self, word: u64) -> BufferRef {
+    pub fn args(&self, word: u64) -> Region {
         self.meta.slice(word * 4, 12)
     }
 }

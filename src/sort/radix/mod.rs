@@ -85,7 +85,7 @@ pub use layout::{Layout, Portions, MAX_KEYS, MAX_PORTION_KEYS};
 pub use policy::{PeerMatch, RadixPolicy, RankCounters, MSD_MAX_KEYS};
 
 use crate::error::{Error, Result};
-use crate::gpu::{BufferRef, Context, Kernel, Recorder};
+use crate::gpu::{Region, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
@@ -196,8 +196,8 @@ impl RadixSort {
         if config.max_n > MAX_KEYS {
             return Err(Error::TooLarge {
                 n: config.max_n,
-                elem_bytes: config.key.bytes() as u64,
-                limit: MAX_KEYS * config.key.bytes() as u64,
+                max: MAX_KEYS,
+                limit: "the radix sorts' key count (2^32 - 2^16)",
             });
         }
         crate::policy::require_sort_subgroup_ops(ctx)?;
@@ -328,8 +328,8 @@ impl RadixSort {
         if max_n > MAX_KEYS {
             return Err(Error::TooLarge {
                 n: max_n,
-                elem_bytes: (self.key_words * 4) as u64,
-                limit: MAX_KEYS * (self.key_words * 4) as u64,
+                max: MAX_KEYS,
+                limit: "the radix sorts' key count (2^32 - 2^16)",
             });
         }
         let algorithm = match algorithm {
@@ -355,15 +355,15 @@ impl RadixSort {
             let eb = (self.key_words.max(self.val_words) * 4) as u64;
             return Err(Error::TooLarge {
                 n: max_n,
-                elem_bytes: eb,
-                limit: range,
+                max: range / eb,
+                limit: "one storage-buffer binding (bufferDeviceAddress is not enabled)",
             });
         }
         if algorithm == SortAlgorithm::ReduceThenScan && layout.rts_status_bytes > range {
             return Err(Error::TooLarge {
                 n: max_n,
-                elem_bytes: (self.key_words * 4) as u64,
-                limit: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
+                max: range / layout.rts_status_bytes.div_ceil(max_n.max(1)).max(1),
+                limit: "one storage-buffer binding (reduce-then-scan's status)",
             });
         }
         // The hybrid sort's plan word (MSD places | log2 of the groups << 8). Its group passes bind whole
@@ -454,7 +454,7 @@ impl RadixSort {
         // Zero the control block, histograms and (Onesweep) status slots, which follow the meta region in the
         // scratch, and write n.
         let l = &b.layout;
-        let clear = BufferRef {
+        let clear = Region {
             size: if algorithm != SortAlgorithm::ReduceThenScan {
                 l.status_off + l.status_slot_bytes * l.status_slots - l.meta_off
             } else {
@@ -558,11 +558,12 @@ impl RadixSort {
     /// pipelines that sort needs.
     fn plan_one(&self, algorithm: SortAlgorithm, count: Count) -> Result<()> {
         let n = count.max_n();
-        let fake = |size: u64, usage: vk::BufferUsageFlags| BufferRef {
+        let fake = |size: u64, usage: vk::BufferUsageFlags| Region {
             buffer: vk::Handle::from_raw(1),
             offset: 0,
             size: size.max(16),
             usage: usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
+            owner: 0,
         };
         let arrays = vk::BufferUsageFlags::STORAGE_BUFFER;
         let buffers = SortBuffers {
@@ -613,11 +614,12 @@ impl SortBackend for RadixSort {
                 let s = self.pick(n);
                 s.plan_one(a, Count::Host(n))?;
                 // A GPU-side count binds the count buffer; the kernels are the same, but plan it too.
-                let count = BufferRef {
+                let count = Region {
                     buffer: vk::Handle::from_raw(1),
                     offset: 0,
                     size: 16,
                     usage: vk::BufferUsageFlags::STORAGE_BUFFER,
+                    owner: 0,
                 };
                 s.plan_one(a, Count::Gpu { count, capacity: n })?;
             }

@@ -7,7 +7,7 @@
 use super::layout::{COPY_KPT, COPY_WG, CTRL_COPY_ARGS};
 use super::{Bindings, RadixSort};
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 
 /// Push constants of `radix_setup`.
 #[repr(C)]
@@ -37,7 +37,7 @@ pub(crate) fn record(
     s: &RadixSort,
     rec: &mut Recorder,
     b: &Bindings,
-    region: BufferRef,
+    region: Region,
 ) -> Result<()> {
     let caps = s.ctx.caps();
     let wg = s.plan.workgroup_size(caps, SETUP_WG);

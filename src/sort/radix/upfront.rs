@@ -117,7 +117,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         };
         let keys4 = keys.slice(0, keys.size / 16 * 16);
         let bindings_vec4 = [keys, b.meta, keys4];
-        let bindings: &[crate::gpu::BufferRef] = if vec4 {
+        let bindings: &[crate::gpu::Region] = if vec4 {
             &bindings_vec4
         } else {
             &bindings_vec4[..2]

@@ -4,7 +4,7 @@
 
 use super::SplitSort;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::count::Count;
 use crate::sort::items::Checked;
 
@@ -13,8 +13,8 @@ pub(crate) fn record(
     rec: &mut Recorder,
     c: &Checked,
     count: &Count,
-    alt: (BufferRef, BufferRef),
-    args: BufferRef,
+    alt: (Region, Region),
+    args: Region,
 ) -> Result<()> {
     use crate::shaders::{split_copy as sh, Spec};
     let p = &s.policy;

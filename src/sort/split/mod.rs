@@ -67,7 +67,7 @@ mod scatter;
 pub use policy::{SplitPolicy, MAX_DIGIT_BITS, MAX_TILE};
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Context, Recorder};
+use crate::gpu::{Region, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
 use crate::sort::algorithm::SortAlgorithm;
@@ -281,7 +281,7 @@ impl SplitSort {
         }
         rec.scope("vksort::sort", |rec| {
             let s = c.scratch;
-            rec.fill(
+            rec.fill_region(
                 "vksort::split::clear",
                 s.slice(CTRL_OR * 4, (CTRL_NOR + 4 - CTRL_OR) * 4),
                 0,
@@ -330,7 +330,7 @@ impl SplitSort {
                     Form::Blocked => histogram::record(self, rec, &c, &count, pass, &pass_io)?,
                 }
                 rec.barrier();
-                self.scanner.cmd_scan_indirect(
+                self.scanner.scan_indirect(
                     rec,
                     offsets,
                     offsets,
@@ -353,10 +353,10 @@ impl SplitSort {
 /// The buffers of one pass: the side it reads (keys, values), the side it writes, the flags or histograms,
 /// and its tile passes' indirect arguments.
 pub(crate) struct PassIo {
-    pub src: (BufferRef, BufferRef),
-    pub dst: (BufferRef, BufferRef),
-    pub offsets: BufferRef,
-    pub tile_args: BufferRef,
+    pub src: (Region, Region),
+    pub dst: (Region, Region),
+    pub offsets: Region,
+    pub tile_args: Region,
 }
 
 /// Push constants of the per-pass shaders (flags, bit_scatter, histogram, scatter).

@@ -5,7 +5,7 @@
 
 use super::{Form, SplitSort};
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::count::Count;
 use crate::sort::items::{Checked, ItemPush};
 
@@ -37,7 +37,7 @@ pub(crate) fn record(
     count: &Count,
     form: Form,
     recorded: u32,
-    args: BufferRef,
+    args: Region,
 ) -> Result<()> {
     use crate::shaders::{split_plan as sh, Spec};
     let ctx = rec.ctx();

@@ -60,7 +60,7 @@ mod splitters;
 pub use policy::{Limits, Plan, WarpSortPolicy};
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Context, Recorder};
+use crate::gpu::{Region, Context, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{Overrides, SortBuffers};
@@ -86,8 +86,8 @@ pub(crate) const FAMILY: Family = Family {
 /// Keys and values of one side of the ping-pong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Side {
-    pub keys: BufferRef,
-    pub vals: BufferRef,
+    pub keys: Region,
+    pub vals: Region,
 }
 
 /// The scratch regions of a sort (offset, bytes).

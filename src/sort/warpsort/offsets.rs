@@ -5,7 +5,7 @@
 
 use super::WarpSort;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::warpsort::Plan;
 
 /// Push constants of `warpsort_offsets`.
@@ -22,8 +22,8 @@ pub(crate) fn record(
     s: &WarpSort,
     rec: &mut Recorder,
     plan: &Plan,
-    pos: BufferRef,
-    off: BufferRef,
+    pos: Region,
+    off: Region,
 ) -> Result<()> {
     use crate::shaders::{warpsort_offsets as sh, Spec};
     let wg = s.policy.scan_workgroup_size;

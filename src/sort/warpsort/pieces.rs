@@ -5,7 +5,7 @@
 
 use super::{Side, WarpSort};
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::count::Count;
 use crate::sort::items::{Checked, ItemPush};
 use crate::sort::warpsort::Plan;
@@ -34,7 +34,7 @@ pub(crate) fn record(
     round: u32,
     input: Side,
     out: Side,
-    tables: [BufferRef; 2],
+    tables: [Region; 2],
 ) -> Result<()> {
     use crate::shaders::{warpsort_pieces as sh, Spec};
     let p = &s.policy;

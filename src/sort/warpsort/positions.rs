@@ -5,7 +5,7 @@
 
 use super::WarpSort;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::count::Count;
 use crate::sort::items::{Checked, ItemPush};
 use crate::sort::warpsort::Plan;
@@ -27,9 +27,9 @@ pub(crate) fn record(
     c: &Checked,
     count: &Count,
     plan: &Plan,
-    keys: BufferRef,
-    split: BufferRef,
-    pos: BufferRef,
+    keys: Region,
+    split: Region,
+    pos: Region,
 ) -> Result<()> {
     use crate::shaders::{warpsort_positions as sh, Spec};
     let wg = s.policy.scan_workgroup_size;

@@ -5,7 +5,7 @@
 
 use super::WarpSort;
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{Region, Recorder};
 use crate::sort::count::Count;
 use crate::sort::items::{Checked, ItemPush};
 
@@ -27,8 +27,8 @@ pub(crate) fn record(
     c: &Checked,
     count: &Count,
     pieces: u64,
-    keys: BufferRef,
-    split: BufferRef,
+    keys: Region,
+    split: Region,
 ) -> Result<()> {
     use crate::shaders::{warpsort_splitters as sh, Spec};
     let p = &s.policy;

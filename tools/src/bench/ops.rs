@@ -17,9 +17,9 @@ use super::verify::{self, Mismatch, SortSpec};
 use crate::model::{self, Calibration, Shape};
 use serde::Serialize;
 use std::sync::Arc;
-use vksort::gpu::profiler::sum_by_label;
 use vksort::gpu::{
-    Buffer, BufferRef, Context, DeviceCaps, MemoryLocation, PassTime, Profiler, Recorder,
+    sum_by_label, Buffer, BufferRef, Context, DeviceCaps, MemoryLocation, PassTime, Profiler,
+    Recorder,
 };
 use vksort::scan::{ScanAlgorithm, ScanPolicy};
 use vksort::sort::check::{CheckReport, SortChecker};
@@ -539,6 +539,7 @@ pub fn sort_config(spec: &OpSpec, n: u64) -> Result<SortConfig> {
         bits: *bits,
         algorithm: SortAlgorithm::from_name(algo)
             .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?,
+        stable: false,
         max_n: n.max(1),
     })
 }
@@ -1180,7 +1181,7 @@ fn prepare_sort<'a>(
         unreachable!("prepare_sort takes sorts")
     };
     let sorter = build_sorter(ctx, spec, n as u64)?;
-    let req = sorter.storage_requirements(n as u64);
+    let req = sorter.storage_requirements(n as u64)?;
     let kb = (n * key.bytes()) as u64;
     let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
     Ok(Box::new(SortRunner {
@@ -1266,7 +1267,7 @@ impl Runner for SortRunner<'_> {
 
 impl SortRunner<'_> {
     /// The regions of the sorted keys and values.
-    fn regions(&self) -> (BufferRef, Option<BufferRef>) {
+    fn regions(&self) -> (BufferRef<'_>, Option<BufferRef<'_>>) {
         (
             self.keys.slice(0, self.kb.max(4)),
             self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
