@@ -1,7 +1,7 @@
 //! Reduction (sum, min, max) of u32 or u64 into one element: pass `vksort::reduce` (`glsl/reduce.comp`),
 //! after `vksort::reduce::clear` (a fill of the scratch header).
 //!
-//! Single pass: at most [`MAX_GROUPS`] workgroups each reduce every `groups`-th tile and write a partial to
+//! Single pass: at most 1024 workgroups each reduce every `groups`-th tile and write a partial to
 //! scratch; the last workgroup to finish (an atomic counter between buffer memory barriers) reduces the
 //! partials and writes `output[0]`. Per element: reads 4 / 8 bytes (u32 / u64). Sums wrap. `n = 0` writes
 //! the identity (0 for sum and max, all ones for min).
@@ -162,7 +162,7 @@ pub fn reduce_u32(ctx: &Arc<Context>, data: &[u32], op: ReduceOp) -> Result<u32>
     reduce_host(ctx, data, op, ScanElem::U32)
 }
 
-/// Reduces `data` on the GPU (needs 64-bit support, see [`crate::scan::check_device`]).
+/// Reduces `data` on the GPU (needs `shaderInt64` and `shaderSubgroupExtendedTypes`: [`crate::DeviceCaps::int64`]).
 pub fn reduce_u64(ctx: &Arc<Context>, data: &[u64], op: ReduceOp) -> Result<u64> {
     reduce_host(ctx, data, op, ScanElem::U64)
 }

@@ -415,7 +415,7 @@ impl Buffer {
     }
 
     /// Writes `bytes` at `offset` (directly when host-visible, else through a staging buffer of at most
-    /// [`STAGING_CHUNK`] bytes, one copy and bounded wait per chunk).
+    /// 64 MiB bytes, one copy and bounded wait per chunk).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
         self.check_range("write target", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
@@ -455,7 +455,7 @@ impl Buffer {
     }
 
     /// Reads `out.len()` bytes at `offset` into `out` (directly when host-visible, else through a staging
-    /// buffer of at most [`STAGING_CHUNK`] bytes, one copy and bounded wait per chunk).
+    /// buffer of at most 64 MiB bytes, one copy and bounded wait per chunk).
     pub fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         let len = out.len() as u64;
         self.check_range("read source", offset, len)?;

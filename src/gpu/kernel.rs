@@ -111,6 +111,7 @@ impl Kernel {
 impl Context {
     /// How many pipelines this context has built so far (diagnostics: a test checks that recording a sort
     /// builds none).
+    #[cfg(feature = "diagnostics")]
     pub fn kernel_count(&self) -> usize {
         self.kernels.lock().unwrap().len()
     }
@@ -119,7 +120,7 @@ impl Context {
     /// [`crate::policy::SubgroupPlan::kernel`], which also sets `MIN_SUBGROUP`), requiring subgroup size
     /// `subgroup` where the device supports subgroup size control. Cached. Fails with [`Error::Shader`] when
     /// `spec` sets a constant the shader does not declare.
-    pub fn kernel(
+    pub(crate) fn kernel(
         &self,
         shader: ShaderId,
         spec: &Spec,

@@ -49,7 +49,8 @@ impl<'a> Recorder<'a> {
     ///   ended, reset or freed meanwhile);
     /// - nothing else records into `cmd`, or uses its command pool, from another thread while the recorder
     ///   lives (Vulkan requires external synchronization of both);
-    /// - every buffer handed to the recorder through a [`Region`] is a live buffer of that device, and the
+    /// - every buffer recorded with is a live buffer of that device (regions of vksort's [`crate::Buffer`]s are;
+    ///   [`BufferRef::from_raw`] states the promise for a renderer's), and the
     ///   buffers, `ctx` (whose pipelines and layouts the commands use) and an attached [`Profiler`] (whose query
     ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
     ///   freed without being submitted.
@@ -406,8 +407,9 @@ impl Context {
     /// The host form's engine: records `f` into a fresh command buffer (between full memory barriers), submits
     /// it, and waits at most [`Context::wait_timeout`]. `label` names the submission in captures.
     ///
-    /// The command buffer is vksort's own, so this is a safe function; the [`Region`]s that `f` records
-    /// with carry [`Region`]'s promise (live buffers of this device until this call returns). On
+    /// The command buffer is vksort's own, so this is a safe function; the [`BufferRef`]s that `f` records
+    /// with must stay valid until this call returns (a [`crate::Buffer`]'s region borrows it; a raw one
+    /// carries [`BufferRef::from_raw`]'s promise). On
     /// [`Error::Timeout`] the command buffer may still run: the context is then lost ([`Context::is_lost`]),
     /// frees no buffer any more (they are leaked, so the late work never touches freed memory) and refuses
     /// further host-form work.

@@ -6,9 +6,10 @@
 pub enum SortAlgorithm {
     /// Chosen per sort size by the sorter's [`super::Selector`]: by default the device policy of the first
     /// family (radix: Small up to `small_sort_max`, Msd up to `msd_max`, else Onesweep where the policy allows
-    /// it, else ReduceThenScan), except where the device's crossover table ([`super::auto`]) names another
+    /// it, else ReduceThenScan), except where the device's crossover table names another
     /// family for the key and value widths and size (on NVIDIA: merge sort for 64-bit keys from 2^17 keys, up
     /// to 2^19 or, with 64-bit values, 2^22); with a calibrated cost model, the fastest predicted algorithm.
+    /// Always a stable algorithm.
     #[default]
     Auto,
     /// Radix sort, one pass per digit place with decoupled look-back (bounded spin and a self-made fallback).
@@ -19,40 +20,39 @@ pub enum SortAlgorithm {
     Small,
     /// Radix sort, most significant digit first, in three dispatches: a pass finds the keys' range (per-tile
     /// min/max), a split pass sorts each tile on the top digit of that range, then one workgroup per
-    /// bucket gathers the bucket's runs from all tiles and sorts them (up to
-    /// [`crate::sort::radix::MSD_MAX_KEYS`] keys). See [`crate::sort::radix::msd`].
+    /// bucket gathers the bucket's runs from all tiles and sorts them (up to 2^20 keys:
+    /// larger configurations are refused with [`crate::Error::AlgorithmLimit`]).
     Msd,
     /// Radix sort, MSD hybrid (after Stehle & Jacobsen 2017): Onesweep passes over the 1-3 highest digit places
     /// that vary (as many as leave groups of about the policy's group tile on average), which leave the keys
     /// sorted on their top bits in contiguous groups; then one workgroup per group sorts it on the bits below,
     /// in registers in one read and one write (groups larger than its tile, from skewed keys, through global
     /// memory). Fewer passes over the keys than Onesweep for wide keys; Auto never chooses it
-    /// ([`SortAlgorithm::auto_eligible`]). See [`crate::sort::radix::hybrid`].
+    /// ([`SortAlgorithm::auto_eligible`]).
     Hybrid,
     /// Bitonic sort (Batcher's network; not stable), in place: one workgroup for up to the policy's
     /// `single_capacity()` keys, else tiles sorted in shared memory and merge stages whose long strides run as
-    /// global passes. See [`crate::sort::bitonic`].
+    /// global passes.
     Bitonic,
     /// Split radix sort, the blocked form (Satish et al.): LSD passes of `digit_bits` bits
-    /// ([`crate::sort::split::SplitPolicy`], default 4), each a per-tile digit histogram, a global scan, and
+    /// ([`crate::sort::SplitPolicy`], default 4), each a per-tile digit histogram, a global scan, and
     /// per tile `digit_bits` stable 1-bit splits in shared memory before the global scatter; only the bits
-    /// that vary between the keys are sorted on (decided on the GPU). See [`crate::sort::split`].
+    /// that vary between the keys are sorted on (decided on the GPU).
     SplitRadix,
     /// Split radix sort, the per-bit form (Seed 002): one global stable 1-bit split (flags, exclusive scan,
-    /// scatter) per bit that varies between the keys (decided on the GPU). See [`crate::sort::split`].
+    /// scatter) per bit that varies between the keys (decided on the GPU).
     SplitRadixBit,
     /// Merge sort (stable; every key type, 128-bit keys included): tiles sorted in shared memory, then merge
     /// passes whose work is split evenly by a merge-path search, so every workgroup merges the same number of
-    /// keys whatever the data. The sort of 128-bit keys. See [`crate::sort::merge`].
+    /// keys whatever the data. The sort of 128-bit keys.
     Merge,
     /// WarpSort (after Ye et al. 2010; stable): subgroup-sized groups sort chunks in registers with a bitonic
     /// network, merge rows pairwise with a windowed bitonic merge, split the rows into pieces by sample
-    /// splitters and merge each piece's segments. See [`crate::sort::warpsort`].
+    /// splitters and merge each piece's segments.
     WarpSort,
     /// GPU quicksort (Cederman and Tsigas; not stable): phase-one rounds split long sequences across
     /// workgroups (fetch-and-add partitions, indirect dispatches planned on the GPU), then one workgroup per
     /// sequence finishes it (three-way partitions, bitonic tiles, a bitonic fallback past a depth limit). See
-    /// [`crate::sort::quicksort`].
     Quicksort,
 }
 

@@ -137,7 +137,7 @@ impl SortChecker {
 
     /// Records the check of `n` keys of `keys` (and values of `values`, which the configuration must have)
     /// into `result` (see the module docs). Errors: [`Error::ValuesMismatch`], [`Error::TooLarge`] (more than
-    /// one storage-buffer binding or 2^32 - 1 elements), and the buffer checks of [`Region::check`].
+    /// one storage-buffer binding or 2^32 - 1 elements), and the buffer checks of [`crate::BufferRef`].
     /// Also [`Error::WrongContext`] (a recorder or buffer of another context) and [`Error::Overlap`] (the
     /// result sharing bytes with the keys or values).
     pub fn cmd_check(

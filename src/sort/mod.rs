@@ -1,43 +1,42 @@
-//! The public sort API: the configuration, the [`Sorter`] (recorded form) and the host forms; the key/value
-//! types live in [`types`], the GPU-side count block in [`count`], and [`check`] verifies a sort's output on
-//! the GPU (order, stability, a fingerprint of the elements) without reading it back.
+//! Sorting: the configuration ([`SortConfig`]), the recording form ([`Sorter`]: made once, records into the
+//! caller's command buffers on the caller's buffers) and the host forms ([`sort()`], [`sort_pairs`]: a slice in,
+//! sorted in place). [`check`] verifies a sort's output on the GPU without reading it back.
 //!
-//! Layers (after CUB): this front end checks what every sort shares (types, capacity, the count) and chooses
-//! the algorithm ([`Selector`]; the default policy's cross-family crossovers in [`auto`]); the [`registry`]
-//! maps each [`SortAlgorithm`] to its family's backend
-//! ([`backend::SortBackend`], one folder per family: [`radix`], [`merge`], [`split`], [`warpsort`], [`quicksort`],
-//! [`bitonic`]; the comparison families share [`items`]), which plans its passes and scratch from its
-//! policy and records one module per GPU pass. Pipelines are built when a [`Sorter`] is created, for sorts of
-//! up to its [`SortConfig::max_n`] keys: recording never compiles a pipeline.
+//! What it sorts: keys of type u32, i32, f32, u64, i64, f64 or u128 ([`KeyType`]; floats in IEEE 754
+//! totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; u128 keys by every family but the radix
+//! sorts), optionally with a 4- or 8-byte value per key ([`ValueType`]), ascending or descending, on all key
+//! bits or on a bit range `[lo, hi)` of the transformed key ([`SortConfig::bits`], as CUB's
+//! begin_bit/end_bit). The sorted keys and values land back in the caller's buffers.
 //!
-//! What it sorts: keys of type u32, i32, f32, u64, i64, f64 or u128 (floats in IEEE 754 totalOrder: -NaN < -inf
-//! < ... < -0.0 < +0.0 < ... < +inf < +NaN; u128 keys by every family but the radix sorts), optionally with a 4-
-//! or 8-byte value per key, ascending or descending, stable (equal keys keep their input order, in both orders)
-//! with every algorithm but [`SortAlgorithm::Bitonic`] and [`SortAlgorithm::Quicksort`] (Auto only picks stable
-//! ones), on all key bits or on a bit range
-//! `[lo, hi)` of the transformed key (see [`types`]; as CUB's begin_bit/end_bit). The sorted keys
-//! and values land back in the caller's buffers.
+//! Stability: equal keys keep their input order, in both orders, with every algorithm but
+//! [`SortAlgorithm::Bitonic`] and [`SortAlgorithm::Quicksort`]; [`SortAlgorithm::Auto`] only picks stable
+//! ones, and [`SortConfig::stable`] refuses the unstable ones ([`Error::NotStable`]).
 //!
-//! Memory (the radix sorts; each other family's module gives its own layout): besides the caller's key and
-//! value buffers, a scratch buffer of [`Sorter::storage_requirements`]`(max_n).scratch_bytes`: one more copy of the keys and of the values
-//! (ping-pong), a 1 KiB control block, the digit offsets (2 x places x 2^digit_bits u32) and the look-back status
-//! (places x tiles x 2^digit_bits u32, about 0.33 bytes per key and place with the NVIDIA policy's 3072-key
-//! tiles, 1 byte with lavapipe's; sorts up to the policy's `short_max` keys use shorter tiles, 0.67 bytes on
-//! NVIDIA, and the storage query for a capacity covers them). A sorter that may use the MSD sort (configured, or
-//! Auto up to the policy's `msd_max`, 2^16 keys on NVIDIA) needs, for up to that many keys, a second copy of the
-//! keys and values and 4 x (4 + 2^digit_bits) bytes per MSD split tile (about 1 byte per key with NVIDIA's
-//! 1024-key tiles), plus 4 x 2^digit_bits bytes of split-digit counts. Layout and passes: [`radix`].
+//! Creation: [`Sorter::new`] builds every pipeline a sort of up to [`SortConfig::max_n`] keys may use and
+//! returns every error it can know then (a bit range, an algorithm that cannot take the keys, the count or
+//! stability, the device's features): recording never compiles a pipeline and fails only on the call's own
+//! input (buffers, counts), before it records anything.
 //!
-//! Sizes (the radix sorts; the other families take up to 2^31 keys within one binding): up to
-//! [`radix::MAX_KEYS`] (2^32 - 2^16) keys where memory allows. A sort larger than one look-back status
-//! word counts (2^30 - 1 keys) is cut into portions, each pass running once per portion. When the keys or
-//! values exceed one storage-buffer binding (`maxStorageBufferRange`, 4 GiB on NVIDIA, 128 MiB on lavapipe),
-//! the passes read each portion through its own binding and write through 64-bit buffer device addresses: that
-//! needs `bufferDeviceAddress` (enabled by [`Context::new`] where present; for an adopted device, say so in
+//! Memory: besides the caller's key and value buffers, a scratch buffer of
+//! [`Sorter::storage_requirements`]`(max_n)` bytes with its usage flags: for the radix sorts one more copy
+//! of the keys and values (ping-pong), a 1 KiB control block, digit offsets and look-back status (about 0.3 to
+//! 1 byte per key and digit place), and for sorters that may use the MSD sort a second copy of up to 2^16 keys
+//! and values; the comparison sorts need about one more copy of the keys and values. The key, value, scratch
+//! and count regions of one sort may not share a byte ([`Error::Overlap`]).
+//!
+//! Sizes: the radix sorts take up to 2^32 - 2^16 keys where memory allows, the other families up to 2^31
+//! keys within one storage-buffer binding. Radix sorts larger than one binding (`maxStorageBufferRange`, 4 GiB
+//! on NVIDIA, 128 MiB on lavapipe) write through 64-bit buffer device addresses: that needs
+//! `bufferDeviceAddress` (enabled by [`Context::new`] where present; for an adopted device, see
 //! [`crate::gpu::AdoptInfo`]), and the key, value and scratch buffers need `SHADER_DEVICE_ADDRESS` usage
 //! ([`StorageRequirements::scratch_usage`] says so for the scratch; buffers vksort allocates have it). Without
-//! the feature, such inputs are rejected with [`Error::TooLarge`]. Measured: 2^31 u32 keys (8 GiB) in 3
-//! portions on an H100, BENCHMARKS.md.
+//! the feature, such inputs are rejected with [`Error::TooLarge`].
+//!
+//! Inside (after CUB): this front end checks what every sort shares and chooses the algorithm ([`Selector`]);
+//! a registry maps each [`SortAlgorithm`] to its family's backend (one folder per family: radix, merge,
+//! split, WarpSort, quicksort, bitonic), which plans its passes and scratch from its policy ([`RadixPolicy`],
+//! [`MergePolicy`], ...: tuning overrides through [`SorterBuilder::tuning`]) and records one module per GPU
+//! pass. The families are crate-private; the `diagnostics` feature makes them public for tests and tools.
 
 mod algorithm;
 internal! { mod auto; }
@@ -81,7 +80,7 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Default)]
 pub enum Selector {
     /// The device policy of the first registered family that takes the configuration (the radix sort's size
-    /// thresholds), except in the size ranges of the device's crossover table ([`auto::crossovers`]) where
+    /// thresholds), except in the size ranges of the device's crossover table where
     /// another family measured faster for the key and value widths (merge sort for 64-bit keys from 2^17 keys
     /// on NVIDIA).
     #[default]
@@ -313,7 +312,8 @@ impl Sorter {
         &self.config
     }
 
-    /// The backend of family `T` (e.g. [`radix::RadixSort`]), for diagnostics and tests.
+    /// The backend of family `T` (e.g. `radix::RadixSort`), for diagnostics and tests.
+    #[cfg(feature = "diagnostics")]
     pub fn backend<T: 'static>(&self) -> Option<&T> {
         self.backends
             .iter()
@@ -430,9 +430,9 @@ impl Sorter {
         }
     }
 
-    /// Byte offset, within the scratch, of the control block ([`count`]) of a sort recorded for `max_n` keys
-    /// (host n or the capacity): u32 words [`count::CTRL_N`] (sorted count), [`count::CTRL_OVERFLOW`] (1 when
-    /// the GPU-side count exceeded the capacity), [`count::CTRL_RAW_COUNT`].
+    /// Byte offset, within the scratch, of the control block of a sort recorded for `max_n` keys (host n or the
+    /// capacity): u32 words [`CTRL_N`] (sorted count), [`CTRL_OVERFLOW`] (1 when the GPU-side count exceeded
+    /// the capacity), [`CTRL_RAW_COUNT`] (the count as the GPU found it).
     pub fn control_offset(&self, max_n: u64) -> u64 {
         match self.choose(max_n) {
             Ok(c) => c.backend.control_offset(max_n),
@@ -468,7 +468,7 @@ impl Sorter {
     /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
     /// this command. The count is clamped to `capacity` (at most `config.max_n`: the size the buffers and
     /// scratch are made for); the clamped count and an overflow flag are left in the scratch's control block
-    /// ([`count`], at [`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes
+    /// (at [`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes
     /// included in the overlap check.
     pub fn cmd_sort_indirect(
         &self,

@@ -91,7 +91,7 @@ pub struct RadixPolicy {
     /// How Onesweep's ranking finds peers in sorts up to `short_max` keys (its short tiles keep one exchange
     /// part and no sub-tiles). Default [`PeerMatch::Vote`].
     pub short_peer_match: PeerMatch,
-    /// Auto uses the three-dispatch MSD sort ([`msd`]) for sorts above `small_sort_max` and up to this many keys
+    /// Auto uses the three-dispatch MSD sort ([`crate::sort::SortAlgorithm::Msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
     /// combines one min/max word set per split tile in every workgroup, and one workgroup sorts each bucket.
     pub msd_max: u32,
@@ -240,7 +240,7 @@ impl RadixPolicy {
         MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
     }
 
-    /// The most keys the hybrid sort takes: `hybrid_max` (u32::MAX: the radix sort's [`super::MAX_KEYS`]).
+    /// The most keys the hybrid sort takes: `hybrid_max` (u32::MAX: the radix sorts' 2^32 - 2^16).
     pub fn hybrid_capacity(&self) -> u64 {
         match self.hybrid_max {
             u32::MAX => super::MAX_KEYS,

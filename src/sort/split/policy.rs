@@ -24,7 +24,7 @@ pub struct SplitPolicy {
     /// `scatter`, `copy`): a power of two and a multiple of the subgroup size. Default 256 on GPUs, 128 on CPUs.
     pub workgroup_size: u32,
     /// Keys per invocation of the tile passes, 1..=32: a tile is `workgroup_size * keys_per_invocation` keys
-    /// (at most [`MAX_TILE`]). Each invocation scans this many keys sequentially in a split of the blocked
+    /// (at most 2^16). Each invocation scans this many keys sequentially in a split of the blocked
     /// form (Satish et al.'s "vertical" scan; they found at least 13 per thread best on a GTX 280). Default 8,
     /// less where the blocked form's tile would not fit the shared memory.
     pub keys_per_invocation: u32,

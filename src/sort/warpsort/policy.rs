@@ -82,12 +82,12 @@ pub struct WarpSortPolicy {
     /// CPUs.
     pub workgroup_size: u32,
     /// Sorts of at least this many keys split their rows into pieces (phases 3 and 4); smaller ones merge the
-    /// rows pairwise down to one. Sorts whose single row would exceed [`Plan::row_cap`] always split. Default
+    /// rows pairwise down to one. Sorts whose single row would exceed the row cap of the plan always split. Default
     /// 2^13 on GPUs (below it the last merge, one group for all n keys, runs at most 64 window steps), 2^12
     /// on CPUs.
     pub split_min: u64,
     /// The row stop rule of a splitting sort: rows are merged pairwise until at most this many remain (fewer
-    /// rounds when rows would outgrow [`Plan::row_cap`]); those rows are cut into pieces. At least 2. Default
+    /// rounds when rows would outgrow the row cap of the plan); those rows are cut into pieces. At least 2. Default
     /// 64 on GPUs, 8 on CPUs.
     pub split_rows: u32,
     /// K: sample items per piece (the sample is K x pieces items, taken regularly over the sorted rows; every
@@ -210,7 +210,7 @@ impl WarpSortPolicy {
     }
 
     /// The most keys a sort with this policy takes: the plan of every larger count would need a merge loop
-    /// longer than [`MAX_MERGE_STEPS`] (or exceed [`MAX_KEYS`]).
+    /// longer than 65,000 window steps (or exceed 2^31 keys).
     pub fn max_keys(&self) -> u64 {
         if Plan::new(self, MAX_KEYS).is_ok() {
             return MAX_KEYS;
