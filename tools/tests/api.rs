@@ -1,0 +1,63 @@
+//! The library's public surface stays small and documented: `cargo doc` of the library without features (what a
+//! renderer sees on docs.rs) prints no warning (the crate denies missing docs without the `diagnostics` feature,
+//! and every intra-doc link resolves to a public item), and rustdoc lists at most `MAX_ITEMS` public items.
+//! Skipped, with a note on stderr, where cargo cannot be run (the GPU machine has no toolchain).
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+/// The ceiling of public items (structs, enums, traits, functions, constants, type aliases; not methods or
+/// fields) that rustdoc's `all.html` lists without features.
+const MAX_ITEMS: usize = 120;
+
+#[test]
+fn public_surface_is_small_and_documented() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = root.join("target").join("api-doc");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = match Command::new(&cargo)
+        .current_dir(&root)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .args(["doc", "--no-deps", "-p", "vksort"])
+        .output()
+    {
+        Ok(o) => o,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "api: skipped: cannot run {cargo:?} ({e})");
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "`cargo doc -p vksort` (RUSTDOCFLAGS=-D warnings) failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = std::fs::read_to_string(target.join("doc").join("vksort").join("all.html"))
+        .expect("rustdoc's all.html");
+    // Each item is one `<li><a href="PATH">NAME</a></li>` of the item lists.
+    let items: Vec<&str> = all
+        .split("<li><a href=\"")
+        .skip(1)
+        .filter_map(|s| s.split_once("\">")?.1.split_once("</a>").map(|(n, _)| n))
+        .collect();
+    let _ = writeln!(
+        std::io::stderr(),
+        "api: {} public items without features (ceiling {MAX_ITEMS})",
+        items.len()
+    );
+    assert!(
+        items.len() <= MAX_ITEMS,
+        "{} public items (ceiling {MAX_ITEMS}): {}",
+        items.len(),
+        items.join(", ")
+    );
+    // The internals stay internal.
+    for internal in ["shaders::", "policy::SubgroupPlan", "Kernel", "SortBackend", "Region"] {
+        assert!(
+            !items.iter().any(|i| i.contains(internal)),
+            "`{internal}` is public without the diagnostics feature"
+        );
+    }
+}
