@@ -13,9 +13,11 @@ pub(crate) mod debug;
 pub mod kernel;
 pub mod profiler;
 pub mod recorder;
+pub mod requirements;
 
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
 pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps};
 pub use kernel::{Interface, Kernel};
 pub use profiler::{PassTime, Profiler};
 pub use recorder::Recorder;
+pub use requirements::DeviceRequirements;
