@@ -371,7 +371,7 @@ unsafe extern "system" fn validation_callback(
 }
 
 /// The steps of [`Context::new`] (all) and [`Context::adopt`] (from `Allocator`), in order. Errors and the
-/// diagnostics fault injection ([`fail_creation_after`]) name them.
+/// diagnostics fault injection (`fail_creation_after`, with the `diagnostics` feature) name them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum CreationStep {
