@@ -3,15 +3,15 @@
 //!
 //! `cargo run --release --example renderer`
 //!
-//! The renderer creates its device with the extensions `vksort::Context::device_extensions` lists (at least
-//! VK_KHR_push_descriptor), allocates its buffers with STORAGE_BUFFER usage (plus what vksort's storage query
+//! The renderer creates its device with what `vksort::gpu::DeviceRequirements` lists (extensions and features,
+//! added to its own create info by `DeviceRequirements::enable`), allocates its buffers with STORAGE_BUFFER usage (plus what vksort's storage query
 //! asks of the scratch), and owes the barriers described in `vksort::gpu::recorder`: its writes visible to compute
 //! reads before, compute writes visible to its consumers after. Both `vksort::Context::adopt` and
 //! `vksort::gpu::Recorder::new` are `unsafe fn`: the renderer vouches for its raw handles (see their `# Safety`
 //! sections; the `// SAFETY:` comments below say why each promise holds here).
 use ash::vk;
 use std::time::Duration;
-use vksort::gpu::{AdoptInfo, Buffer, Recorder};
+use vksort::gpu::{AdoptInfo, Buffer, DeviceRequirements, Recorder};
 use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
@@ -26,49 +26,29 @@ fn main() -> anyhow::Result<()> {
         )?
     };
     let pd = unsafe { instance.enumerate_physical_devices()? }[0];
-    let family = unsafe { instance.get_physical_device_queue_family_properties(pd) }
-        .iter()
-        .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-        .expect("a compute queue") as u32;
+    // What vksort needs of the device (an error names what it lacks), and a compute family for it.
     // SAFETY: `instance` is live and `pd` was enumerated from it just above.
-    let exts: Vec<*const std::ffi::c_char> =
-        unsafe { vksort::Context::device_extensions(&instance, pd) }?
-            .iter()
-            .map(|e| e.as_ptr())
-            .collect();
+    let mut reqs = unsafe { DeviceRequirements::query(&instance, pd) }?;
+    let family = reqs.compute_queue_family();
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(family)
         .queue_priorities(&prio)];
-    let device = unsafe {
-        instance.create_device(
-            pd,
-            &vk::DeviceCreateInfo::default()
-                .queue_create_infos(&queues)
-                .enabled_extension_names(&exts),
-            None,
-        )?
-    };
+    // The renderer's own create info (its extensions and feature structs would be here); vksort's are added.
+    let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+    // SAFETY: `info` was built with ash's builders from locals that outlive the device creation.
+    let info = unsafe { reqs.enable(info) };
+    let device = unsafe { instance.create_device(pd, &info, None)? };
     let queue = unsafe { device.get_device_queue(family, 0) };
 
     // --- vksort adopts it: creates nothing global, destroys nothing of the renderer's ---
-    // SAFETY: the handles below are this program's live instance, device and queue, created with
-    // Context::device_extensions; they outlive `ctx` (dropped before them at the end of main).
+    // SAFETY: the handles below are this program's live instance, device and queue (of a compute family),
+    // the device created with `reqs`; they outlive `ctx` (dropped before them at the end of main).
     let ctx = unsafe {
-        vksort::Context::adopt(AdoptInfo {
-            entry: entry.clone(),
-            instance: instance.clone(),
-            physical_device: pd,
-            device: device.clone(),
-            queue_family_index: family,
-            queue,
-            debug_utils: false,
-            subgroup_size_control: false,
-            int64: false,
-            subgroup_partitioned: false,
-            buffer_device_address: false,
-            wait_timeout: Duration::from_secs(10),
-        })
+        vksort::Context::adopt(
+            AdoptInfo::new(&entry, &instance, pd, &device, family, queue, &reqs)
+                .with_wait_timeout(Duration::from_secs(10)),
+        )
     }?;
 
     // Particles: depth keys (f32, view-space z) with particle indices as values; the live count is on the GPU.

@@ -205,42 +205,20 @@ fn adopted_device_is_used_and_left_alive() {
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .unwrap() as u32;
         // SAFETY: `instance` is live and `pd` was enumerated from it.
-        let exts: Vec<*const std::ffi::c_char> = vksort::Context::device_extensions(&instance, pd)
-            .unwrap()
-            .iter()
-            .map(|e| e.as_ptr())
-            .collect();
+        let mut reqs = vksort::gpu::DeviceRequirements::query(&instance, pd).unwrap();
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&prio)];
-        let device = instance
-            .create_device(
-                pd,
-                &vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&queues)
-                    .enabled_extension_names(&exts),
-                None,
-            )
-            .unwrap();
+        let info = reqs.enable(vk::DeviceCreateInfo::default().queue_create_infos(&queues));
+        let device = instance.create_device(pd, &info, None).unwrap();
         let queue = device.get_device_queue(family, 0);
-        // SAFETY: the instance, physical device, device and compute queue made above, the device with
-        // `device_extensions` and no optional feature (every flag false); all outlive `ctx` (dropped below
-        // before they are destroyed), and the queue is used on this thread only.
-        let ctx = vksort::Context::adopt(vksort::gpu::AdoptInfo {
-            entry: entry.clone(),
-            instance: instance.clone(),
-            physical_device: pd,
-            device: device.clone(),
-            queue_family_index: family,
-            queue,
-            debug_utils: false,
-            subgroup_size_control: false,
-            int64: false,
-            subgroup_partitioned: false,
-            buffer_device_address: false,
-            wait_timeout: Duration::from_secs(30),
-        })
+        // SAFETY: the instance, physical device, device and compute queue made above, the device with `reqs`;
+        // all outlive `ctx` (dropped below before they are destroyed), and the queue is used on this thread only.
+        let ctx = vksort::Context::adopt(
+            vksort::gpu::AdoptInfo::new(&entry, &instance, pd, &device, family, queue, &reqs)
+                .with_wait_timeout(Duration::from_secs(30)),
+        )
         .unwrap();
         // Record into the renderer's command buffer, on buffers vksort allocated for the test.
         let data = Rng(5).vec_u32(1000);

@@ -6,7 +6,7 @@
 //! - [`Renderer::new`] creates everything (the plain Vulkan objects through `vulkan.rs`): an instance (with
 //!   `VK_EXT_debug_utils`, and with `VK_LAYER_KHRONOS_validation` plus synchronization validation when
 //!   [`Options::validation`]), a device with a graphics+compute queue (Vulkan 1.2, vksort's minimum; the extensions
-//!   `vksort::Context::device_extensions` lists; subgroup size control where the device has Vulkan 1.3), the particle
+//!   and features `vksort::gpu::DeviceRequirements` lists, optional ones where the device has them), the particle
 //!   buffer (uploaded once from [`crate::scene::initial_particles`]), the key, value, draw argument and sort scratch
 //!   buffers, an `R16G16B16A16_SFLOAT` colour image with its render pass, the renderer's shaders (GLSL under
 //!   `shaders/`, compiled with shaderc at start-up) and pipelines, then adopts the device into vksort and builds the
@@ -202,24 +202,23 @@ impl Renderer {
 
         // vksort adopts the renderer's device: it creates nothing global and destroys nothing of the renderer's.
         // SAFETY: the handles are this renderer's live instance, physical device, device and queue (of a family
-        // with compute), the device created with Context::device_extensions and with the features the flags
-        // below claim; they outlive the context, which Drop releases before destroying them. vksort's host forms
-        // (used only in `build`, before any frame) submit to this queue from this thread.
+        // with compute), the device created with `gpu.requirements` (and the instance with VK_EXT_debug_utils
+        // where `gpu.debug` is set); they outlive the context, which Drop releases before destroying them.
+        // vksort's host forms (used only in `build`, before any frame) submit to this queue from this thread.
         let ctx = unsafe {
-            vksort::Context::adopt(AdoptInfo {
-                entry: gpu.entry.clone(),
-                instance: gpu.instance.clone(),
-                physical_device: gpu.physical,
-                device: gpu.device.clone(),
-                queue_family_index: gpu.family,
-                queue: gpu.queue,
-                debug_utils: gpu.debug.is_some(),
-                subgroup_size_control: gpu.size_control,
-                int64: false,
-                subgroup_partitioned: gpu.partitioned,
-                buffer_device_address: false,
-                wait_timeout: WAIT,
-            })
+            vksort::Context::adopt(
+                AdoptInfo::new(
+                    &gpu.entry,
+                    &gpu.instance,
+                    gpu.physical,
+                    &gpu.device,
+                    gpu.family,
+                    gpu.queue,
+                    &gpu.requirements,
+                )
+                .with_debug_utils(gpu.debug.is_some())
+                .with_wait_timeout(WAIT),
+            )
         }?;
         let particle_bytes = n * std::mem::size_of::<Particle>() as u64;
         if particle_bytes > ctx.caps().max_storage_buffer_range {

@@ -36,9 +36,8 @@ pub(crate) struct Gpu {
     pub(crate) messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     pub(crate) log: Arc<Log>,
     pub(crate) buffers: Vec<GpuBuffer>,
-    /// What `create_device` enabled of vksort's optional features (told to `Context::adopt`).
-    pub(crate) size_control: bool,
-    pub(crate) partitioned: bool,
+    /// What `create_device` enabled for vksort (handed to `Context::adopt` through `AdoptInfo::new`).
+    pub(crate) requirements: vksort::gpu::DeviceRequirements,
     pub(crate) image: vk::Image,
     pub(crate) image_memory: vk::DeviceMemory,
     pub(crate) view: vk::ImageView,
@@ -269,14 +268,13 @@ impl Gpu {
                 return Err(e);
             }
         };
-        let (device, size_control, partitioned) =
-            match Self::create_device(&instance, physical, family) {
-                Ok(d) => d,
-                Err(e) => {
-                    destroy_instance(&messenger);
-                    return Err(e);
-                }
-            };
+        let (device, requirements) = match Self::create_device(&instance, physical, family) {
+            Ok(d) => d,
+            Err(e) => {
+                destroy_instance(&messenger);
+                return Err(e);
+            }
+        };
         // SAFETY: queue 0 of the family was created with the device.
         let queue = unsafe { device.get_device_queue(family, 0) };
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
@@ -293,8 +291,7 @@ impl Gpu {
             messenger,
             log,
             buffers: Vec::new(),
-            size_control,
-            partitioned,
+            requirements,
             image: vk::Image::null(),
             image_memory: vk::DeviceMemory::null(),
             view: vk::ImageView::null(),
@@ -369,56 +366,27 @@ impl Gpu {
         Ok((c.1, c.2))
     }
 
-    /// The device: vksort's extensions, and subgroup size control where the device has Vulkan 1.3 and the
-    /// feature (RenderDoc 1.24 presents lavapipe as Vulkan 1.2). Returns it with what it enabled of subgroup size
-    /// control and `VK_NV_shader_subgroup_partitioned`.
+    /// The device, with what vksort needs and uses of it (`DeviceRequirements`: its extensions, and its
+    /// optional features where the device has them; the renderer itself needs none). Returns it with those
+    /// requirements, which `Context::adopt` is told.
     pub(crate) fn create_device(
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
         family: u32,
-    ) -> Result<(ash::Device, bool, bool)> {
-        // What vksort uses of what the device has (VK_KHR_push_descriptor required). Subgroup size control is a
-        // Vulkan 1.3 feature here (its extension left out); pipeline statistics and shader clocks are vksort's
-        // diagnostics, left off.
+    ) -> Result<(ash::Device, vksort::gpu::DeviceRequirements)> {
         // SAFETY: `instance` is live and `physical` was enumerated from it.
-        let names: Vec<&CStr> = unsafe { vksort::Context::device_extensions(instance, physical) }?
-            .into_iter()
-            .filter(|e| {
-                [
-                    ash::khr::push_descriptor::NAME,
-                    ash::nv::shader_subgroup_partitioned::NAME,
-                ]
-                .contains(e)
-            })
-            .collect();
-        let partitioned = names.contains(&ash::nv::shader_subgroup_partitioned::NAME);
-        let exts: Vec<*const c_char> = names.iter().map(|e| e.as_ptr()).collect();
-        // SAFETY: plain queries with valid output chains.
-        let api = unsafe { instance.get_physical_device_properties(physical) }.api_version;
-        let mut size_control = false;
-        if api >= vk::API_VERSION_1_3 {
-            let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f13);
-            unsafe { instance.get_physical_device_features2(physical, &mut f2) };
-            size_control =
-                f13.subgroup_size_control == vk::TRUE && f13.compute_full_subgroups == vk::TRUE;
-        }
-        let mut enable13 = vk::PhysicalDeviceVulkan13Features::default()
-            .subgroup_size_control(size_control)
-            .compute_full_subgroups(size_control);
+        let mut requirements =
+            unsafe { vksort::gpu::DeviceRequirements::query(instance, physical) }?;
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&prio)];
-        let mut info = vk::DeviceCreateInfo::default()
-            .queue_create_infos(&queues)
-            .enabled_extension_names(&exts);
-        if size_control {
-            info = info.push_next(&mut enable13);
-        }
+        let info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+        // SAFETY: `info` was built with ash's builders from locals that outlive the device creation.
+        let info = unsafe { requirements.enable(info) };
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(physical, &info, None) }?;
-        Ok((device, size_control, partitioned))
+        Ok((device, requirements))
     }
 
     /// Names `handle` (a debugging aid: failures are ignored).

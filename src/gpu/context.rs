@@ -8,11 +8,18 @@
 //! - [`Context::adopt`] (an `unsafe fn`: the caller vouches for the raw handles) takes a renderer's existing
 //!   instance, physical device, device and queue family. It creates nothing global (no instance, no device, no
 //!   debug messenger) and destroys only what it created itself (allocator blocks, pipelines, layouts, its
-//!   command pool, its pipeline cache).
+//!   command pool, its pipeline cache). The renderer creates its device with [`DeviceRequirements`] and hands
+//!   them to [`AdoptInfo::new`].
+//! - What can be known before recording fails the constructor: a device without what vksort needs (Vulkan 1.2,
+//!   `VK_KHR_push_descriptor` enabled, a compute queue family, the kernels' subgroup operations) is
+//!   [`Error::Unsupported`] naming each missing item, at [`Context::new`] and [`Context::adopt`], never a panic.
+//! - On an error during creation, everything created so far is destroyed (guards that destroy on drop unless
+//!   handed to the context): instance, messenger, device, allocator, pipeline cache, command pool; for an
+//!   adopted device only vksort's own objects.
 //! - Functions that take raw Vulkan handles whose validity vksort cannot check are `unsafe fn` with a
-//!   `# Safety` section ([`Context::adopt`], [`Context::device_extensions`], [`super::Recorder::new`],
-//!   [`super::Profiler::begin`]). [`super::Region`] stays a plain struct; its docs state the promise that
-//!   every function taking one relies on.
+//!   `# Safety` section ([`Context::adopt`], [`DeviceRequirements::query`], [`super::Recorder::new`],
+//!   [`super::Profiler::begin`], [`super::BufferRef::from_raw`]). Regions of vksort's own buffers
+//!   ([`super::Buffer::as_ref`]) borrow them, so safe code cannot make vksort touch memory it was not given.
 //! - Every wait is bounded by [`ContextOptions::wait_timeout`] and ends in [`Error::Timeout`] or
 //!   [`Error::DeviceLost`] naming the last pass the GPU started. Either leaves the context lost
 //!   ([`Context::is_lost`]): the late work may still run, so from then on nothing it might use is freed (buffers,
@@ -23,13 +30,16 @@
 
 use super::debug::DebugUtils;
 use super::kernel::{Kernel, KernelKey};
+use super::requirements::{
+    missing_subgroup_ops, version_string, DeviceRequirements, OptionalFeatures, MIN_API_VERSION,
+};
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr, CString};
 use std::mem::ManuallyDrop;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -61,7 +71,7 @@ pub struct ContextOptions {
     pub shader_clock: bool,
     /// Enable `VK_KHR_workgroup_memory_explicit_layout` and `VK_NV_cooperative_matrix` (with `shaderFloat16` and
     /// `vulkanMemoryModel` with its device scope), where present, for the residency probe's block and
-    /// cooperative-matrix kinds (diagnostics; `examples/residency`, [`crate::diagnostics::ResidencyMemory`]).
+    /// cooperative-matrix kinds (diagnostics; `examples/residency`, `vksort::diagnostics::ResidencyMemory` with the `diagnostics` feature).
     /// Without them the option is ignored ([`DeviceCaps::explicit_layout`], [`DeviceCaps::cooperative_matrix`]
     /// say what was enabled). Default: `false`.
     pub residency_probes: bool,
@@ -109,61 +119,98 @@ impl ContextOptions {
     }
 }
 
-/// What a renderer hands to [`Context::adopt`]. vksort keeps clones of the function tables and never destroys
-/// these objects. The device must have been created with the extensions of [`Context::device_extensions`]
-/// (at least `VK_KHR_push_descriptor`); the flags below say which optional features were enabled. The promises
-/// about these handles are listed under [`Context::adopt`]'s `# Safety`.
+/// What a renderer hands to [`Context::adopt`]: its handles, and the [`DeviceRequirements`] it created the device
+/// with (which say what vksort may use of the device). vksort keeps clones of the function tables and never
+/// destroys these objects. The promises about the handles are listed under [`Context::adopt`]'s `# Safety`.
 pub struct AdoptInfo {
-    /// The loader the instance was created through.
-    pub entry: ash::Entry,
-    /// The renderer's instance (Vulkan 1.2 or later).
-    pub instance: ash::Instance,
-    /// The physical device of `device`, enumerated from `instance`.
-    pub physical_device: vk::PhysicalDevice,
-    /// The renderer's device.
-    pub device: ash::Device,
-    /// A queue family with compute support; vksort's host forms submit to `queue` of this family.
-    pub queue_family_index: u32,
-    pub queue: vk::Queue,
-    /// Whether the instance was created with `VK_EXT_debug_utils` (names and labels are off otherwise).
-    pub debug_utils: bool,
-    /// Whether the device was created with `subgroupSizeControl` and `computeFullSubgroups` enabled.
-    pub subgroup_size_control: bool,
-    /// Whether `shaderInt64` and `shaderSubgroupExtendedTypes` were enabled (64-bit scans and reduces).
-    pub int64: bool,
-    /// Whether `VK_NV_shader_subgroup_partitioned` was enabled.
-    pub subgroup_partitioned: bool,
-    /// Whether `bufferDeviceAddress` was enabled. Sorts whose arrays exceed one storage-buffer binding
-    /// (`maxStorageBufferRange`) need it, and then their key, value and scratch buffers need
-    /// `SHADER_DEVICE_ADDRESS` usage and memory allocated with `VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT`.
-    pub buffer_device_address: bool,
-    /// Upper bound of every fence wait of the host forms, in wall time ([`ContextOptions::wait_timeout`]
-    /// defaults to 60 s).
-    pub wait_timeout: Duration,
+    entry: ash::Entry,
+    instance: ash::Instance,
+    physical_device: vk::PhysicalDevice,
+    device: ash::Device,
+    queue_family_index: u32,
+    queue: vk::Queue,
+    features: OptionalFeatures,
+    debug_utils: bool,
+    wait_timeout: Duration,
+}
+
+impl AdoptInfo {
+    /// The renderer's handles: the loader `entry` its `instance` was created through, the `physical_device`
+    /// enumerated from it, the `device` created from that with `requirements` (through
+    /// [`DeviceRequirements::enable`] or its extensions and `merge_*` helpers), and a `queue` of that device in
+    /// `queue_family_index`, a family with compute. vksort uses exactly the optional features `requirements`
+    /// lists. Defaults: no debug names or labels ([`AdoptInfo::with_debug_utils`]), fence waits bounded by 60 s
+    /// ([`AdoptInfo::with_wait_timeout`]).
+    pub fn new(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        physical_device: vk::PhysicalDevice,
+        device: &ash::Device,
+        queue_family_index: u32,
+        queue: vk::Queue,
+        requirements: &DeviceRequirements,
+    ) -> Self {
+        Self {
+            entry: entry.clone(),
+            instance: instance.clone(),
+            physical_device,
+            device: device.clone(),
+            queue_family_index,
+            queue,
+            features: requirements.optional(),
+            debug_utils: false,
+            wait_timeout: ContextOptions::default().wait_timeout,
+        }
+    }
+
+    /// Whether the instance was created with `VK_EXT_debug_utils`: vksort then names its objects and labels its
+    /// passes for captures (where the device's commands for it load; otherwise names stay off).
+    pub fn with_debug_utils(mut self, enabled: bool) -> Self {
+        self.debug_utils = enabled;
+        self
+    }
+
+    /// The upper bound of every fence wait of the host forms, in wall time (default 60 s, as
+    /// [`ContextOptions::wait_timeout`]).
+    pub fn with_wait_timeout(mut self, timeout: Duration) -> Self {
+        self.wait_timeout = timeout;
+        self
+    }
 }
 
 /// What vksort knows about the device: limits and features that the policies and checks read.
 #[derive(Clone, Debug)]
 pub struct DeviceCaps {
+    /// The device's name (`deviceName`), as errors name it.
     pub name: String,
+    /// PCI vendor id (`vendorID`; [`DeviceCaps::vendor`] names it).
     pub vendor_id: u32,
+    /// Vendor-specific device id (`deviceID`).
     pub device_id: u32,
+    /// Discrete, integrated, virtual GPU or CPU.
     pub device_type: vk::PhysicalDeviceType,
+    /// The device's Vulkan API version, packed (`vk::api_version_major` and friends unpack it).
     pub api_version: u32,
+    /// The driver's version, packed as the vendor does.
     pub driver_version: u32,
+    /// The driver's name and info string (`VkPhysicalDeviceDriverProperties`).
     pub driver_info: String,
     /// `pipelineCacheUUID`, the key of on-disk caches (calibration).
     pub pipeline_cache_uuid: [u8; 16],
+    /// `deviceUUID`: the same physical device across processes and APIs.
     pub device_uuid: [u8; 16],
-    /// The default subgroup size (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
+    /// The default subgroup size in invocations (`VkPhysicalDeviceSubgroupProperties::subgroupSize`).
     pub subgroup_size: u32,
-    /// Range of subgroup sizes the device may use (`VK_EXT_subgroup_size_control` properties; both equal
-    /// `subgroup_size` where the device does not report them).
+    /// The smallest subgroup size the device may use, in invocations (`VK_EXT_subgroup_size_control`
+    /// properties; `subgroup_size` where the device does not report it).
     pub min_subgroup_size: u32,
+    /// The largest subgroup size the device may use, in invocations (as `min_subgroup_size`).
     pub max_subgroup_size: u32,
     /// Whether pipelines can require a subgroup size and full subgroups (enabled on the device).
     pub subgroup_size_control: bool,
+    /// The subgroup operations the device supports (`supportedOperations`).
     pub subgroup_ops: vk::SubgroupFeatureFlags,
+    /// The shader stages with subgroup operations (`supportedStages`).
     pub subgroup_stages: vk::ShaderStageFlags,
     /// `shaderInt64` and `shaderSubgroupExtendedTypes`, both enabled.
     pub int64: bool,
@@ -176,27 +223,32 @@ pub struct DeviceCaps {
     /// `VK_KHR_pipeline_executable_properties`: only when [`ContextOptions::pipeline_statistics`] was set at
     /// creation and the device has the extension (never for an adopted device).
     pub pipeline_statistics: bool,
-    /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled, and `VK_NV_shader_sm_builtins` in
-    /// `sm_builtins`: only when [`ContextOptions::shader_clock`] was set at creation (never for an adopted
-    /// device; diagnostics: the Onesweep kernel's per-tile phase clocks, `RadixDebug::tile_clocks`).
+    /// `VK_KHR_shader_clock` (subgroup and device clocks) enabled: only when [`ContextOptions::shader_clock`]
+    /// was set at creation (never for an adopted device; diagnostics: the Onesweep kernel's per-tile phase
+    /// clocks, `RadixDebug::tile_clocks`).
     pub shader_clock: bool,
+    /// `VK_NV_shader_sm_builtins` enabled alongside `shader_clock` (the SM id in the tile clock records).
     pub sm_builtins: bool,
-    /// Diagnostics, enabled with [`ContextOptions::residency_probes`] where the device has them (never for an
-    /// adopted device): `VK_KHR_workgroup_memory_explicit_layout` (`workgroupMemoryExplicitLayout`) and
-    /// `VK_NV_cooperative_matrix` (with `shaderFloat16` and `vulkanMemoryModel` with its device scope), for the
-    /// residency probe's question whether either changes how much shared memory an SM gives Vulkan compute
+    /// Diagnostics, enabled with [`ContextOptions::residency_probes`] where the device has it (never for an
+    /// adopted device): `VK_KHR_workgroup_memory_explicit_layout` (`workgroupMemoryExplicitLayout`), for the
+    /// residency probe's question whether it changes how much shared memory an SM gives Vulkan compute
     /// (`vksort::diagnostics::ResidencyMemory`).
     pub explicit_layout: bool,
+    /// Diagnostics, as `explicit_layout`: `VK_NV_cooperative_matrix` (with `shaderFloat16` and
+    /// `vulkanMemoryModel` with its device scope).
     pub cooperative_matrix: bool,
-    /// Bytes of workgroup shared memory.
+    /// Bytes of workgroup shared memory (`maxComputeSharedMemorySize`).
     pub max_shared_memory: u32,
     /// Invocations per workgroup (`maxComputeWorkGroupInvocations`; where pipelines require the subgroup size,
     /// at most `maxComputeWorkgroupSubgroups` subgroups of it).
     pub max_workgroup_invocations: u32,
+    /// Workgroups per dispatch in x, y and z (`maxComputeWorkGroupCount`).
     pub max_workgroup_count: [u32; 3],
-    /// Bytes one storage buffer descriptor may cover.
+    /// Bytes one storage buffer descriptor may cover (`maxStorageBufferRange`).
     pub max_storage_buffer_range: u64,
+    /// Bytes a storage buffer descriptor's offset must be a multiple of (`minStorageBufferOffsetAlignment`).
     pub min_storage_buffer_offset_alignment: u64,
+    /// Bytes of push constants (`maxPushConstantsSize`).
     pub max_push_constants_size: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f32,
@@ -280,6 +332,16 @@ unsafe impl Sync for Context {}
 
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
+/// Whether the device command `name` loads on `device` (the spec returns NULL for commands of extensions not
+/// enabled on the device).
+///
+/// # Safety
+/// `device` is a live device created from a physical device of the live `instance`.
+unsafe fn device_fn_loads(instance: &ash::Instance, device: &ash::Device, name: &CStr) -> bool {
+    // SAFETY: the caller's promise; `name` is NUL-terminated.
+    unsafe { instance.get_device_proc_addr(device.handle(), name.as_ptr()) }.is_some()
+}
+
 unsafe extern "system" fn validation_callback(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
     _types: vk::DebugUtilsMessageTypeFlagsEXT,
@@ -301,15 +363,248 @@ unsafe extern "system" fn validation_callback(
             }
         };
         let log = unsafe { &*(user as *const ValidationLog) };
+        VALIDATION_ERRORS.fetch_add(1, Ordering::SeqCst);
         eprintln!("[vksort validation] {msg}");
         log.errors.lock().unwrap().push(msg);
     }
     vk::FALSE
 }
 
+/// The steps of [`Context::new`] (all) and [`Context::adopt`] (from `Allocator`), in order. Errors and the
+/// diagnostics fault injection (`fail_creation_after`, with the `diagnostics` feature) name them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CreationStep {
+    /// The instance (`Context::new` only).
+    Instance,
+    /// The debug messenger, where validation is on (`Context::new` only; the step passes without one).
+    Messenger,
+    /// The device (`Context::new` only).
+    Device,
+    /// The memory allocator.
+    Allocator,
+    /// The pipeline cache.
+    PipelineCache,
+    /// The command pool of the host forms.
+    CommandPool,
+}
+
+impl CreationStep {
+    /// The call a fault injected after this step is reported as.
+    #[cfg(feature = "diagnostics")]
+    fn injected(self) -> &'static str {
+        match self {
+            Self::Instance => "fault injected after vkCreateInstance",
+            Self::Messenger => "fault injected after vkCreateDebugUtilsMessengerEXT",
+            Self::Device => "fault injected after vkCreateDevice",
+            Self::Allocator => "fault injected after the allocator",
+            Self::PipelineCache => "fault injected after vkCreatePipelineCache",
+            Self::CommandPool => "fault injected after vkCreateCommandPool",
+        }
+    }
+}
+
+#[cfg(feature = "diagnostics")]
+thread_local! {
+    static FAIL_AFTER: std::cell::Cell<Option<CreationStep>> = const { std::cell::Cell::new(None) };
+}
+
+/// Diagnostics (leak tests): makes the next [`Context::new`] or [`Context::adopt`] on this thread that reaches
+/// `step` fail right after it, with [`Error::Vulkan`] (`ERROR_INITIALIZATION_FAILED`, the call naming the
+/// step), as a real failure there would; `None` clears it. The injection fires once.
+#[cfg(feature = "diagnostics")]
+pub fn fail_creation_after(step: Option<CreationStep>) {
+    FAIL_AFTER.with(|f| f.set(step));
+}
+
+/// The fault-injection point after `step`: `Ok` unless [`fail_creation_after`] asked for `step`.
+fn checkpoint(step: CreationStep) -> Result<()> {
+    #[cfg(feature = "diagnostics")]
+    if FAIL_AFTER.with(|f| f.get()) == Some(step) {
+        FAIL_AFTER.with(|f| f.set(None));
+        return Err(Error::Vulkan {
+            call: step.injected(),
+            result: vk::Result::ERROR_INITIALIZATION_FAILED,
+        });
+    }
+    let _ = step;
+    Ok(())
+}
+
+/// Instances and devices vksort created and has not destroyed, process-wide (leaked ones included).
+static LIVE_INSTANCES: AtomicUsize = AtomicUsize::new(0);
+static LIVE_DEVICES: AtomicUsize = AtomicUsize::new(0);
+/// Validation errors any vksort messenger received, process-wide (also those after a context is gone).
+static VALIDATION_ERRORS: AtomicUsize = AtomicUsize::new(0);
+
+/// Diagnostics (leak tests): process-wide counts of what vksort created.
+#[cfg(feature = "diagnostics")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LiveObjects {
+    /// Instances created by [`Context::new`] and not destroyed yet.
+    pub instances: usize,
+    /// Devices created by [`Context::new`] and not destroyed yet.
+    pub devices: usize,
+    /// Validation errors received by vksort's messengers so far (a total; it never goes down).
+    pub validation_errors: usize,
+}
+
+/// Diagnostics (leak tests): the counts now. A creation that failed leaves `instances` and `devices` where they
+/// were before it.
+#[cfg(feature = "diagnostics")]
+pub fn live_objects() -> LiveObjects {
+    LiveObjects {
+        instances: LIVE_INSTANCES.load(Ordering::SeqCst),
+        devices: LIVE_DEVICES.load(Ordering::SeqCst),
+        validation_errors: VALIDATION_ERRORS.load(Ordering::SeqCst),
+    }
+}
+
+/// An instance vksort created, with its debug messenger once there is one: destroyed on drop unless
+/// [`OwnedInstance::release`]d into a [`Context`] (whose `Drop` then destroys them).
+struct OwnedInstance {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+    armed: bool,
+}
+
+impl OwnedInstance {
+    fn new(entry: &ash::Entry, instance: ash::Instance) -> Self {
+        LIVE_INSTANCES.fetch_add(1, Ordering::SeqCst);
+        Self {
+            entry: entry.clone(),
+            instance,
+            messenger: vk::DebugUtilsMessengerEXT::null(),
+            armed: true,
+        }
+    }
+
+    /// Hands the instance and messenger over: the caller destroys them ([`destroy_instance`]).
+    fn release(mut self) -> (ash::Instance, vk::DebugUtilsMessengerEXT) {
+        self.armed = false;
+        (self.instance.clone(), self.messenger)
+    }
+}
+
+impl Drop for OwnedInstance {
+    fn drop(&mut self) {
+        if self.armed {
+            // SAFETY: vksort created both and nothing else of the instance is left (guards drop in reverse
+            // order of creation: the device before this).
+            unsafe { destroy_instance(&self.entry, &self.instance, self.messenger) };
+        }
+    }
+}
+
+/// Destroys an instance vksort created, and its messenger if not null.
+///
+/// # Safety
+/// vksort created `instance` (through `entry`) and `messenger`, nothing created from them is left, and neither
+/// is used afterwards.
+unsafe fn destroy_instance(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        if messenger != vk::DebugUtilsMessengerEXT::null() {
+            ash::ext::debug_utils::Instance::new(entry, instance)
+                .destroy_debug_utils_messenger(messenger, None);
+        }
+        instance.destroy_instance(None);
+    }
+    LIVE_INSTANCES.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// A device vksort created: destroyed on drop unless [`OwnedDevice::release`]d into a [`Context`].
+struct OwnedDevice {
+    device: ash::Device,
+    armed: bool,
+}
+
+impl OwnedDevice {
+    fn new(device: ash::Device) -> Self {
+        LIVE_DEVICES.fetch_add(1, Ordering::SeqCst);
+        Self {
+            device,
+            armed: true,
+        }
+    }
+
+    fn release(mut self) -> ash::Device {
+        self.armed = false;
+        self.device.clone()
+    }
+}
+
+impl Drop for OwnedDevice {
+    fn drop(&mut self) {
+        if self.armed {
+            // SAFETY: vksort created the device; its children were released first (they are guards declared
+            // after it) and nothing was submitted.
+            unsafe { destroy_device(&self.device) };
+        }
+    }
+}
+
+/// Destroys a device vksort created.
+///
+/// # Safety
+/// vksort created `device`, nothing created from it is left, no work of it is pending, and it is not used
+/// afterwards.
+unsafe fn destroy_device(device: &ash::Device) {
+    // SAFETY: the caller's promise.
+    unsafe { device.destroy_device(None) };
+    LIVE_DEVICES.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// What [`Context::new`] created globally, handed to [`Context::finish`]: the device drops (is destroyed)
+/// before the instance.
+struct Owner {
+    device: OwnedDevice,
+    instance: OwnedInstance,
+}
+
+/// An object vksort created on a device (pipeline cache, command pool): destroyed on drop unless released.
+struct DeviceChild<H: vk::Handle + Copy> {
+    device: ash::Device,
+    handle: H,
+    destroy: fn(&ash::Device, H),
+    armed: bool,
+}
+
+impl<H: vk::Handle + Copy> DeviceChild<H> {
+    /// `destroy` destroys `handle` on `device`: it is called only on an unused object vksort created.
+    fn new(device: &ash::Device, handle: H, destroy: fn(&ash::Device, H)) -> Self {
+        Self {
+            device: device.clone(),
+            handle,
+            destroy,
+            armed: true,
+        }
+    }
+
+    fn release(mut self) -> H {
+        self.armed = false;
+        self.handle
+    }
+}
+
+impl<H: vk::Handle + Copy> Drop for DeviceChild<H> {
+    fn drop(&mut self) {
+        if self.armed {
+            (self.destroy)(&self.device, self.handle);
+        }
+    }
+}
+
 impl Context {
     /// Creates an instance and a device of its own, on the best device (or the one `options.device` names), as
-    /// `options` says and nothing else (no environment variable is read here).
+    /// `options` says and nothing else (no environment variable is read here). Fails with
+    /// [`Error::Unsupported`] naming what the chosen device lacks ([`DeviceRequirements::query`]); on any
+    /// error, everything created so far is destroyed.
     pub fn new(options: ContextOptions) -> Result<Arc<Self>> {
         // SAFETY: loading the system Vulkan loader; its symbols are trusted.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Loader(e.to_string()))?;
@@ -349,6 +644,8 @@ impl Context {
         let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
         let mut vfeatures =
             vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
+        // The log outlives every guard below (declared first): the layer reports through it up to the
+        // instance's destruction.
         let log = Arc::new(ValidationLog::default());
         let mut messenger_info = vk::DebugUtilsMessengerCreateInfoEXT::default()
             .message_severity(
@@ -374,55 +671,61 @@ impl Context {
         }
         // SAFETY: every pointer in `info` outlives the call.
         let instance = unsafe { entry.create_instance(&info, None) }.vk("vkCreateInstance")?;
-        let result = Self::create_device(&instance, &options);
-        let (physical, device, family, caps) = match result {
-            Ok(v) => v,
-            Err(e) => {
-                // SAFETY: nothing else was created from the instance.
-                unsafe { instance.destroy_instance(None) };
-                return Err(e);
-            }
-        };
-        let mut messenger = vk::DebugUtilsMessengerEXT::null();
+        let mut owned_instance = OwnedInstance::new(&entry, instance);
+        checkpoint(CreationStep::Instance)?;
         if validation && has_debug_utils {
-            let du = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let du = ash::ext::debug_utils::Instance::new(&entry, &owned_instance.instance);
             messenger_info.p_next = std::ptr::null();
-            // SAFETY: the messenger's user data (the log) lives as long as the Context, which destroys it first.
-            messenger = unsafe { du.create_debug_utils_messenger(&messenger_info, None) }
-                .vk("vkCreateDebugUtilsMessengerEXT")?;
+            // SAFETY: the messenger's user data (the log) outlives it: the Context keeps the log and destroys
+            // the messenger first; on an error here the guard destroys it before `log` drops.
+            owned_instance.messenger =
+                unsafe { du.create_debug_utils_messenger(&messenger_info, None) }
+                    .vk("vkCreateDebugUtilsMessengerEXT")?;
         }
+        checkpoint(CreationStep::Messenger)?;
+        let (physical, owned_device, family, caps) =
+            Self::create_device(&owned_instance.instance, &options)?;
+        checkpoint(CreationStep::Device)?;
         // SAFETY: the family index was chosen with a queue of index 0.
-        let queue = unsafe { device.get_device_queue(family, 0) };
+        let queue = unsafe { owned_device.device.get_device_queue(family, 0) };
         Self::finish(
             entry,
-            instance,
+            owned_instance.instance.clone(),
             physical,
-            device,
+            owned_device.device.clone(),
             family,
             queue,
             caps,
             has_debug_utils,
             options.wait_timeout,
-            validation.then_some(log),
-            messenger,
-            true,
+            validation.then(|| log.clone()),
+            Some(Owner {
+                device: owned_device,
+                instance: owned_instance,
+            }),
         )
     }
 
     /// Adopts a renderer's instance and device. Creates nothing global and destroys nothing it did not create.
     ///
+    /// Before creating anything it checks what it can of the device: Vulkan 1.2 or later, a queue family with
+    /// compute, `VK_KHR_push_descriptor` enabled (its command loads on the device), and the subgroup
+    /// operations of vksort's kernels in compute shaders; what fails is [`Error::Unsupported`] naming every
+    /// missing extension, feature or operation. Optional features are used as `info`'s
+    /// [`DeviceRequirements`] list them (and the device supports them). On an error after the checks, what
+    /// vksort created is destroyed; the renderer's objects are untouched.
+    ///
     /// # Safety
     /// The caller promises that:
-    /// - `info.instance` was created through `info.entry`; `info.physical_device` was enumerated from it;
-    ///   `info.device` was created from that physical device; `info.queue` is a queue of `info.device` in family
-    ///   `info.queue_family_index`, which supports compute;
+    /// - `info`'s instance was created through its entry; its physical device was enumerated from it; its
+    ///   device was created from that physical device; its queue is a queue of the device in its queue family;
     /// - all of them stay alive (not destroyed) until the returned context and everything created from it
     ///   (buffers, profilers, sorters, scanners, compactors) are dropped, and until the GPU has finished every
     ///   command buffer vksort recorded into (dropping the context waits for the device to be idle);
-    /// - the device was created with the extensions of [`Context::device_extensions`] and with every feature
-    ///   the flags of `info` claim (`subgroup_size_control`, `int64`, `subgroup_partitioned`,
-    ///   `buffer_device_address`), and the instance with `VK_EXT_debug_utils` if `info.debug_utils` says so;
-    /// - vksort's host forms submit to `info.queue` and wait on their own fences: the caller does not use that
+    /// - the device was created with the extensions and features of the [`DeviceRequirements`] given to
+    ///   [`AdoptInfo::new`] (those vksort cannot check on a device), and the instance with `VK_EXT_debug_utils`
+    ///   if [`AdoptInfo::with_debug_utils`] says so;
+    /// - vksort's host forms submit to the queue and wait on their own fences: the caller does not use that
     ///   queue from another thread while a host form runs (Vulkan requires external synchronization of a queue).
     pub unsafe fn adopt(info: AdoptInfo) -> Result<Arc<Self>> {
         let mut caps = Self::query_caps(
@@ -430,12 +733,24 @@ impl Context {
             info.physical_device,
             info.queue_family_index,
         );
-        // What the device supports, and of that what the renderer says it enabled.
-        Self::fill_optional_features(&info.instance, info.physical_device, &mut caps);
-        caps.subgroup_size_control &= info.subgroup_size_control;
-        caps.int64 &= info.int64;
-        caps.subgroup_partitioned &= info.subgroup_partitioned;
-        caps.buffer_device_address &= info.buffer_device_address;
+        // SAFETY: the caller's promise (live handles of one another).
+        unsafe { Self::check_adopted(&info, &caps) }?;
+        // What the device supports, and of that what the renderer enabled.
+        // SAFETY: the caller's promise.
+        let supported =
+            unsafe { OptionalFeatures::supported(&info.instance, info.physical_device) };
+        Self::set_features(&mut caps, supported.and(info.features));
+        // Names and labels only where the commands load (a flag claimed without the extension would leave
+        // ash's panicking stubs).
+        let debug_utils = info.debug_utils
+            && [
+                c"vkSetDebugUtilsObjectNameEXT",
+                c"vkCmdBeginDebugUtilsLabelEXT",
+                c"vkCmdEndDebugUtilsLabelEXT",
+            ]
+            .iter()
+            // SAFETY: a live device of this instance (the caller's promise).
+            .all(|n| unsafe { device_fn_loads(&info.instance, &info.device, n) });
         Self::finish(
             info.entry,
             info.instance,
@@ -444,14 +759,61 @@ impl Context {
             info.queue_family_index,
             info.queue,
             caps,
-            info.debug_utils,
+            debug_utils,
             info.wait_timeout,
             None,
-            vk::DebugUtilsMessengerEXT::null(),
-            false,
+            None,
         )
     }
 
+    /// [`Context::adopt`]'s checks of the device, before anything is created: every missing item named in one
+    /// [`Error::Unsupported`].
+    ///
+    /// # Safety
+    /// `info`'s handles are live and of one another ([`Context::adopt`]'s promise).
+    unsafe fn check_adopted(info: &AdoptInfo, caps: &DeviceCaps) -> Result<()> {
+        let mut missing = Vec::new();
+        if caps.api_version < MIN_API_VERSION {
+            missing.push(format!(
+                "Vulkan 1.2 (the device has {})",
+                version_string(caps.api_version)
+            ));
+        }
+        // SAFETY: the caller's promise.
+        let families = unsafe {
+            info.instance
+                .get_physical_device_queue_family_properties(info.physical_device)
+        };
+        let family = info.queue_family_index;
+        if !families
+            .get(family as usize)
+            .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+        {
+            missing.push(format!(
+                "a queue family with compute (family {family} has none)"
+            ));
+        }
+        // The spec returns NULL for commands of extensions not enabled on the device.
+        // SAFETY: the caller's promise.
+        if !unsafe { device_fn_loads(&info.instance, &info.device, c"vkCmdPushDescriptorSetKHR") } {
+            missing.push("the extension VK_KHR_push_descriptor enabled on the device".into());
+        }
+        if let Some(what) = missing_subgroup_ops(caps.subgroup_ops, caps.subgroup_stages) {
+            missing.push(what);
+        }
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Unsupported {
+                device: caps.name.clone(),
+                what: format!("vksort needs {}", missing.join(", ")),
+            })
+        }
+    }
+
+    /// Creates what a context owns on the device (allocator, pipeline cache, command pool) and assembles it.
+    /// `owner` holds the instance and device when vksort created them; on an error every guard destroys its
+    /// object, children before the device before the instance.
     #[allow(clippy::too_many_arguments)]
     fn finish(
         entry: ash::Entry,
@@ -464,9 +826,9 @@ impl Context {
         debug_utils: bool,
         wait_timeout: Duration,
         validation: Option<Arc<ValidationLog>>,
-        messenger: vk::DebugUtilsMessengerEXT,
-        owns_device: bool,
+        owner: Option<Owner>,
     ) -> Result<Arc<Self>> {
+        // Locals drop before `owner` (an argument): the allocator and the children before the device.
         let allocator = Allocator::new(&AllocatorCreateDesc {
             instance: instance.clone(),
             device: device.clone(),
@@ -479,12 +841,16 @@ impl Context {
             name: "allocator".into(),
             reason: source.to_string(),
         })?;
-        let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
-        let debug = debug_utils.then(|| DebugUtils::new(&instance, &device));
+        checkpoint(CreationStep::Allocator)?;
         // SAFETY: plain object creation on a valid device.
         let pipeline_cache =
             unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
                 .vk("vkCreatePipelineCache")?;
+        // SAFETY (the closure): called only on the unused cache just created, on its device.
+        let pipeline_cache = DeviceChild::new(&device, pipeline_cache, |d, h| unsafe {
+            d.destroy_pipeline_cache(h, None)
+        });
+        checkpoint(CreationStep::PipelineCache)?;
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(queue_family)
             .flags(
@@ -493,6 +859,22 @@ impl Context {
             );
         let command_pool =
             unsafe { device.create_command_pool(&pool_info, None) }.vk("vkCreateCommandPool")?;
+        // SAFETY (the closure): called only on the unused pool just created, on its device.
+        let command_pool = DeviceChild::new(&device, command_pool, |d, h| unsafe {
+            d.destroy_command_pool(h, None)
+        });
+        checkpoint(CreationStep::CommandPool)?;
+        // Nothing fails from here on: the guards hand their objects to the context.
+        let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
+        let debug = debug_utils.then(|| DebugUtils::new(&instance, &device));
+        let (pipeline_cache, command_pool) = (pipeline_cache.release(), command_pool.release());
+        let (owns_device, messenger) = match owner {
+            Some(o) => {
+                o.device.release();
+                (true, o.instance.release().1)
+            }
+            None => (false, vk::DebugUtilsMessengerEXT::null()),
+        };
         let ctx = Self {
             entry,
             instance,
@@ -519,8 +901,9 @@ impl Context {
         Ok(Arc::new(ctx))
     }
 
-    /// Device extensions vksort uses, of those `physical` supports. `VK_KHR_push_descriptor` is required
-    /// ([`Error::Unsupported`] without it). For a renderer that creates its device for [`Context::adopt`].
+    /// The device extensions vksort enables on `physical`: [`DeviceRequirements::extensions`]. Fails with
+    /// [`Error::Unsupported`] where the device cannot run vksort. A renderer creating its device for
+    /// [`Context::adopt`] needs the features too: see [`DeviceRequirements`].
     ///
     /// # Safety
     /// The caller promises that `instance` is a live instance (not destroyed) and that `physical` was
@@ -529,39 +912,14 @@ impl Context {
         instance: &ash::Instance,
         physical: vk::PhysicalDevice,
     ) -> Result<Vec<&'static CStr>> {
-        // SAFETY: plain query on a valid physical device.
-        let exts = unsafe { instance.enumerate_device_extension_properties(physical) }
-            .vk("vkEnumerateDeviceExtensionProperties")?;
-        let has = |n: &CStr| {
-            exts.iter()
-                .any(|e| e.extension_name_as_c_str().is_ok_and(|x| x == n))
-        };
-        let mut out = vec![ash::khr::push_descriptor::NAME];
-        if !has(ash::khr::push_descriptor::NAME) {
-            let name = Self::query_caps(instance, physical, 0).name;
-            return Err(Error::Unsupported {
-                device: name,
-                what: "needs VK_KHR_push_descriptor".into(),
-            });
-        }
-        for e in [
-            ash::ext::subgroup_size_control::NAME,
-            ash::nv::shader_subgroup_partitioned::NAME,
-            ash::khr::pipeline_executable_properties::NAME,
-            ash::khr::shader_clock::NAME,
-            ash::nv::shader_sm_builtins::NAME,
-        ] {
-            if has(e) {
-                out.push(e);
-            }
-        }
-        Ok(out)
+        // SAFETY: the caller's promise.
+        unsafe { DeviceRequirements::query(instance, physical) }.map(|r| r.extensions().to_vec())
     }
 
     fn create_device(
         instance: &ash::Instance,
         options: &ContextOptions,
-    ) -> Result<(vk::PhysicalDevice, ash::Device, u32, DeviceCaps)> {
+    ) -> Result<(vk::PhysicalDevice, OwnedDevice, u32, DeviceCaps)> {
         // SAFETY: plain enumeration on a valid instance.
         let physicals =
             unsafe { instance.enumerate_physical_devices() }.vk("vkEnumeratePhysicalDevices")?;
@@ -618,23 +976,28 @@ impl Context {
                 .unwrap(),
         };
         let (_, pd, family, mut caps) = chosen.clone();
+        // What vksort needs and uses of this device, as an adopting renderer gets it (Err: what it lacks).
         // SAFETY: `instance` is live and `pd` was enumerated from it just above.
-        let ext_names = unsafe { Self::device_extensions(instance, pd) }?;
-        // Features to enable: what exists of what vksort uses.
-        Self::fill_optional_features(instance, pd, &mut caps);
-        let (int64, size_control) = (caps.int64, caps.subgroup_size_control);
-        let features = vk::PhysicalDeviceFeatures::default().shader_int64(int64);
-        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
-            .shader_subgroup_extended_types(int64)
-            .buffer_device_address(caps.buffer_device_address);
-        let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
-            .subgroup_size_control(size_control)
-            .compute_full_subgroups(size_control);
-        caps.pipeline_statistics = options.pipeline_statistics
-            && ext_names.contains(&ash::khr::pipeline_executable_properties::NAME);
+        let mut reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+        Self::set_features(&mut caps, reqs.optional());
+        // The diagnostics extensions, on request and where present (not in the requirements, which an
+        // adopting renderer enables).
+        // SAFETY: plain query on a valid physical device.
+        let all = unsafe { instance.enumerate_device_extension_properties(pd) }
+            .vk("vkEnumerateDeviceExtensionProperties")?;
+        let has = |n: &CStr| {
+            all.iter()
+                .any(|e| e.extension_name_as_c_str().is_ok_and(|x| x == n))
+        };
+        let mut diag_exts: Vec<&'static CStr> = Vec::new();
+        caps.pipeline_statistics =
+            options.pipeline_statistics && has(ash::khr::pipeline_executable_properties::NAME);
         let mut epe = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
             .pipeline_executable_info(caps.pipeline_statistics);
-        if options.shader_clock && ext_names.contains(&ash::khr::shader_clock::NAME) {
+        if caps.pipeline_statistics {
+            diag_exts.push(ash::khr::pipeline_executable_properties::NAME);
+        }
+        if options.shader_clock && has(ash::khr::shader_clock::NAME) {
             let mut f = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
             let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f);
             // SAFETY: the chain is valid for the call.
@@ -642,24 +1005,19 @@ impl Context {
             caps.shader_clock =
                 f.shader_subgroup_clock == vk::TRUE && f.shader_device_clock == vk::TRUE;
         }
-        caps.sm_builtins =
-            caps.shader_clock && ext_names.contains(&ash::nv::shader_sm_builtins::NAME);
+        caps.sm_builtins = caps.shader_clock && has(ash::nv::shader_sm_builtins::NAME);
+        if caps.shader_clock {
+            diag_exts.push(ash::khr::shader_clock::NAME);
+        }
+        if caps.sm_builtins {
+            diag_exts.push(ash::nv::shader_sm_builtins::NAME);
+        }
         let mut clock = vk::PhysicalDeviceShaderClockFeaturesKHR::default()
             .shader_subgroup_clock(caps.shader_clock)
             .shader_device_clock(caps.shader_clock);
         let mut smb = vk::PhysicalDeviceShaderSMBuiltinsFeaturesNV::default()
             .shader_sm_builtins(caps.sm_builtins);
-        // The residency probe's extensions (diagnostics only; not in `device_extensions`, which an adopting
-        // renderer enables).
-        let mut diag_exts: Vec<&'static CStr> = Vec::new();
         if options.residency_probes {
-            // SAFETY: plain query on a valid physical device.
-            let all = unsafe { instance.enumerate_device_extension_properties(pd) }
-                .vk("vkEnumerateDeviceExtensionProperties")?;
-            let has = |n: &CStr| {
-                all.iter()
-                    .any(|e| e.extension_name_as_c_str().is_ok_and(|x| x == n))
-            };
             let mut wel = vk::PhysicalDeviceWorkgroupMemoryExplicitLayoutFeaturesKHR::default();
             let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesNV::default();
             let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
@@ -684,8 +1042,9 @@ impl Context {
             }
         }
         // (glslang declares the Vulkan memory model in cooperative-matrix shaders; with the model enabled, the
-        // other kernels' device-scope atomics and barriers need its device scope too)
-        e12 = e12
+        // other kernels' device-scope atomics and barriers need its device scope too.) vksort's own 1.2
+        // features are merged into this struct by `enable`.
+        let mut e12 = vk::PhysicalDeviceVulkan12Features::default()
             .shader_float16(caps.cooperative_matrix)
             .vulkan_memory_model(caps.cooperative_matrix)
             .vulkan_memory_model_device_scope(caps.cooperative_matrix);
@@ -697,28 +1056,11 @@ impl Context {
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)
             .queue_priorities(&prio)];
-        let ext_ptrs: Vec<*const c_char> = ext_names
-            .iter()
-            .filter(|n| {
-                **n != ash::ext::subgroup_size_control::NAME
-                    || caps.api_version < vk::API_VERSION_1_3
-            })
-            .filter(|n| {
-                **n != ash::khr::pipeline_executable_properties::NAME || caps.pipeline_statistics
-            })
-            .filter(|n| **n != ash::khr::shader_clock::NAME || caps.shader_clock)
-            .filter(|n| **n != ash::nv::shader_sm_builtins::NAME || caps.sm_builtins)
-            .chain(diag_exts.iter())
-            .map(|n| n.as_ptr())
-            .collect();
+        let ext_ptrs: Vec<*const c_char> = diag_exts.iter().map(|n| n.as_ptr()).collect();
         let mut info = vk::DeviceCreateInfo::default()
             .queue_create_infos(&queues)
             .enabled_extension_names(&ext_ptrs)
-            .enabled_features(&features)
             .push_next(&mut e12);
-        if caps.api_version >= vk::API_VERSION_1_3 {
-            info = info.push_next(&mut e13);
-        }
         if caps.pipeline_statistics {
             info = info.push_next(&mut epe);
         }
@@ -734,9 +1076,11 @@ impl Context {
         if caps.cooperative_matrix {
             info = info.push_next(&mut coop);
         }
+        // SAFETY: `info` was built with ash's builders from locals that outlive its use.
+        let info = unsafe { reqs.enable(info) };
         // SAFETY: every pointer in `info` outlives the call.
         let device = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
-        Ok((pd, device, family, caps))
+        Ok((pd, OwnedDevice::new(device), family, caps))
     }
 
     fn query_caps(instance: &ash::Instance, pd: vk::PhysicalDevice, family: u32) -> DeviceCaps {
@@ -832,33 +1176,12 @@ impl Context {
         }
     }
 
-    /// Fills what a device created by [`Context::new`] enables where the device has it: 64-bit scans
-    /// (`shaderInt64` + `shaderSubgroupExtendedTypes`), subgroup size control with full subgroups, match-any
-    /// (`VK_NV_shader_subgroup_partitioned`) and `bufferDeviceAddress`.
-    fn fill_optional_features(
-        instance: &ash::Instance,
-        pd: vk::PhysicalDevice,
-        caps: &mut DeviceCaps,
-    ) {
-        let mut f13 = vk::PhysicalDeviceVulkan13Features::default();
-        let mut f12 = vk::PhysicalDeviceVulkan12Features::default();
-        let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f12);
-        if caps.api_version >= vk::API_VERSION_1_3 {
-            f2 = f2.push_next(&mut f13);
-        }
-        // SAFETY: the chain is valid for the call.
-        unsafe { instance.get_physical_device_features2(pd, &mut f2) };
-        caps.int64 =
-            f2.features.shader_int64 == vk::TRUE && f12.shader_subgroup_extended_types == vk::TRUE;
-        caps.subgroup_size_control = caps.api_version >= vk::API_VERSION_1_3
-            && f13.subgroup_size_control == vk::TRUE
-            && f13.compute_full_subgroups == vk::TRUE;
-        caps.buffer_device_address =
-            caps.api_version >= vk::API_VERSION_1_2 && f12.buffer_device_address == vk::TRUE;
-        // SAFETY: callers pass a live instance and a physical device of it (`new`, `enumerate`, and `adopt`,
-        // whose caller promised it).
-        caps.subgroup_partitioned = unsafe { Self::device_extensions(instance, pd) }
-            .is_ok_and(|e| e.contains(&ash::nv::shader_subgroup_partitioned::NAME));
+    /// Sets the optional features of `caps` to `f`: what the device has enabled of what vksort uses.
+    fn set_features(caps: &mut DeviceCaps, f: OptionalFeatures) {
+        caps.int64 = f.int64;
+        caps.subgroup_size_control = f.subgroup_size_control;
+        caps.subgroup_partitioned = f.subgroup_partitioned;
+        caps.buffer_device_address = f.buffer_device_address;
     }
 
     /// Lists every physical device (index, capabilities) without creating a device. For `vksort info`.
@@ -885,7 +1208,10 @@ impl Context {
                         .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
                         .unwrap_or(0);
                     let mut caps = Self::query_caps(&instance, pd, fam as u32);
-                    Self::fill_optional_features(&instance, pd, &mut caps);
+                    // What a device created by `Context::new` would enable.
+                    // SAFETY: `pd` was enumerated from the live `instance`.
+                    let f = unsafe { OptionalFeatures::supported(&instance, pd) };
+                    Self::set_features(&mut caps, f);
                     (i, caps)
                 })
                 .collect()
@@ -1087,12 +1413,8 @@ impl Drop for Context {
                 .destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);
             if self.owns_device {
-                self.device.destroy_device(None);
-                if self.messenger != vk::DebugUtilsMessengerEXT::null() {
-                    ash::ext::debug_utils::Instance::new(&self.entry, &self.instance)
-                        .destroy_debug_utils_messenger(self.messenger, None);
-                }
-                self.instance.destroy_instance(None);
+                destroy_device(&self.device);
+                destroy_instance(&self.entry, &self.instance, self.messenger);
             }
         }
     }

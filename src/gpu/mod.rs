@@ -10,11 +10,12 @@
 //!   layouts and specialization constants.
 
 mod buffer;
-mod context;
+internal! { mod context; }
 pub(crate) mod debug;
 internal! { mod kernel; }
 mod profiler;
 pub mod recorder;
+mod requirements;
 
 pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
@@ -26,3 +27,4 @@ pub use kernel::Interface;
 pub(crate) use kernel::Kernel;
 pub use profiler::{sum_by_label, PassTime, Profiler};
 pub use recorder::Recorder;
+pub use requirements::{DeviceRequirements, MIN_API_VERSION, REQUIRED_SUBGROUP_OPS};

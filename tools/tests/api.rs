@@ -25,7 +25,10 @@ fn public_surface_is_small_and_documented() {
     {
         Ok(o) => o,
         Err(e) => {
-            let _ = writeln!(std::io::stderr(), "api: skipped: cannot run {cargo:?} ({e})");
+            let _ = writeln!(
+                std::io::stderr(),
+                "api: skipped: cannot run {cargo:?} ({e})"
+            );
             return;
         }
     };
@@ -54,7 +57,13 @@ fn public_surface_is_small_and_documented() {
         items.join(", ")
     );
     // The internals stay internal.
-    for internal in ["shaders::", "policy::SubgroupPlan", "Kernel", "SortBackend", "Region"] {
+    for internal in [
+        "shaders::",
+        "policy::SubgroupPlan",
+        "Kernel",
+        "SortBackend",
+        "Region",
+    ] {
         assert!(
             !items.iter().any(|i| i.contains(internal)),
             "`{internal}` is public without the diagnostics feature"
