@@ -18,6 +18,8 @@
 //! (tuning as data), one module per GPU pass, and the GPU layer ([`gpu`]) underneath. The passes, shaders,
 //! kernels and the registry of sort families are crate-private; the `diagnostics` feature makes them public
 //! for tests, the `vksort` tools and tuning sweeps (with its debug knobs).
+//!
+#![doc = include_str!("../docs/recording.md")]
 #![cfg_attr(not(feature = "diagnostics"), deny(missing_docs))]
 
 /// Declares items (or modules) that are public with the `diagnostics` feature, for tests, tools and tuning
@@ -54,3 +56,8 @@ pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{AdoptInfo, Buffer, BufferRef, Context, ContextOptions, DeviceCaps, Recorder};
+
+/// The README's Rust examples, compiled as doctests (so the README cannot drift from the API).
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
