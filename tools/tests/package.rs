@@ -103,7 +103,11 @@ fn run(c: &mut Command, what: &str) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "{what} failed ({}):\n{text}", out.status);
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{text}",
+        out.status
+    );
     text
 }
 
@@ -248,7 +252,13 @@ fn library_builds_with_rust_version() {
     assert!(rustup.status.success(), "rustup --version failed");
     let _lock = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
     run(
-        clean_command("rustup", &root).args(["toolchain", "install", &msrv, "--profile", "minimal"]),
+        clean_command("rustup", &root).args([
+            "toolchain",
+            "install",
+            &msrv,
+            "--profile",
+            "minimal",
+        ]),
         "rustup toolchain install (set VKSORT_SKIP_MSRV=1 where no toolchain can be downloaded)",
     );
     // Its own target folder, kept between runs (the toolchains' artifacts do not mix); the library alone, no
