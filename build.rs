@@ -1,5 +1,18 @@
-//! Compiles every compute shader under `glsl/` to SPIR-V with shaderc, embeds it in the library, and generates
-//! the Rust names of the shaders and of their specialization constants (included by `src/shaders.rs`).
+//! Embeds the SPIR-V of every compute shader under `glsl/` in the library and generates the Rust names of the
+//! shaders and of their specialization constants (included by `src/shaders.rs`).
+//!
+//! Where the SPIR-V comes from (docs/build.md says why):
+//! - without the `compile-shaders` feature (what a crate depending on vksort builds): the committed blobs under
+//!   `spirv/`, one `<embedded name>.spv` per variant, generated from `glsl/` by `./dev spirv` and shipped in the
+//!   package. No C++ compiler, no shaderc, no system package. A missing blob fails the build, naming it.
+//! - with `compile-shaders` (the repository's own builds: tools/ turns it on): a fresh shaderc compile of
+//!   `glsl/`, embedded; each blob is compared with `spirv/<name>.spv` and every mismatch (different, missing,
+//!   extra) is listed in the generated `STALE_SPIRV`, which a test of `src/shaders.rs` fails on. With
+//!   `VKSORT_WRITE_SPIRV=1` (`./dev spirv`) the build writes the fresh blobs into `spirv/` and deletes stale ones;
+//!   it never writes into the source tree otherwise.
+//!
+//! The compile is reproducible: shaderc is given paths relative to `glsl/` (the shader, its includes), so the
+//! debug info (source names for RenderDoc and validation messages) holds no path of the machine.
 //!
 //! Layout: `glsl/` holds one folder per algorithm family, matching the Rust modules (`glsl/scan/` for
 //! `src/scan/`, `glsl/sort/radix/` for `src/sort/radix/`); single-file families (`compact.comp`, ...) sit at the
@@ -50,9 +63,12 @@ struct Variant {
 }
 
 struct Shader {
+    /// The path and the text are compiled only with `compile-shaders`.
+    #[cfg_attr(not(feature = "compile-shaders"), allow(dead_code))]
     path: PathBuf,
     rel: String,
     stem: String,
+    #[cfg_attr(not(feature = "compile-shaders"), allow(dead_code))]
     text: String,
     summary: String,
     variants: Vec<Variant>,
@@ -64,13 +80,27 @@ fn main() {
     let glsl = root.join("glsl");
     let include_dir = glsl.join("include");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let spirv_dir = root.join("spirv");
     println!("cargo:rerun-if-changed=glsl");
+    println!("cargo:rerun-if-changed=spirv");
+    println!("cargo:rerun-if-env-changed=VKSORT_WRITE_SPIRV");
+    #[cfg(feature = "compile-shaders")]
     println!("cargo:rerun-if-env-changed=SHADERC_LIB_DIR");
+    let write_spirv = std::env::var_os("VKSORT_WRITE_SPIRV").is_some_and(|v| v == "1");
 
     let mut files = Vec::new();
     walk(&glsl, &mut files);
     files.sort();
-    let rel = |p: &Path| p.strip_prefix(&glsl).unwrap().display().to_string();
+    // Relative to `glsl/`, `/`-separated on every host (names in messages and in the SPIR-V's debug info).
+    let rel = |p: &Path| {
+        let parts: Vec<String> = p
+            .strip_prefix(&glsl)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        parts.join("/")
+    };
     let mut errors = Vec::new();
 
     // Shaders, their variants and their specialization constants.
@@ -250,40 +280,68 @@ fn main() {
         );
     }
 
-    // Compile every variant.
-    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
-    let mut table = String::new();
-    writeln!(table, "/// Every embedded shader: (name, SPIR-V bytes).").unwrap();
-    writeln!(table, "pub static SHADERS: &[(&str, &[u8])] = &[").unwrap();
-    for s in &shaders {
-        for v in &s.variants {
-            let name = embedded_name(&s.stem, v);
-            match compile(&compiler, &s.path, &s.text, &include_dir, &v.defs) {
-                Ok(words) => {
-                    let spv = out.join(format!("{name}.spv"));
-                    std::fs::write(&spv, words).unwrap();
-                    writeln!(
-                        table,
-                        "    ({name:?}, include_bytes!({:?})),",
-                        spv.display().to_string()
-                    )
-                    .unwrap();
-                }
-                Err(e) => errors.push(format!("{name} ({}):\n{e}", s.path.display())),
-            }
+    // The SPIR-V of every variant: compiled fresh (and compared with `spirv/`), or the shipped blobs.
+    #[cfg(feature = "compile-shaders")]
+    let (embed, stale) = {
+        let fresh = compile_all(&shaders, &glsl, &out, &mut errors);
+        let stale = if errors.is_empty() {
+            drift(&fresh, &spirv_dir, write_spirv)
+        } else {
+            Vec::new()
+        };
+        let embed: Vec<(String, PathBuf)> = fresh
+            .into_iter()
+            .map(|(name, _)| {
+                let path = out.join(format!("{name}.spv"));
+                (name, path)
+            })
+            .collect();
+        (embed, stale)
+    };
+    #[cfg(not(feature = "compile-shaders"))]
+    let (embed, stale) = {
+        if write_spirv {
+            panic!("VKSORT_WRITE_SPIRV=1 needs the `compile-shaders` feature (`./dev spirv` turns it on)");
         }
-    }
-    writeln!(table, "];").unwrap();
+        let names: Vec<String> = shaders
+            .iter()
+            .flat_map(|s| s.variants.iter().map(|v| embedded_name(&s.stem, v)))
+            .collect();
+        (
+            shipped(&names, &spirv_dir, &mut errors),
+            Vec::<String>::new(),
+        )
+    };
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("GLSL error in {e}");
+            eprintln!("shader error: {e}");
         }
         panic!(
-            "{} shader(s) failed to compile:\n{}",
+            "{} shader(s) failed to compile or load:\n{}",
             errors.len(),
             errors.join("\n")
         );
     }
+    let mut table = String::new();
+    writeln!(table, "/// Every embedded shader: (name, SPIR-V bytes).").unwrap();
+    writeln!(table, "pub static SHADERS: &[(&str, &[u8])] = &[").unwrap();
+    for (name, path) in &embed {
+        writeln!(
+            table,
+            "    ({name:?}, include_bytes!({:?})),",
+            path.display().to_string()
+        )
+        .unwrap();
+    }
+    writeln!(table, "];").unwrap();
+    writeln!(
+        table,
+        "\n/// The shipped blobs under `spirv/` that differ from this build's compile of `glsl/` (`NAME.spv: \
+         why`); always empty without the `compile-shaders` feature (nothing compiled to compare)."
+    )
+    .unwrap();
+    writeln!(table, "#[allow(dead_code)]").unwrap();
+    writeln!(table, "pub(crate) const STALE_SPIRV: &[&str] = &{stale:?};").unwrap();
 
     // The names.
     writeln!(table, "\n/// Every embedded shader's identifier.").unwrap();
@@ -514,11 +572,106 @@ fn escape_doc(s: &str) -> String {
     s.replace('\n', " ")
 }
 
+/// Every variant of every shader, compiled: (embedded name, SPIR-V bytes), also written to `OUT_DIR/<name>.spv`.
+#[cfg(feature = "compile-shaders")]
+fn compile_all(
+    shaders: &[Shader],
+    glsl: &Path,
+    out: &Path,
+    errors: &mut Vec<String>,
+) -> Vec<(String, Vec<u8>)> {
+    let compiler = shaderc::Compiler::new().expect("shaderc compiler");
+    let mut blobs = Vec::new();
+    for s in shaders {
+        for v in &s.variants {
+            let name = embedded_name(&s.stem, v);
+            match compile(&compiler, &s.rel, &s.text, glsl, &v.defs) {
+                Ok(bytes) => {
+                    std::fs::write(out.join(format!("{name}.spv")), &bytes).unwrap();
+                    blobs.push((name, bytes));
+                }
+                Err(e) => errors.push(format!("GLSL error in {name} ({}):\n{e}", s.path.display())),
+            }
+        }
+    }
+    blobs
+}
+
+/// Compares the fresh blobs with `spirv/`: one line per blob that differs or is missing and per extra `.spv`
+/// file. With `write` (`VKSORT_WRITE_SPIRV=1`, `./dev spirv`), brings `spirv/` up to date instead (writes what
+/// differs, deletes extra `.spv` files) and reports nothing.
+#[cfg(feature = "compile-shaders")]
+fn drift(fresh: &[(String, Vec<u8>)], spirv_dir: &Path, write: bool) -> Vec<String> {
+    let mut stale = Vec::new();
+    if write {
+        std::fs::create_dir_all(spirv_dir).unwrap();
+    }
+    for (name, bytes) in fresh {
+        let path = spirv_dir.join(format!("{name}.spv"));
+        let why = match std::fs::read(&path) {
+            Ok(old) if old == *bytes => continue,
+            Ok(old) => format!(
+                "{name}.spv: differs from the compile of glsl/ ({} bytes shipped, {} compiled)",
+                old.len(),
+                bytes.len()
+            ),
+            Err(_) => format!("{name}.spv: missing"),
+        };
+        if write {
+            std::fs::write(&path, bytes).unwrap();
+        } else {
+            stale.push(why);
+        }
+    }
+    let known: BTreeSet<String> = fresh.iter().map(|(n, _)| format!("{n}.spv")).collect();
+    for e in std::fs::read_dir(spirv_dir).into_iter().flatten() {
+        let e = e.unwrap();
+        let file = e.file_name().to_string_lossy().into_owned();
+        if known.contains(&file) {
+            continue;
+        }
+        if write {
+            std::fs::remove_file(e.path()).unwrap();
+        } else {
+            stale.push(format!(
+                "{file}: extra (no shader variant of glsl/ has this name)"
+            ));
+        }
+    }
+    stale.sort();
+    stale
+}
+
+/// The shipped blobs `spirv/<name>.spv`, one per embedded name (no shaderc: the package's build).
+#[cfg(not(feature = "compile-shaders"))]
+fn shipped(names: &[String], spirv_dir: &Path, errors: &mut Vec<String>) -> Vec<(String, PathBuf)> {
+    let mut embed = Vec::new();
+    for name in names {
+        let path = spirv_dir.join(format!("{name}.spv"));
+        match std::fs::read(&path) {
+            Ok(b) if b.len() % 4 == 0 && b.get(..4) == Some(&0x0723_0203u32.to_le_bytes()[..]) => {
+                embed.push((name.clone(), path))
+            }
+            Ok(_) => errors.push(format!("{} is no SPIR-V module", path.display())),
+            Err(e) => errors.push(format!(
+                "{} ({e}): this copy of vksort lacks the compiled shader {name}; in the repository, `./dev \
+                 spirv` regenerates spirv/ from glsl/ (or build with the `compile-shaders` feature)",
+                path.display()
+            )),
+        }
+    }
+    embed
+}
+
+/// Compiles one variant. `rel` is the shader's path relative to `glsl/`, and includes resolve to names relative
+/// to `glsl/` too: the debug info (OpSource/OpString file names) then holds no absolute path, so the blobs are
+/// the same on every machine.
+#[cfg(feature = "compile-shaders")]
 fn compile(
     compiler: &shaderc::Compiler,
-    path: &Path,
+    rel: &str,
     text: &str,
-    include_dir: &Path,
+    glsl: &Path,
     defs: &[(String, String)],
 ) -> Result<Vec<u8>, String> {
     let mut opts = shaderc::CompileOptions::new().map_err(|e| e.to_string())?;
@@ -532,16 +685,22 @@ fn compile(
     for (k, v) in defs {
         opts.add_macro_definition(k, Some(v));
     }
-    let inc = include_dir.to_path_buf();
+    let root = glsl.to_path_buf();
+    let inc = glsl.join("include");
     opts.set_include_callback(move |name, _kind, from, _depth| {
-        // `from` is the including file: the shader's path, or an include's resolved name (its path).
-        let from_dir = Path::new(from).parent().unwrap_or(Path::new("."));
-        match resolve_include(name, from_dir, &inc) {
+        // `from` is the including file, relative to `glsl/`: the shader's, or an include's resolved name.
+        let from_dir = root.join(Path::new(from).parent().unwrap_or(Path::new("")));
+        match resolve_include(name, &from_dir, &inc) {
             Some(p) => {
                 let content = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
                 println!("cargo:rerun-if-changed={}", p.display());
+                let resolved = p.strip_prefix(&root).unwrap_or(&p);
+                let resolved: Vec<String> = resolved
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
                 Ok(shaderc::ResolvedInclude {
-                    resolved_name: p.display().to_string(),
+                    resolved_name: resolved.join("/"),
                     content,
                 })
             }
@@ -553,13 +712,7 @@ fn compile(
         }
     });
     let art = compiler
-        .compile_into_spirv(
-            text,
-            shaderc::ShaderKind::Compute,
-            &path.display().to_string(),
-            "main",
-            Some(&opts),
-        )
+        .compile_into_spirv(text, shaderc::ShaderKind::Compute, rel, "main", Some(&opts))
         .map_err(|e| e.to_string())?;
     Ok(art.as_binary_u8().to_vec())
 }

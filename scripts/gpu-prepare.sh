@@ -22,7 +22,7 @@ fi
 [ -x ../shared/anchors/vulkan/anchor_bench ] && cp ../shared/anchors/vulkan/anchor_bench .device/
 rm -f .gpu/bin/*
 cargo build --release -p vksort-tools --bin vksort
-cargo build --release -p vksort --features diagnostics --examples
+cargo build --release -p vksort --features diagnostics,compile-shaders --examples
 cp target/release/vksort .gpu/bin/
 for e in target/release/examples/*; do
   [ -x "$e" ] && [ -f "$e" ] && case "$e" in *-*) ;; *) cp "$e" ".gpu/bin/example-$(basename "$e")" ;; esac

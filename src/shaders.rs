@@ -190,3 +190,16 @@ pub fn spirv(name: &str) -> Option<Vec<u32>> {
     let (_, bytes) = SHADERS.iter().find(|(n, _)| *n == name)?;
     ash::util::read_spv(&mut std::io::Cursor::new(bytes)).ok()
 }
+
+/// The shipped `spirv/` blobs (what a crate depending on vksort embeds) equal this build's compile of `glsl/`.
+#[cfg(all(test, feature = "compile-shaders"))]
+mod spirv_drift {
+    #[test]
+    fn shipped_spirv_matches_glsl() {
+        assert!(
+            super::STALE_SPIRV.is_empty(),
+            "spirv/ is stale against glsl/ (run `./dev spirv` and commit spirv/):\n  {}",
+            super::STALE_SPIRV.join("\n  ")
+        );
+    }
+}
