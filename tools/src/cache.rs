@@ -6,8 +6,8 @@
 //! The library itself reads and writes no file: a renderer keeps its own blob
 //! ([`vksort::ContextOptions::pipeline_cache`], [`vksort::Context::pipeline_cache_data`]).
 //!
-//! Where: `$VKSORT_PIPELINE_CACHE_DIR` when set (empty or `off`: no cache at all), else
-//! `$XDG_CACHE_HOME/vksort/pipelines` or `~/.cache/vksort/pipelines` (`~/Library/Caches/...` on macOS,
+//! Where: `$VKSORT_PIPELINE_CACHE_DIR` when set (empty, `0` or `off`: no cache at all), else
+//! `$VKSORT_CACHE_DIR/pipelines` (beside the calibration), else `$XDG_CACHE_HOME/vksort/pipelines` or `~/.cache/vksort/pipelines` (`~/Library/Caches/...` on macOS,
 //! `%LOCALAPPDATA%\vksort\pipelines` on Windows).
 //!
 //! File format: a 32-byte header of vksort's own (magic `VKSORTPC`, format version, payload length, FNV-1a hash
@@ -53,8 +53,9 @@ impl Note {
     }
 }
 
-/// The directory of the cache files: `$VKSORT_PIPELINE_CACHE_DIR`, or the platform's user cache directory's
-/// `vksort/pipelines`; `None` when the variable is empty or `off`, or no cache directory is known.
+/// The directory of the cache files: `$VKSORT_PIPELINE_CACHE_DIR`, `$VKSORT_CACHE_DIR/pipelines`, or the
+/// platform's user cache directory's `vksort/pipelines`; `None` when the first is empty, `0` or `off`, or no
+/// cache directory is known.
 pub fn cache_dir() -> Option<PathBuf> {
     if let Some(d) = std::env::var_os("VKSORT_PIPELINE_CACHE_DIR") {
         let s = d.to_string_lossy();
@@ -62,6 +63,10 @@ pub fn cache_dir() -> Option<PathBuf> {
             return None;
         }
         return Some(PathBuf::from(d));
+    }
+    // The calibration's cache root (`crate::model`), when set.
+    if let Some(d) = std::env::var_os("VKSORT_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("pipelines"));
     }
     let env = |k: &str| {
         std::env::var_os(k)
