@@ -46,7 +46,7 @@ use std::time::Duration;
 /// How [`Context::new`] creates its instance and device. `Default` reads no environment variable (and is what a
 /// library or renderer should start from); binaries and tests that want the `VKSORT_*` variables ask for
 /// [`ContextOptions::from_env`]. [`Context::adopt`] takes none of these: the renderer made its device.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ContextOptions {
     /// Device choice: an index into the enumeration order of [`Context::enumerate`], or a case-insensitive name
     /// substring (the first match wins; none matching is [`Error::NoDevice`]). Default: `None`, the best device
@@ -75,6 +75,28 @@ pub struct ContextOptions {
     /// Without them the option is ignored ([`DeviceCaps::explicit_layout`], [`DeviceCaps::cooperative_matrix`]
     /// say what was enabled). Default: `false`.
     pub residency_probes: bool,
+    /// Pipeline-cache data to start from: what [`Context::pipeline_cache_data`] returned in an earlier run
+    /// on the same device and driver (the caller decides where it lives; the library reads and writes no
+    /// file). Data whose header names another device or driver, or that the driver refuses, is ignored: the
+    /// cache starts empty and [`Context::pipeline_cache_status`] says why. Default: `None` (an empty cache).
+    pub pipeline_cache: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for ContextOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextOptions")
+            .field("device", &self.device)
+            .field("validation", &self.validation)
+            .field("wait_timeout", &self.wait_timeout)
+            .field("pipeline_statistics", &self.pipeline_statistics)
+            .field("shader_clock", &self.shader_clock)
+            .field("residency_probes", &self.residency_probes)
+            .field(
+                "pipeline_cache",
+                &self.pipeline_cache.as_ref().map(|d| format!("{} bytes", d.len())),
+            )
+            .finish()
+    }
 }
 
 impl Default for ContextOptions {
@@ -86,6 +108,7 @@ impl Default for ContextOptions {
             pipeline_statistics: false,
             shader_clock: false,
             residency_probes: false,
+            pipeline_cache: None,
         }
     }
 }
@@ -99,7 +122,8 @@ impl ContextOptions {
     /// - `VKSORT_SHADER_CLOCK=1`: [`ContextOptions::shader_clock`].
     ///
     /// A flag is on only for the exact value `1`. The opt-in for binaries, tests and examples (`./dev test` sets
-    /// `VKSORT_VALIDATION=1`); the library itself never reads the environment.
+    /// `VKSORT_VALIDATION=1`); the library itself never reads the environment. No pipeline-cache data (that
+    /// lives in a file the caller owns: [`ContextOptions::pipeline_cache`]).
     pub fn from_env() -> Self {
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
         let d = Self::default();
@@ -115,6 +139,7 @@ impl ContextOptions {
             pipeline_statistics: flag("VKSORT_PIPELINE_STATS"),
             shader_clock: flag("VKSORT_SHADER_CLOCK"),
             residency_probes: false,
+            pipeline_cache: None,
         }
     }
 }
@@ -132,6 +157,7 @@ pub struct AdoptInfo {
     features: OptionalFeatures,
     debug_utils: bool,
     wait_timeout: Duration,
+    pipeline_cache: Option<Vec<u8>>,
 }
 
 impl AdoptInfo {
@@ -160,6 +186,7 @@ impl AdoptInfo {
             features: requirements.optional(),
             debug_utils: false,
             wait_timeout: ContextOptions::default().wait_timeout,
+            pipeline_cache: None,
         }
     }
 
@@ -176,6 +203,104 @@ impl AdoptInfo {
         self.wait_timeout = timeout;
         self
     }
+
+    /// Pipeline-cache data to start vksort's pipeline cache from (as [`ContextOptions::pipeline_cache`]:
+    /// what [`Context::pipeline_cache_data`] returned earlier; ignored, with the reason in
+    /// [`Context::pipeline_cache_status`], when it belongs to another device or driver).
+    pub fn with_pipeline_cache(mut self, data: Vec<u8>) -> Self {
+        self.pipeline_cache = Some(data);
+        self
+    }
+}
+
+/// What became of the pipeline-cache data a context was given ([`ContextOptions::pipeline_cache`],
+/// [`AdoptInfo::with_pipeline_cache`], [`Context::merge_pipeline_cache`]): [`Context::pipeline_cache_status`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PipelineCacheStatus {
+    /// No data was given: the cache started empty.
+    Empty,
+    /// The data was handed to the driver's pipeline cache.
+    Loaded {
+        /// Its size in bytes.
+        bytes: usize,
+    },
+    /// The data was ignored (the cache is as it was without it).
+    Rejected {
+        /// Why: too short, another device or driver (its header), or the driver refused it.
+        reason: String,
+    },
+}
+
+/// The size of `VkPipelineCacheHeaderVersionOne`.
+const CACHE_HEADER_BYTES: usize = 32;
+
+/// Checks the `VkPipelineCacheHeaderVersionOne` at the start of `data` against the device (the driver checks it
+/// too and ignores a mismatch silently; this says why).
+fn check_cache_header(data: &[u8], caps: &DeviceCaps) -> std::result::Result<(), String> {
+    if data.len() < CACHE_HEADER_BYTES {
+        return Err(format!(
+            "{} bytes, shorter than a pipeline-cache header ({CACHE_HEADER_BYTES})",
+            data.len()
+        ));
+    }
+    // The header is little-endian whatever the host's byte order.
+    let word = |i: usize| u32::from_le_bytes([data[i], data[i + 1], data[i + 2], data[i + 3]]);
+    let (size, version, vendor, device) = (word(0), word(4), word(8), word(12));
+    if (size as usize) < CACHE_HEADER_BYTES || size as usize > data.len() {
+        return Err(format!("a header size of {size} bytes in {} bytes of data", data.len()));
+    }
+    if version != vk::PipelineCacheHeaderVersion::ONE.as_raw() as u32 {
+        return Err(format!("header version {version} (Vulkan's is 1)"));
+    }
+    let uuid = &data[16..32];
+    if vendor != caps.vendor_id || device != caps.device_id || uuid != caps.pipeline_cache_uuid {
+        let hex = |u: &[u8]| u.iter().map(|b| format!("{b:02x}")).collect::<String>();
+        return Err(format!(
+            "written by another device or driver (vendor {vendor:#x}, device {device:#x}, cache UUID {}; this \
+             device: vendor {:#x}, device {:#x}, cache UUID {})",
+            hex(uuid),
+            caps.vendor_id,
+            caps.device_id,
+            hex(&caps.pipeline_cache_uuid)
+        ));
+    }
+    Ok(())
+}
+
+/// A pipeline cache on `device` started from `initial` where its header matches the device and the driver
+/// takes it; otherwise an empty one, with the reason in the status. Fails only when not even an empty cache
+/// can be created.
+fn create_pipeline_cache(
+    device: &ash::Device,
+    caps: &DeviceCaps,
+    initial: Option<&[u8]>,
+) -> Result<(vk::PipelineCache, PipelineCacheStatus)> {
+    let mut status = PipelineCacheStatus::Empty;
+    if let Some(data) = initial {
+        match check_cache_header(data, caps) {
+            Ok(()) => {
+                let info = vk::PipelineCacheCreateInfo::default().initial_data(data);
+                // SAFETY: plain object creation on a valid device; `data` outlives the call.
+                match unsafe { device.create_pipeline_cache(&info, None) } {
+                    Ok(c) => {
+                        return Ok((c, PipelineCacheStatus::Loaded { bytes: data.len() }));
+                    }
+                    Err(e) => {
+                        status = PipelineCacheStatus::Rejected {
+                            reason: format!("the driver refused it ({e})"),
+                        }
+                    }
+                }
+            }
+            Err(reason) => status = PipelineCacheStatus::Rejected { reason },
+        }
+    }
+    // SAFETY: plain object creation on a valid device.
+    let cache =
+        unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
+            .vk("vkCreatePipelineCache")?;
+    Ok((cache, status))
 }
 
 /// What vksort knows about the device: limits and features that the policies and checks read.
@@ -306,6 +431,17 @@ pub struct Context {
     pub(crate) debug: Option<DebugUtils>,
     pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
     pub(crate) pipeline_cache: vk::PipelineCache,
+    /// Pipeline creation reads the cache (shared); a merge into it writes (exclusive): Vulkan requires
+    /// `vkMergePipelineCaches`' destination to be externally synchronized.
+    pub(crate) cache_lock: std::sync::RwLock<()>,
+    /// What became of the pipeline-cache data given at creation or merged since.
+    cache_status: Mutex<PipelineCacheStatus>,
+    /// Pipelines created so far, and of them those the driver found in the pipeline cache
+    /// (`VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT`, where it reports feedback).
+    pub(crate) pipelines_created: AtomicUsize,
+    pub(crate) pipeline_cache_hits: AtomicUsize,
+    /// Whether pipeline creation feedback is available (Vulkan 1.3 or `VK_EXT_pipeline_creation_feedback`).
+    pub(crate) creation_feedback: bool,
     pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
     pub(crate) command_pool: Mutex<vk::CommandPool>,
     pub(crate) caps: DeviceCaps,
@@ -698,6 +834,7 @@ impl Context {
             caps,
             has_debug_utils,
             options.wait_timeout,
+            options.pipeline_cache.as_deref(),
             validation.then(|| log.clone()),
             Some(Owner {
                 device: owned_device,
@@ -761,6 +898,7 @@ impl Context {
             caps,
             debug_utils,
             info.wait_timeout,
+            info.pipeline_cache.as_deref(),
             None,
             None,
         )
@@ -825,6 +963,7 @@ impl Context {
         caps: DeviceCaps,
         debug_utils: bool,
         wait_timeout: Duration,
+        initial_cache: Option<&[u8]>,
         validation: Option<Arc<ValidationLog>>,
         owner: Option<Owner>,
     ) -> Result<Arc<Self>> {
@@ -842,10 +981,7 @@ impl Context {
             reason: source.to_string(),
         })?;
         checkpoint(CreationStep::Allocator)?;
-        // SAFETY: plain object creation on a valid device.
-        let pipeline_cache =
-            unsafe { device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-                .vk("vkCreatePipelineCache")?;
+        let (pipeline_cache, cache_status) = create_pipeline_cache(&device, &caps, initial_cache)?;
         // SAFETY (the closure): called only on the unused cache just created, on its device.
         let pipeline_cache = DeviceChild::new(&device, pipeline_cache, |d, h| unsafe {
             d.destroy_pipeline_cache(h, None)
@@ -868,6 +1004,9 @@ impl Context {
         let push_descriptor = ash::khr::push_descriptor::Device::new(&instance, &device);
         let debug = debug_utils.then(|| DebugUtils::new(&instance, &device));
         let (pipeline_cache, command_pool) = (pipeline_cache.release(), command_pool.release());
+        // Creation feedback (cache hits) is core in Vulkan 1.3: on devices vksort created with 1.3 (an adopted
+        // device's instance version is not known).
+        let creation_feedback = owner.is_some() && caps.api_version >= vk::API_VERSION_1_3;
         let (owns_device, messenger) = match owner {
             Some(o) => {
                 o.device.release();
@@ -886,6 +1025,11 @@ impl Context {
             debug,
             allocator: ManuallyDrop::new(Mutex::new(allocator)),
             pipeline_cache,
+            cache_lock: std::sync::RwLock::new(()),
+            cache_status: Mutex::new(cache_status),
+            pipelines_created: AtomicUsize::new(0),
+            pipeline_cache_hits: AtomicUsize::new(0),
+            creation_feedback,
             kernels: Mutex::new(HashMap::new()),
             command_pool: Mutex::new(command_pool),
             caps,
@@ -1274,6 +1418,72 @@ impl Context {
         }
         out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
+    }
+
+    /// What became of the pipeline-cache data given at creation ([`ContextOptions::pipeline_cache`],
+    /// [`AdoptInfo::with_pipeline_cache`]) or, after a [`Context::merge_pipeline_cache`], of the last data
+    /// merged. The library logs nothing: a binary prints [`PipelineCacheStatus::Rejected`]'s reason as a
+    /// warning.
+    pub fn pipeline_cache_status(&self) -> PipelineCacheStatus {
+        self.cache_status.lock().unwrap().clone()
+    }
+
+    /// The pipeline cache's current data (`vkGetPipelineCacheData`): what was given at creation and every
+    /// pipeline built since, for [`ContextOptions::pipeline_cache`] in a later run. Where it is kept is the
+    /// caller's choice (a file keyed by [`DeviceCaps::pipeline_cache_uuid`] and
+    /// [`DeviceCaps::driver_version`], written atomically, is what the `vksort` tools do).
+    pub fn pipeline_cache_data(&self) -> Result<Vec<u8>> {
+        let _shared = self.cache_lock.read().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the cache was created on this device and lives as long as the context.
+        unsafe { self.device.get_pipeline_cache_data(self.pipeline_cache) }
+            .vk("vkGetPipelineCacheData")
+    }
+
+    /// Merges pipeline-cache data into the context's cache after creation (for callers that learn the device,
+    /// and so which data fits it, only from [`Context::caps`]): checked as [`ContextOptions::pipeline_cache`]
+    /// is, and ignored (the cache unchanged) when it belongs to another device or the driver refuses it. Its
+    /// result is also what [`Context::pipeline_cache_status`] reports from then on. Pipelines already built
+    /// are unaffected; merge before creating sorters.
+    pub fn merge_pipeline_cache(&self, data: &[u8]) -> PipelineCacheStatus {
+        let status = match create_pipeline_cache(&self.device, &self.caps, Some(data)) {
+            Ok((src, status)) => {
+                if let PipelineCacheStatus::Loaded { .. } = status {
+                    let _exclusive = self.cache_lock.write().unwrap_or_else(|e| e.into_inner());
+                    // SAFETY: both caches belong to this device; the destination's access is synchronized by
+                    // the lock (pipeline creation holds it shared).
+                    let merged =
+                        unsafe { self.device.merge_pipeline_caches(self.pipeline_cache, &[src]) };
+                    // SAFETY: `src` was created above and is used by nothing else.
+                    unsafe { self.device.destroy_pipeline_cache(src, None) };
+                    match merged {
+                        Ok(()) => status,
+                        Err(e) => PipelineCacheStatus::Rejected {
+                            reason: format!("vkMergePipelineCaches failed ({e})"),
+                        },
+                    }
+                } else {
+                    // SAFETY: `src` is an empty cache created above and used by nothing else.
+                    unsafe { self.device.destroy_pipeline_cache(src, None) };
+                    status
+                }
+            }
+            Err(e) => PipelineCacheStatus::Rejected {
+                reason: e.to_string(),
+            },
+        };
+        *self.cache_status.lock().unwrap() = status.clone();
+        status
+    }
+
+    /// Pipelines this context has created so far, and how many of them the driver reported as found in the
+    /// pipeline cache (`(created, cache hits)`); the hits are `None` where the device reports no creation
+    /// feedback (Vulkan 1.3; never for an adopted device). A warm cache shows as hits close to `created`.
+    pub fn pipeline_counts(&self) -> (usize, Option<usize>) {
+        (
+            self.pipelines_created.load(Ordering::Relaxed),
+            self.creation_feedback
+                .then(|| self.pipeline_cache_hits.load(Ordering::Relaxed)),
+        )
     }
 
     /// The device's capabilities.

@@ -271,11 +271,36 @@ impl Context {
         } else {
             vk::PipelineCreateFlags::empty()
         };
-        let info = vk::ComputePipelineCreateInfo::default()
+        let mut feedback = vk::PipelineCreationFeedback::default();
+        let mut stage_feedback = [vk::PipelineCreationFeedback::default()];
+        let mut feedback_info = vk::PipelineCreationFeedbackCreateInfo::default()
+            .pipeline_creation_feedback(&mut feedback)
+            .pipeline_stage_creation_feedbacks(&mut stage_feedback);
+        let mut info = vk::ComputePipelineCreateInfo::default()
             .flags(flags)
             .stage(stage)
             .layout(layout);
-        let result = unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) };
+        if self.creation_feedback {
+            info = info.push_next(&mut feedback_info);
+        }
+        let result = {
+            // Shared: a merge into the cache (Context::merge_pipeline_cache) waits for creations to end.
+            let _shared = self.cache_lock.read().unwrap_or_else(|e| e.into_inner());
+            unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) }
+        };
+        if result.is_ok() {
+            self.pipelines_created
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if self.creation_feedback
+                && feedback.flags.contains(
+                    vk::PipelineCreationFeedbackFlags::VALID
+                        | vk::PipelineCreationFeedbackFlags::APPLICATION_PIPELINE_CACHE_HIT,
+                )
+            {
+                self.pipeline_cache_hits
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+        }
         unsafe { dev.destroy_shader_module(module, None) };
         let pipeline = match result {
             Ok(p) => p[0],

@@ -21,7 +21,7 @@ pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
 #[cfg(feature = "diagnostics")]
 pub use context::KernelStatistics;
-pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps};
+pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps, PipelineCacheStatus};
 #[cfg(feature = "diagnostics")]
 pub use kernel::Interface;
 pub(crate) use kernel::Kernel;

@@ -40,13 +40,28 @@ impl Calibration {
     /// Measures roofline, fixed dispatch cost and the efficiency of every available algorithm at a few sizes:
     /// every sort algorithm of `SortAlgorithm::ALL` (on u32 keys), every scan algorithm, reduction, compaction
     /// and the copy. `roofline` reuses a roofline measured elsewhere in the same run.
+    ///
+    /// Says what it measures on standard error (one line), and shows a progress bar of the measurements on a
+    /// terminal.
     pub fn measure(ctx: &Arc<Context>, roofline: Option<f64>) -> Result<Self> {
         let caps = ctx.caps();
+        let specs = ops::calibration_ops();
+        eprintln!(
+            "vksort: calibrating the performance model on {}: the copy roofline, the cost of a dispatch, and {} \
+             algorithms timed at two sizes each (once per device and driver; cached)",
+            caps.name,
+            specs.len()
+        );
+        let bar = crate::progress::bar(specs.len() as u64 + 2);
+        bar.set_message("compute-copy roofline");
         let roofline = match roofline {
             Some(r) => r,
             None => measure_roofline(ctx)?,
         };
+        bar.inc(1);
+        bar.set_message("fixed cost of a dispatch");
         let fixed = measure_fixed_cost(ctx)?;
+        bar.inc(1);
         let mut cal = Calibration {
             device_name: caps.name.clone(),
             device_uuid: uuid_hex(&caps.device_uuid),
@@ -65,7 +80,8 @@ impl Calibration {
         };
         let log2 = if caps.is_cpu() { 12 } else { 21 };
         let n = 1usize << log2;
-        for spec in ops::calibration_ops() {
+        for spec in specs {
+            bar.set_message(format!("{} {}", spec.family(), spec.algo()));
             // Algorithms with a published range (the one-workgroup and MSD radix sorts) are calibrated over
             // it; one that reports a capacity below 4n (Error::AlgorithmLimit) is measured again below it; one
             // the device or configuration cannot run at all is left out (the model then assumes 0.5).
@@ -81,13 +97,27 @@ impl Calibration {
                     Err(_) => break None,
                 }
             };
+            bar.inc(1);
             let Some((n, (eff, overhead))) = measured else {
+                crate::progress::debug(format!(
+                    "calibration: {} {} cannot run here (left out)",
+                    spec.family(),
+                    spec.algo()
+                ));
                 continue;
             };
+            crate::progress::debug(format!(
+                "calibration: {} {} at {n} and {}: efficiency {eff:.3}, overhead {:.1} us",
+                spec.family(),
+                spec.algo(),
+                4 * n,
+                overhead / 1e3
+            ));
             let key = spec.shape(n as u64, caps).algo_key();
             cal.efficiency.insert(key.clone(), eff);
             cal.overhead_ns.insert(key, overhead);
         }
+        bar.finish_and_clear();
         Ok(cal)
     }
 }

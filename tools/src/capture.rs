@@ -142,9 +142,30 @@ impl RenderDoc {
         })
     }
 
-    /// The in-application API version RenderDoc reports (1.6.0 for RenderDoc 1.24).
+    /// The in-application API version RenderDoc reports (1.6.0 for RenderDoc 1.24): the version of the API
+    /// table, not of RenderDoc (see [`RenderDoc::program_version`]).
     pub fn api_version(&self) -> (i32, i32, i32) {
         self.version
+    }
+
+    /// RenderDoc's own version (`1.24`), as `renderdoccmd version` prints it (`renderdoccmd x64 v1.24 ...`);
+    /// None where `renderdoccmd` is not installed or prints no version. The in-application API does not say.
+    pub fn program_version() -> Option<String> {
+        let out = Command::new("renderdoccmd").arg("version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.split_whitespace()
+            .filter_map(|w| w.strip_prefix('v'))
+            .find(|v| v.starts_with(|c: char| c.is_ascii_digit()) && v.contains('.'))
+            .map(str::to_string)
+    }
+
+    /// `RenderDoc 1.24 (in-application API 1.6.0)`, or without RenderDoc's version where it is not known.
+    pub fn describe(&self) -> String {
+        let (a, b, c) = self.version;
+        match Self::program_version() {
+            Some(v) => format!("RenderDoc {v}, in-application API {a}.{b}.{c}"),
+            None => format!("RenderDoc of in-application API {a}.{b}.{c}"),
+        }
     }
 
     /// Captures every queue submission `f` makes on `ctx` into `path` (a `.rdc` file, replaced if present),

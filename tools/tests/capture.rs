@@ -325,7 +325,7 @@ fn cli_captures_sort_scan_and_compact() {
         }
         assert_named(&s, &format!("vksort {cmd}"));
         assert!(
-            s.has_named("Buffer", "vksort::bench::input_keys"),
+            s.has_named("Buffer", "vksort::cli::input_keys"),
             "vksort {cmd}: {:?}",
             s.resources
         );

@@ -450,7 +450,24 @@ pub fn run(
         .filter(|p| p.n <= max_items(ctx, &p.spec))
         .map(|p| (&p.spec, p.n))
         .collect();
+    progress(
+        0,
+        plan.len(),
+        &format!(
+            "building {} sorters (compiling their pipelines)",
+            sorts.len()
+        ),
+        None,
+    );
+    crate::progress::debug(format!(
+        "building {} sorters on every host thread",
+        sorts.len()
+    ));
     ops::prebuild_sorters(ctx, &sorts);
+    crate::progress::debug(format!(
+        "sorters built in {:.1} s",
+        t.elapsed().as_secs_f64()
+    ));
     phases[1] += t.elapsed().as_secs_f64();
     // --max-ms: each sort configuration's last measured time per run (its N, ms), by (operation, configuration)
     let mut measured = Measured::new();

@@ -29,7 +29,24 @@ use vksort::workload::PassModel;
 use vksort::{Error, Result};
 
 /// The label of the copies that restore an in-place input before each run; left out of every timing.
-pub const RESTORE: &str = "vksort::bench::restore";
+pub const RESTORE: &str = "vksort::restore_inputs";
+
+/// The namespace of the buffers this module allocates (`vksort::bench` in a sweep, `vksort::cli` for the CLI's
+/// one-off runs, so that a capture of a plain `vksort sort` names no benchmark objects): [`set_namespace`].
+static NAMESPACE: std::sync::RwLock<&'static str> = std::sync::RwLock::new("vksort::bench");
+
+/// Sets the namespace of the buffers allocated from now on (see [`NAMESPACE`]).
+pub fn set_namespace(ns: &'static str) {
+    *NAMESPACE.write().unwrap_or_else(|e| e.into_inner()) = ns;
+}
+
+/// `NAMESPACE::what`: the debug name of a buffer this module allocates.
+fn object_name(what: &str) -> String {
+    format!(
+        "{}::{what}",
+        NAMESPACE.read().unwrap_or_else(|e| e.into_inner())
+    )
+}
 
 /// Which elements a compaction keeps (on the device: a flags buffer for `Given`, else a predicate).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -343,16 +360,16 @@ impl DeviceInput {
     pub fn upload(ctx: &Arc<Context>, input: &Input) -> Result<Self> {
         Ok(Self {
             n: input.len(),
-            keys: upload(ctx, "vksort::bench::input_keys", &input.keys)?,
+            keys: upload(ctx, &object_name("input_keys"), &input.keys)?,
             values: input
                 .values
                 .as_ref()
-                .map(|v| upload(ctx, "vksort::bench::input_values", v))
+                .map(|v| upload(ctx, &object_name("input_values"), v))
                 .transpose()?,
             flags: input
                 .flags
                 .as_ref()
-                .map(|f| upload(ctx, "vksort::bench::input_flags", f))
+                .map(|f| upload(ctx, &object_name("input_flags"), f))
                 .transpose()?,
         })
     }
@@ -396,7 +413,7 @@ pub fn prepare<'a>(
         OpSpec::Copy { elem } => {
             let bytes = (input.n * elem.bytes()) as u64;
             let padded = bytes.next_multiple_of(16);
-            let dst = Buffer::device_local(ctx, "vksort::bench::copy_dst", padded.max(16))?;
+            let dst = Buffer::device_local(ctx, &object_name("copy_dst"), padded.max(16))?;
             Ok(Box::new(CopyRunner {
                 src: input,
                 dst,
@@ -778,7 +795,8 @@ pub fn time(
             .unwrap_or_else(|e| e.into_inner())
             .is_some_and(|t| t.elapsed() < STILL_WARM);
     // One probe run: the passes a run records and how long it takes (GPU and wall).
-    let mut probe = Profiler::new(ctx, 512)?;
+    // Room for the longest runs (u128 keys by one-bit splits record 128 x 6 passes and more).
+    let mut probe = Profiler::new(ctx, 8192)?;
     let t0 = std::time::Instant::now();
     ctx.submit_profiled("vksort::bench::probe", Some(&mut probe), |rec| {
         record_run(rec, runner)
@@ -803,6 +821,40 @@ pub fn time(
         usize::MAX
     };
     let slow = fit < 3;
+    if warmup == 0 && reps == 1 {
+        // A one-off run (the CLI). On a GPU the probe was the first run (cold caches, low clocks): one more
+        // run with a stamp after every pass gives both the time and the breakdown. On a CPU device (lavapipe) a
+        // run of a million keys takes seconds: the probe's stamps are the timing (its first dispatches include
+        // llvmpipe's shader compilation, which lavapipe does when a pipeline first runs).
+        let stamped = if ctx.caps().is_cpu() {
+            probe_passes
+        } else {
+            let mut prof = Profiler::new(ctx, (per_run as u32 + 2).max(512))?;
+            ctx.submit_timed("vksort::timed_run", Some(&mut prof), |rec| {
+                record_run(rec, runner)
+            })?;
+            prof.results()?
+        };
+        let passes: Vec<PassTime> = sum_by_label(
+            &stamped
+                .iter()
+                .map(|p| PassTime {
+                    label: model::pass_group(&p.label),
+                    ns: p.ns,
+                })
+                .collect::<Vec<_>>(),
+        )
+        .into_iter()
+        .filter(|p| p.label != RESTORE)
+        .collect();
+        let sum = passes.iter().map(|p| p.ns).sum::<f64>();
+        *LAST_TIMED.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::time::Instant::now());
+        return Ok(Timing {
+            runs_ns: vec![sum],
+            passes,
+            per_pass_sum_ns: sum,
+        });
+    }
     let reps = if slow { fit.max(1) } else { reps.min(fit) };
     let mut warm = if slow { 0 } else { warmup.saturating_sub(1) };
     if warm_gpu && !slow {
@@ -814,7 +866,7 @@ pub fn time(
     if warm_gpu && !still_warm && !slow {
         warm_clocks(ctx, 200.0)?;
     }
-    let capacity = 4096u32;
+    let capacity = 4096u32.max(2 * per_run as u32 + 2);
     // Runs timed as the reported ones are: two stamps each (restore done, run done), in as few submissions as
     // fit.
     let mut prof = Profiler::per_run(ctx, capacity)?;
@@ -1033,11 +1085,29 @@ pub fn run_once_with<E: From<Error>>(
     input: &Input,
     first: impl FnOnce(&dyn Runner) -> std::result::Result<(), E>,
 ) -> std::result::Result<(Output, Timing), E> {
+    let step = |what: &str, t: std::time::Instant| {
+        crate::progress::debug(format!("{what}: {:.0} ms", t.elapsed().as_secs_f64() * 1e3))
+    };
+    let t = std::time::Instant::now();
     let dev = DeviceInput::upload(ctx, input)?;
+    step("upload", t);
+    let t = std::time::Instant::now();
     let runner = prepare(ctx, spec, &dev)?;
+    step(
+        "prepare (buffers; a sort's Sorter::new with its pipelines)",
+        t,
+    );
     first(runner.as_ref())?;
+    let t = std::time::Instant::now();
     let timing = time(ctx, runner.as_ref(), 0, 1, 0.0)?;
-    Ok((runner.output()?, timing))
+    step(
+        "runs (a first run; on a GPU then a timed run with a stamp after every pass)",
+        t,
+    );
+    let t = std::time::Instant::now();
+    let out = runner.output()?;
+    step("read back", t);
+    Ok((out, timing))
 }
 
 /// The operations calibration measures: every sort and scan algorithm of this build on u32 keys, compaction,
@@ -1118,7 +1188,7 @@ pub fn measure_efficiency(
 fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> Result<Buffer> {
     Buffer::new(
         ctx,
-        "vksort::bench::scratch",
+        &object_name("scratch"),
         bytes.max(16),
         usage | ctx.default_usage(),
         MemoryLocation::GpuOnly,
@@ -1187,9 +1257,9 @@ fn prepare_sort<'a>(
     Ok(Box::new(SortRunner {
         ctx: ctx.clone(),
         input,
-        keys: Buffer::device_local(ctx, "vksort::bench::keys", kb.max(16))?,
+        keys: Buffer::device_local(ctx, &object_name("keys"), kb.max(16))?,
         values: value
-            .map(|_| Buffer::device_local(ctx, "vksort::bench::values", vb.max(16)))
+            .map(|_| Buffer::device_local(ctx, &object_name("values"), vb.max(16)))
             .transpose()?,
         scratch: scratch(ctx, req.scratch_bytes, req.scratch_usage)?,
         sorter,
@@ -1339,7 +1409,7 @@ mod scans {
                 let bytes = (n * elem.bytes()) as u64;
                 Ok(Box::new(ScanRunner {
                     input,
-                    output: Buffer::device_local(ctx, "vksort::bench::scan_out", bytes.max(16))?,
+                    output: Buffer::device_local(ctx, &object_name("scan_out"), bytes.max(16))?,
                     scratch: scratch(ctx, scanner.scratch_bytes(n as u64), DEFAULT_USAGE)?,
                     scanner,
                     elem: *elem,
@@ -1354,8 +1424,8 @@ mod scans {
                     compactor: compact::Compactor::new(ctx, Some(compact_policy(ctx)?))?,
                     predicate: flags.predicate(),
                     input,
-                    output: Buffer::device_local(ctx, "vksort::bench::compact_out", bytes.max(16))?,
-                    count: Buffer::device_local(ctx, "vksort::bench::compact_count", 16)?,
+                    output: Buffer::device_local(ctx, &object_name("compact_out"), bytes.max(16))?,
+                    count: Buffer::device_local(ctx, &object_name("compact_count"), 16)?,
                     scratch: scratch(ctx, compact::compact_scratch_bytes(n as u64), DEFAULT_USAGE)?,
                 }))
             }
@@ -1373,7 +1443,7 @@ mod scans {
                 };
                 Ok(Box::new(ReduceRunner {
                     input,
-                    output: Buffer::device_local(ctx, "vksort::bench::reduce_out", 16)?,
+                    output: Buffer::device_local(ctx, &object_name("reduce_out"), 16)?,
                     scratch: scratch(ctx, reduce::reduce_scratch_bytes(n as u64), DEFAULT_USAGE)?,
                     op,
                     elem: *elem,

@@ -16,6 +16,10 @@ pub struct Cli {
     /// Vulkan device: an index (as `vksort info` lists) or a case-insensitive name substring.
     #[arg(long, global = true, env = "VKSORT_DEVICE", value_name = "INDEX|NAME")]
     pub device: Option<String>,
+    /// Debug lines on standard error: the pipeline cache (hit or miss, pipelines compiled), the stages of a
+    /// run and their times (also `VKSORT_LOG=debug`).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -28,7 +32,7 @@ pub enum Cmd {
     Compact(CompactArgs),
     /// Sweep algorithms x types x sizes x distributions; tables, CSV, JSON, SVG plots, model, CUB comparison.
     Bench(BenchArgs),
-    /// Measure the performance model's parameters on this device and cache them.
+    /// Measure the performance model's parameters on this device and cache them (for `--algo model`).
     Calibrate(CalibrateArgs),
     /// List the Vulkan devices, their limits and subgroup features, and the policy vksort picks on each.
     Info,
@@ -39,14 +43,17 @@ pub enum Cmd {
 /// Where the input comes from.
 #[derive(Args, Debug, Clone)]
 pub struct InputArgs {
-    /// Input file: a raw little-endian array of the element type (`-`: standard input).
+    /// Input file: a raw little-endian array of the element type (`-`: standard input). A relative path is
+    /// relative to the directory vksort was started in (also through `./dev vksort`).
     #[arg(long, value_name = "FILE", conflicts_with = "random")]
     pub input: Option<String>,
-    /// Read and write one number per line instead of raw binary.
+    /// Read and write one number per line instead of raw binary. A sort with --values reads `key value`
+    /// lines (what --print writes) when no --input-values is given.
     #[arg(long)]
     pub text: bool,
-    /// Generate N random elements instead of reading them (N: a number, `2^K`, or with a K/M/G suffix,
-    /// binary multiples).
+    /// Generate N random elements instead of reading them. N: a number (`1000000`, `1_000_000`), `2^K`, or
+    /// with a suffix: K, M, G are powers of 1000 (`100K` = 100000), Ki, Mi, Gi powers of 1024
+    /// (`1Mi` = 1048576).
     #[arg(long, value_name = "N")]
     pub random: Option<String>,
     /// Seed of --random.
@@ -102,7 +109,9 @@ pub struct SortArgs {
     /// Sort by bits LO..HI of the key's order-preserving image only (e.g. 0..16).
     #[arg(long, value_name = "LO..HI")]
     pub bits: Option<String>,
-    /// Algorithm: auto (the calibrated model picks among the stable ones), or any name `vksort info` lists
+    /// Algorithm: auto (the library's own choice, as `Sorter::new` with `SortAlgorithm::Auto` makes it:
+    /// instant, no calibration), model (the calibrated performance model picks among the stable ones; the
+    /// first use on a device calibrates it, see `vksort calibrate`), or any name `vksort info` lists
     /// (onesweep, reduce-then-scan, small, msd, bitonic, ...). One that cannot sort the key type is refused
     /// with the list of those that can.
     #[arg(long, default_value = "auto", value_name = "ALGO")]
@@ -121,7 +130,7 @@ pub struct ScanArgs {
     /// Inclusive scan (default exclusive).
     #[arg(long)]
     pub inclusive: bool,
-    /// Algorithm: lookback, reduce-then-scan, blelloch, hillis-steele.
+    /// Algorithm: lookback (the library's default), reduce-then-scan, blelloch, hillis-steele.
     #[arg(long, default_value = "lookback", value_name = "ALGO")]
     pub algo: String,
     #[command(flatten)]
@@ -236,7 +245,7 @@ pub struct CalibrateArgs {
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Elements (default 2^22 on a GPU, 2^20 on a CPU device).
+    /// Elements (default 2^22 on a GPU, 2^20 on a CPU device; suffixes as --random's).
     #[arg(long, value_name = "N")]
     pub n: Option<String>,
     #[arg(long, default_value_t = 1)]

@@ -107,7 +107,16 @@ pub fn run(selected: Option<&str>) -> Result<i32> {
         });
         match cache {
             Some(p) if p.exists() => println!("    calibration: {}", p.display()),
-            _ => println!("    calibration: none cached (`vksort calibrate`)"),
+            _ => println!(
+                "    calibration: none cached (`vksort calibrate`; used by `--algo model` only)"
+            ),
+        }
+        match crate::cache::cache_dir().map(|d| d.join(crate::cache::file_name(caps))) {
+            Some(p) => match std::fs::metadata(&p) {
+                Ok(m) => println!("    pipeline cache: {} ({} bytes)", p.display(), m.len()),
+                Err(_) => println!("    pipeline cache: {} (not written yet)", p.display()),
+            },
+            None => println!("    pipeline cache: off"),
         }
     }
     Ok(0)

@@ -7,10 +7,13 @@ use anyhow::{bail, Context as _, Result};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-/// Parses an element count: `1000`, `2^20`, `4K`, `16M`, `1G` (binary multiples).
+/// Parses an element count: `1000`, `1_000_000`, `2^20`, or with a suffix: `100K`, `16M`, `1G` (powers of 1000)
+/// or `4Ki`, `16Mi`, `1Gi` (powers of 1024).
 pub fn parse_count(s: &str) -> Result<u64> {
-    let t = s.trim();
-    let bad = || anyhow::anyhow!("`{s}` is not a count (examples: 1000, 2^20, 16M)");
+    let t = s.trim().replace('_', "");
+    let bad = || {
+        anyhow::anyhow!("`{s}` is not a count (examples: 1000, 2^20, 100K = 100000, 1Mi = 2^20)")
+    };
     if let Some(e) = t.strip_prefix("2^") {
         let e: u32 = e.parse().map_err(|_| bad())?;
         if e > 40 {
@@ -18,26 +21,61 @@ pub fn parse_count(s: &str) -> Result<u64> {
         }
         return Ok(1 << e);
     }
-    let (num, mul) = match t.char_indices().last() {
-        Some((i, 'k' | 'K')) => (&t[..i], 1u64 << 10),
-        Some((i, 'm' | 'M')) => (&t[..i], 1 << 20),
-        Some((i, 'g' | 'G')) => (&t[..i], 1 << 30),
-        _ => (t, 1),
-    };
+    let lower = t.to_ascii_lowercase();
+    let suffixes: [(&str, u64); 6] = [
+        ("ki", 1 << 10),
+        ("mi", 1 << 20),
+        ("gi", 1 << 30),
+        ("k", 1_000),
+        ("m", 1_000_000),
+        ("g", 1_000_000_000),
+    ];
+    let (num, mul) = suffixes
+        .iter()
+        .find_map(|&(suf, mul)| lower.strip_suffix(suf).map(|n| (n.to_string(), mul)))
+        .unwrap_or((lower.clone(), 1));
     let n: u64 = num.trim().parse().map_err(|_| bad())?;
     n.checked_mul(mul).ok_or_else(bad)
 }
 
-/// Reads a column of `ty` from `path` (`-`: standard input), binary or text.
-pub fn read_column(path: &str, ty: ElemType, text: bool, what: &str) -> Result<Column> {
+/// Files from this size on are read with a progress bar (on a terminal).
+const READ_PROGRESS_BYTES: u64 = 64 << 20;
+
+/// The bytes of `path` (`-`: standard input); a large file with a progress bar on a terminal.
+fn read_bytes(path: &str, what: &str) -> Result<Vec<u8>> {
     let mut bytes = Vec::new();
     if path == "-" {
         std::io::stdin()
             .read_to_end(&mut bytes)
             .context("reading standard input")?;
-    } else {
-        bytes = std::fs::read(path).with_context(|| format!("reading {what} file `{path}`"))?;
+        return Ok(bytes);
     }
+    let ctx = || format!("reading {what} file `{path}`");
+    let mut f = std::fs::File::open(path).with_context(ctx)?;
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len < READ_PROGRESS_BYTES {
+        f.read_to_end(&mut bytes).with_context(ctx)?;
+        return Ok(bytes);
+    }
+    crate::progress::debug(format!("reading {what} file `{path}` ({})", fmt_bytes(len)));
+    let bar = crate::progress::bytes_bar(len, &format!("reading {path}"));
+    bytes.reserve_exact(len as usize);
+    let mut chunk = vec![0u8; 8 << 20];
+    loop {
+        let k = f.read(&mut chunk).with_context(ctx)?;
+        if k == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..k]);
+        bar.inc(k as u64);
+    }
+    bar.finish_and_clear();
+    Ok(bytes)
+}
+
+/// Reads a column of `ty` from `path` (`-`: standard input), binary or text.
+pub fn read_column(path: &str, ty: ElemType, text: bool, what: &str) -> Result<Column> {
+    let bytes = read_bytes(path, what)?;
     let name = if path == "-" { "standard input" } else { path };
     if text {
         let s = String::from_utf8(bytes)
@@ -46,6 +84,57 @@ pub fn read_column(path: &str, ty: ElemType, text: bool, what: &str) -> Result<C
     } else {
         Column::from_bytes(ty, &bytes).map_err(|e| anyhow::anyhow!("{what} `{name}`: {e}"))
     }
+}
+
+/// Reads a sort's text input with values: `key value` lines (what `--print` writes) give both columns; lines of
+/// one number give the keys alone (None: the caller makes index values). Mixed lines are an error naming one.
+pub fn read_text_keys_values(
+    path: &str,
+    key: ElemType,
+    value: ElemType,
+) -> Result<(Column, Option<Column>)> {
+    let bytes = read_bytes(path, "input")?;
+    let name = if path == "-" { "standard input" } else { path };
+    let s =
+        String::from_utf8(bytes).with_context(|| format!("input `{name}` is not UTF-8 text"))?;
+    let data = |l: &&str| {
+        let t = l.trim();
+        !t.is_empty() && !t.starts_with('#')
+    };
+    let pairs = s
+        .lines()
+        .find(data)
+        .is_some_and(|l| l.split_whitespace().count() == 2);
+    if !pairs {
+        let keys =
+            Column::parse_text(key, &s).map_err(|e| anyhow::anyhow!("input `{name}`: {e}"))?;
+        return Ok((keys, None));
+    }
+    let (mut keys, mut values) = (String::new(), String::new());
+    for (i, line) in s.lines().enumerate() {
+        let t = line.trim();
+        if !data(&t) {
+            continue;
+        }
+        let mut f = t.split_whitespace();
+        match (f.next(), f.next(), f.next()) {
+            (Some(k), Some(v), None) => {
+                keys.push_str(k);
+                keys.push('\n');
+                values.push_str(v);
+                values.push('\n');
+            }
+            _ => bail!(
+                "input `{name}` line {}: `{t}` is not a `key value` pair like the first line",
+                i + 1
+            ),
+        }
+    }
+    let keys =
+        Column::parse_text(key, &keys).map_err(|e| anyhow::anyhow!("keys of `{name}`: {e}"))?;
+    let values = Column::parse_text(value, &values)
+        .map_err(|e| anyhow::anyhow!("values of `{name}`: {e}"))?;
+    Ok((keys, Some(values)))
 }
 
 /// An output written to a temporary file, renamed into place by [`Staged::commit`], removed on drop otherwise.

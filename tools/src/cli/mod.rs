@@ -14,6 +14,7 @@ use crate::bench::data::{Column, ElemType};
 use crate::bench::dist::Dist;
 use crate::bench::ops::{self, FlagMode, Input, OpSpec, Output, Timing};
 use crate::bench::{self, BenchOptions};
+use crate::cache::PipelineCacheFile;
 use crate::capture::RenderDoc;
 use crate::model::Calibration;
 use anyhow::{bail, Context as _, Result};
@@ -55,17 +56,57 @@ pub fn main() -> i32 {
         default_hook(info)
     }));
     let cli = Cli::parse();
-    match run(cli, start) {
+    crate::progress::set_verbose(cli.verbose);
+    let code = match run(cli, start) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("vksort: error: {e:#}");
             2
+        }
+    };
+    save_pipeline_caches();
+    crate::progress::debug(format!(
+        "done in {:.0} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    ));
+    code
+}
+
+/// The contexts of this run with their pipeline-cache files, written back when the command is done.
+static CACHES: std::sync::Mutex<Vec<(Arc<Context>, PipelineCacheFile)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Writes every context's pipeline cache back to its file (when it changed), atomically.
+fn save_pipeline_caches() {
+    let caches = std::mem::take(&mut *CACHES.lock().unwrap_or_else(|e| e.into_inner()));
+    for (ctx, file) in caches {
+        let (created, hits) = ctx.pipeline_counts();
+        crate::progress::debug(format!(
+            "{created} pipelines created{}",
+            hits.map_or(String::new(), |h| format!(
+                ", {h} of them found in the pipeline cache"
+            ))
+        ));
+        match file.save(&ctx) {
+            Ok(Some(bytes)) => crate::progress::debug(format!(
+                "pipeline cache saved: {bytes} bytes to `{}`",
+                file.path().display()
+            )),
+            Ok(None) => crate::progress::debug("pipeline cache unchanged"),
+            Err(e) => crate::progress::warn(format!("could not save the pipeline cache: {e}")),
         }
     }
 }
 
 fn run(cli: Cli, start: Instant) -> Result<i32> {
     let device = cli.device.clone();
+    // The one-off runs name their buffers `vksort::cli::*` (a capture of `vksort sort` shows no benchmark).
+    if matches!(
+        cli.cmd,
+        Cmd::Sort(_) | Cmd::Scan(_) | Cmd::Compact(_) | Cmd::Demo(_)
+    ) {
+        ops::set_namespace("vksort::cli");
+    }
     match cli.cmd {
         Cmd::Sort(a) => sort(a, device, start),
         Cmd::Scan(a) => scan(a, device, start),
@@ -77,12 +118,38 @@ fn run(cli: Cli, start: Instant) -> Result<i32> {
     }
 }
 
+/// The Vulkan context, its pipeline cache loaded from the user's cache directory ([`crate::cache`]; written
+/// back when the command is done).
 fn context(device: Option<String>) -> Result<Arc<Context>> {
     let mut opts = ContextOptions::from_env();
     if device.is_some() {
         opts.device = device;
     }
-    Context::new(opts).context("creating the Vulkan context")
+    let t = Instant::now();
+    let ctx = Context::new(opts).context("creating the Vulkan context")?;
+    crate::progress::debug(format!(
+        "context on {} ({}) created in {:.0} ms",
+        ctx.caps().name,
+        ctx.caps().driver_info,
+        t.elapsed().as_secs_f64() * 1e3
+    ));
+    if let Some((file, notes)) = PipelineCacheFile::attach(&ctx) {
+        for n in notes {
+            match n.level {
+                crate::cache::Level::Debug => crate::progress::debug(n.message),
+                crate::cache::Level::Warn => crate::progress::warn(n.message),
+            }
+        }
+        CACHES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((ctx.clone(), file));
+    } else {
+        crate::progress::debug(
+            "no pipeline cache (VKSORT_PIPELINE_CACHE_DIR is off, or no cache directory)",
+        );
+    }
+    Ok(ctx)
 }
 
 /// `--capture`: RenderDoc, loaded before the context's instance is created (its layer hooks only instances
@@ -117,11 +184,9 @@ fn run_op(
         })
     })?;
     eprintln!(
-        "vksort: captured one run into {} (RenderDoc {}.{}.{} in-application API; open it with `qrenderdoc {}`)",
+        "vksort: captured one run into {} ({}; open it with `qrenderdoc {}`)",
         path.display(),
-        rd.api_version().0,
-        rd.api_version().1,
-        rd.api_version().2,
+        rd.describe(),
         path.display()
     );
     Ok(r)
@@ -276,6 +341,12 @@ fn finish(
     } else {
         "items"
     };
+    // Nothing but the restore of the inputs reached the GPU (n <= 1, or nothing to scan): no GPU time.
+    let gpu_ms = if timing.passes.is_empty() {
+        0.0
+    } else {
+        gpu_ms
+    };
     let rate = if timing.passes.is_empty() || gpu_ms <= 0.0 {
         "no GPU work".to_string()
     } else {
@@ -306,13 +377,18 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         "none" => None,
         v => Some(elem_type(v, "value", &[ElemType::U32, ElemType::U64])?),
     };
-    let algo = ops::sort_algorithm_name(&a.algo).ok_or_else(|| {
-        anyhow::anyhow!(
-            "unknown sort algorithm `{}` (one of {})",
-            a.algo,
-            sort_algos().join(", ")
-        )
-    })?;
+    let model = a.algo.trim().eq_ignore_ascii_case("model");
+    let algo = if model {
+        "auto"
+    } else {
+        ops::sort_algorithm_name(&a.algo).ok_or_else(|| {
+            anyhow::anyhow!(
+                "unknown sort algorithm `{}` (one of model, {})",
+                a.algo,
+                sort_algos().join(", ")
+            )
+        })?
+    };
     let bits = a.bits.as_deref().map(|b| parse_bits(b, key)).transpose()?;
     if a.input_values.is_some() && value.is_none() {
         bail!("--input-values needs --values u32|u64");
@@ -320,12 +396,19 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     if a.output_values.is_some() && value.is_none() {
         bail!("--output-values needs --values u32|u64");
     }
-    let source = Source::read(&a.input, key)?;
-    let n = source.len();
-    let values = match (value, &a.input_values) {
-        (Some(t), Some(path)) => Some(io::read_column(path, t, a.input.text, "values")?),
-        _ => None,
+    let (source, values) = match (&a.input.input, value, &a.input_values, a.input.text) {
+        // `key value` lines, as --print writes them
+        (Some(path), Some(t), None, true) => {
+            let (k, v) = io::read_text_keys_values(path, key, t)?;
+            (Source::Data(k), v)
+        }
+        (_, Some(t), Some(path), _) => (
+            Source::read(&a.input, key)?,
+            Some(io::read_column(path, t, a.input.text, "values")?),
+        ),
+        _ => (Source::read(&a.input, key)?, None),
     };
+    let n = source.len();
     if let Some(v) = &values {
         if v.len() != n {
             bail!("{n} keys but {} values: the counts must match", v.len());
@@ -344,13 +427,17 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         bits,
     };
     check_fits(&ctx, &spec, n)?;
+    let stages = crate::progress::Stages::new(n >= LARGE);
+    if matches!(source, Source::Random { .. }) {
+        stages.stage(format!("generating {n} random {key} keys"));
+    }
     let keys = source.into_column(key);
     let values = match (value, values) {
         (Some(t), None) => Some(Column::index(t, n)),
         (_, v) => v,
     };
-    if algo == "auto" {
-        if let Some(choice) = auto_choice(&ctx, key, value, bits, keys.len() as u64) {
+    if model {
+        if let Some(choice) = model_choice(&ctx, key, value, bits, keys.len() as u64) {
             if let OpSpec::Sort { algo, .. } = &mut spec {
                 *algo = choice;
             }
@@ -380,9 +467,22 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         values,
         flags: None,
     };
-    let (out, timing) = run_op(&ctx, &spec, &input, &a.output, renderdoc.as_ref())?;
-    let n = input.len();
     let bytes = (n * (key.bytes() + value.map_or(0, |v| v.bytes()))) as u64;
+    stages.stage(format!(
+        "sorting {n} {key} keys ({}): upload, sorter (pipelines), sort, read back",
+        io::fmt_bytes(bytes)
+    ));
+    let t = Instant::now();
+    let (out, timing) = run_op(&ctx, &spec, &input, &a.output, renderdoc.as_ref())?;
+    crate::progress::debug(format!(
+        "sort done in {:.0} ms (wall, with upload, pipelines and read-back)",
+        t.elapsed().as_secs_f64() * 1e3
+    ));
+    if a.output.check {
+        stages.stage(format!("checking {n} keys on the CPU"));
+    }
+    drop(stages);
+    let n = input.len();
     let verb = format!(
         "sorted {n} {key} keys{}{} ({})",
         value.map_or(String::new(), |v| format!(" with {v} values")),
@@ -403,8 +503,12 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
     )
 }
 
-/// The model's choice for `--algo auto` (None: let the library's own `auto` decide).
-fn auto_choice(
+/// Sorts (and scans, compactions) of this many elements or more show their stages on a terminal.
+const LARGE: usize = 1 << 24;
+
+/// The calibrated model's choice for `--algo model` (None: let the library's own `auto` decide). Calibrates
+/// first where this device has no calibration yet (with a progress bar).
+fn model_choice(
     ctx: &Arc<Context>,
     key: ElemType,
     value: Option<ElemType>,
@@ -643,7 +747,6 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     let cal = match (Calibration::load(&ctx), a.recalibrate) {
         (Some(c), false) => c,
         _ => {
-            eprintln!("calibrating the performance model ...");
             let c = Calibration::measure(&ctx, Some(roofline))?;
             let _ = c.save(&ctx);
             c
@@ -818,10 +921,8 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
             op: "sum".into(),
         },
     ];
-    let sort_algo = auto_choice(&ctx, ElemType::U32, Some(ElemType::U32), None, n as u64)
-        .unwrap_or_else(|| "auto".into());
     specs.push(OpSpec::Sort {
-        algo: sort_algo,
+        algo: "auto".into(),
         key: ElemType::U32,
         value: Some(ElemType::U32),
         descending: false,
