@@ -111,7 +111,9 @@ unsafe extern "system" fn on_message(
 ) -> vk::Bool32 {
     if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) && !data.is_null() {
         // SAFETY: the layer passes valid callback data.
-        let msg = unsafe { (*data).message_as_c_str() }.map(CStr::to_string_lossy).unwrap_or_default();
+        let msg = unsafe { (*data).message_as_c_str() }
+            .map(CStr::to_string_lossy)
+            .unwrap_or_default();
         // wgpu's InstanceFlags::DEBUG (which enables VK_EXT_debug_utils, so this messenger) also makes naga emit
         // `OpSource WGSL` (source language 10), which older SPIRV-Tools in the layer (Debian 12's) reject. It is
         // about wgpu's own shaders, not vksort's: reported, not counted.
@@ -160,7 +162,9 @@ impl Options {
                         c => bail!("--count {c}: host, gpu or both"),
                     }
                 }
-                _ => bail!("unknown argument {a} (--n N, --key u32|f32|both, --count host|gpu|both)"),
+                _ => {
+                    bail!("unknown argument {a} (--n N, --key u32|f32|both, --count host|gpu|both)")
+                }
             }
         }
         ensure!(o.n >= 8, "--n must be at least 8");
@@ -205,7 +209,11 @@ pub fn run(o: &Options) -> Result<()> {
     };
     let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         .context("no wgpu adapter on the Vulkan backend")?;
-    println!("adapter: {} ({:?})", adapter.get_info().name, adapter.get_info().backend);
+    println!(
+        "adapter: {} ({:?})",
+        adapter.get_info().name,
+        adapter.get_info().backend
+    );
     let (device, queue) = request_device(
         &adapter,
         &wgpu::DeviceDescriptor {
@@ -288,10 +296,22 @@ pub fn run(o: &Options) -> Result<()> {
                     label: None,
                     layout: &p.get_bind_group_layout(0),
                     entries: &[
-                        wgpu::BindGroupEntry { binding: 0, resource: params.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 1, resource: keys.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 2, resource: values.as_entire_binding() },
-                        wgpu::BindGroupEntry { binding: 3, resource: counter.as_entire_binding() },
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: params.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: keys.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 2,
+                            resource: values.as_entire_binding(),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 3,
+                            resource: counter.as_entire_binding(),
+                        },
                     ],
                 })
             };
@@ -308,14 +328,25 @@ pub fn run(o: &Options) -> Result<()> {
             // 2. vksort: sort them, in an encoder of its own (wgpu 30 does not mix raw and wgpu commands).
             let mut b = device.create_command_encoder(&Default::default());
             let count = if gpu_count {
-                WgpuCount::Gpu { buffer: &counter, offset: 0, capacity: n as u64 }
+                WgpuCount::Gpu {
+                    buffer: &counter,
+                    offset: 0,
+                    capacity: n as u64,
+                }
             } else {
                 WgpuCount::Host(n as u64)
             };
             // SAFETY: the buffers live until the poll below has waited for the submission; all were written by
             // the fill pass (wgpu-initialised) but the scratch, which only vksort uses.
             unsafe {
-                sorter.encode_sort_profiled(&mut b, &keys, Some(&values), &scratch, count, &mut profiler)
+                sorter.encode_sort_profiled(
+                    &mut b,
+                    &keys,
+                    Some(&values),
+                    &scratch,
+                    count,
+                    &mut profiler,
+                )
             }?;
             // 3. wgpu: check the order in a following pass, copy the results out.
             let mut c = device.create_command_encoder(&Default::default());
@@ -325,7 +356,11 @@ pub fn run(o: &Options) -> Result<()> {
                 pass.set_bind_group(0, &check_bind, &[]);
                 pass.dispatch_workgroups(grid.0, grid.1, 1);
             }
-            let (rk, rv, rc) = (readback("rk", bytes), readback("rv", bytes), readback("rc", 8));
+            let (rk, rv, rc) = (
+                readback("rk", bytes),
+                readback("rv", bytes),
+                readback("rc", 8),
+            );
             c.copy_buffer_to_buffer(&keys, 0, &rk, 0, bytes);
             c.copy_buffer_to_buffer(&values, 0, &rv, 0, bytes);
             c.copy_buffer_to_buffer(&counter, 0, &rc, 0, 8);
@@ -333,19 +368,25 @@ pub fn run(o: &Options) -> Result<()> {
             for r in [&rk, &rv, &rc] {
                 r.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
             }
-            device.poll(wgpu::PollType::Wait { submission_index: None, timeout: None })?;
+            device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })?;
             let got_k: Vec<u32> = bytemuck::cast_slice(&rk.get_mapped_range(..)?).to_vec();
             let got_v: Vec<u32> = bytemuck::cast_slice(&rv.get_mapped_range(..)?).to_vec();
             let counts: Vec<u32> = bytemuck::cast_slice(&rc.get_mapped_range(..)?).to_vec();
 
             // The CPU reference: the same keys, a stable sort of the first m.
-            let mut expect: Vec<(u32, u32)> =
-                (0..m).map(|i| (ordered(key_of(i, n, float), float), i)).collect();
+            let mut expect: Vec<(u32, u32)> = (0..m)
+                .map(|i| (ordered(key_of(i, n, float), float), i))
+                .collect();
             expect.sort();
             let mut bad = (0..m as usize)
                 .filter(|&i| (ordered(got_k[i], float), got_v[i]) != expect[i])
                 .count();
-            bad += (m..n).filter(|&i| got_k[i as usize] != key_of(i, n, float) || got_v[i as usize] != i).count();
+            bad += (m..n)
+                .filter(|&i| got_k[i as usize] != key_of(i, n, float) || got_v[i as usize] != i)
+                .count();
             let ms = profiler.total_ns()? / 1e6;
             println!(
                 "{} keys, u32 values, {} count {m} of {n}: GPU check {} out of order, CPU check {}, sort {ms:.3} ms GPU",

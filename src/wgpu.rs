@@ -80,7 +80,7 @@ unsafe fn open_device(
     // SAFETY: live handles of wgpu's instance.
     let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
     let family = 0u32; // wgpu-hal's queue family (`open` uses 0 as well)
-    // SAFETY: as above.
+                       // SAFETY: as above.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
     if !families
         .first()
@@ -104,7 +104,9 @@ unsafe fn open_device(
     let mut core = wgpu_features.get_core();
     reqs.merge_features(&mut core);
     let mut ext_types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default()
-        .shader_subgroup_extended_types(reqs.features12().shader_subgroup_extended_types == vk::TRUE);
+        .shader_subgroup_extended_types(
+            reqs.features12().shader_subgroup_extended_types == vk::TRUE,
+        );
     let mut bda = vk::PhysicalDeviceBufferDeviceAddressFeatures::default()
         .buffer_device_address(reqs.buffer_device_address());
     let mut ssc = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
@@ -116,7 +118,9 @@ unsafe fn open_device(
     let info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queues)
         .enabled_extension_names(&names);
-    let mut info = wgpu_features.add_to_device_create(info).enabled_features(&core);
+    let mut info = wgpu_features
+        .add_to_device_create(info)
+        .enabled_features(&core);
 
     // Merge into the structs wgpu chained; chain the others (one struct of a kind per chain).
     let (mut has_ext_types, mut has_bda, mut has_ssc) = (false, false, false);
@@ -132,14 +136,12 @@ unsafe fn open_device(
                     has_ext_types = true;
                 }
                 vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
-                    let f =
-                        &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>);
+                    let f = &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>);
                     f.buffer_device_address |= bda.buffer_device_address;
                     has_bda = true;
                 }
                 vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
-                    let f =
-                        &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
+                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
                     reqs.merge_subgroup_size_control(f);
                     has_ssc = true;
                 }
@@ -197,7 +199,8 @@ impl WgpuContext {
     /// needs (open it with [`request_device`]).
     pub fn new(device: &::wgpu::Device) -> Result<Self> {
         // SAFETY: only read; the wgpu device outlives the context (held in `self`).
-        let hal_device = unsafe { device.as_hal::<Vulkan>() }.ok_or_else(|| not_vulkan("device"))?;
+        let hal_device =
+            unsafe { device.as_hal::<Vulkan>() }.ok_or_else(|| not_vulkan("device"))?;
         let shared = hal_device.shared_instance();
         let (entry, instance) = (shared.entry(), shared.raw_instance());
         let pd = hal_device.raw_physical_device();

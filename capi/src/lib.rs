@@ -336,7 +336,9 @@ fn guard(f: impl FnOnce() -> VksortResult) -> VksortResult {
                 .map(|s| s.to_string())
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
-            set_error(&format!("internal error (panic caught at the C boundary): {what}"));
+            set_error(&format!(
+                "internal error (panic caught at the C boundary): {what}"
+            ));
             VksortResult::VKSORT_ERROR_INTERNAL
         }
     }
@@ -516,8 +518,9 @@ pub unsafe extern "C" fn vksortMergeDeviceFeatures(
                         ext_types = true;
                     }
                     vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
-                        let f = &mut *(node
-                            as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'static>);
+                        let f = &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<
+                            'static,
+                        >);
                         f.buffer_device_address |= r.bufferDeviceAddress;
                         bda = true;
                     }
@@ -528,8 +531,9 @@ pub unsafe extern "C" fn vksortMergeDeviceFeatures(
                         ssc = true;
                     }
                     vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
-                        let f = &mut *(node
-                            as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'static>);
+                        let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<
+                            'static,
+                        >);
                         f.subgroup_size_control |= r.subgroupSizeControl;
                         f.compute_full_subgroups |= r.computeFullSubgroups;
                         ssc = true;
@@ -717,7 +721,11 @@ pub unsafe extern "C" fn vksortGetSorterStorageRequirements(
             Ok(r) => {
                 let out = VksortStorageRequirements {
                     size: r.scratch_bytes,
-                    alignment: s.context().caps().min_storage_buffer_offset_alignment.max(4),
+                    alignment: s
+                        .context()
+                        .caps()
+                        .min_storage_buffer_offset_alignment
+                        .max(4),
                     usage: r.scratch_usage.as_raw(),
                 };
                 unsafe { pRequirements.write(out) };

@@ -15,7 +15,10 @@ use std::process::Command;
 use vksort_c::*;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Where cargo put this test's libraries: the test runs from `<target>/<profile>/deps/`.
@@ -32,7 +35,8 @@ fn note(msg: &str) {
 #[test]
 fn header_is_current() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/vksort.h"));
-    let committed = std::fs::read_to_string(repo().join("capi/include/vksort.h")).unwrap_or_default();
+    let committed =
+        std::fs::read_to_string(repo().join("capi/include/vksort.h")).unwrap_or_default();
     assert!(
         generated == committed,
         "capi/include/vksort.h differs from the header generated from capi/src/lib.rs: regenerate it with \
@@ -50,7 +54,10 @@ fn compiler(var: &str, default: &str, lang: &str) -> Option<String> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .and_then(|mut c| {
-            c.stdin.take().unwrap().write_all(b"#include <vulkan/vulkan.h>\n")?;
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(b"#include <vulkan/vulkan.h>\n")?;
             c.wait()
         });
     match probe {
@@ -74,7 +81,16 @@ fn run(cmd: &mut Command) -> std::process::Output {
 
 /// The libraries a Rust static library needs from the system (as `--print native-static-libs` lists them on
 /// Linux).
-const NATIVE_LIBS: &[&str] = &["-lvulkan", "-lgcc_s", "-lutil", "-lrt", "-lpthread", "-lm", "-ldl", "-lc"];
+const NATIVE_LIBS: &[&str] = &[
+    "-lvulkan",
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
 
 #[test]
 fn c_example_sorts() {
