@@ -53,6 +53,8 @@ pub mod scan;
 internal! { mod shaders; }
 pub mod sort;
 pub mod workload;
+#[cfg(feature = "wgpu")]
+pub mod wgpu;
 
 pub use error::{Error, Result};
 pub use gpu::{AdoptInfo, Buffer, BufferRef, Context, ContextOptions, DeviceCaps, Recorder};

@@ -1,0 +1,180 @@
+//! The C API from C and C++:
+//! - the committed `include/vksort.h` is the header cbindgen generates from `src/lib.rs` now (build.rs writes
+//!   it to OUT_DIR), so the two cannot drift;
+//! - `examples/c/sort.c` compiles as C99 and as C++ with `-Wall -Wextra -Werror` against that header, links
+//!   against the static library, and runs: its own instance and device, u32 and f32 keys with u32 values, host
+//!   and GPU-side counts, each checked against a CPU sort; with `VKSORT_VALIDATION=1` it enables the
+//!   validation layer itself and fails on any validation error;
+//! - every entry point rejects NULL arguments with an error code and a message, not a crash.
+//!
+//! Where no C compiler or Vulkan header is installed (a bare GPU machine), the C build is skipped with a message.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use vksort_c::*;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Where cargo put this test's libraries: the test runs from `<target>/<profile>/deps/`.
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// A message the test harness does not capture.
+fn note(msg: &str) {
+    let _ = writeln!(std::io::stderr(), "{msg}");
+}
+
+#[test]
+fn header_is_current() {
+    let generated = include_str!(concat!(env!("OUT_DIR"), "/vksort.h"));
+    let committed =
+        std::fs::read_to_string(repo().join("capi/include/vksort.h")).unwrap_or_default();
+    assert!(
+        generated == committed,
+        "capi/include/vksort.h differs from the header generated from capi/src/lib.rs: regenerate it with \
+         `VKSORT_WRITE_HEADER=1 cargo build -p vksort-capi` and commit it"
+    );
+}
+
+/// The system C compiler `cc` (or `$CC`), if it exists and finds vulkan/vulkan.h.
+fn compiler(var: &str, default: &str, lang: &str) -> Option<String> {
+    let cc = std::env::var(var).unwrap_or_else(|_| default.to_string());
+    let probe = Command::new(&cc)
+        .args(["-x", lang, "-E", "-o", "/dev/null", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(b"#include <vulkan/vulkan.h>\n")?;
+            c.wait()
+        });
+    match probe {
+        Ok(s) if s.success() => Some(cc),
+        _ => None,
+    }
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    if !out.status.success() {
+        panic!(
+            "{cmd:?} failed ({}):\n{}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out
+}
+
+/// The libraries a Rust static library needs from the system (as `--print native-static-libs` lists them on
+/// Linux).
+const NATIVE_LIBS: &[&str] = &[
+    "-lvulkan",
+    "-lgcc_s",
+    "-lutil",
+    "-lrt",
+    "-lpthread",
+    "-lm",
+    "-ldl",
+    "-lc",
+];
+
+#[test]
+fn c_example_sorts() {
+    let Some(cc) = compiler("CC", "cc", "c") else {
+        note("c_api: skipped: no C compiler with vulkan/vulkan.h (install gcc and libvulkan-dev)");
+        return;
+    };
+    let lib = profile_dir().join("libvksort_c.a");
+    assert!(
+        lib.exists(),
+        "{} is missing: build it with `cargo build --release -p vksort-capi`",
+        lib.display()
+    );
+    let out_dir = std::env::temp_dir().join(format!("vksort-capi-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let src = repo().join("examples/c/sort.c");
+    let include = repo().join("capi/include");
+    let exe = out_dir.join("sort_c");
+    let warn = ["-Wall", "-Wextra", "-Werror"];
+
+    // C99, linked against the static library.
+    run(Command::new(&cc)
+        .arg("-std=c99")
+        .args(warn)
+        .arg("-I")
+        .arg(&include)
+        .arg(&src)
+        .arg(&lib)
+        .args(NATIVE_LIBS)
+        .arg("-o")
+        .arg(&exe));
+
+    // C++: the header and the example compile and link as C++ too.
+    if let Some(cxx) = compiler("CXX", "c++", "c++") {
+        run(Command::new(&cxx)
+            .args(["-x", "c++", "-std=c++17"])
+            .args(warn)
+            .arg("-I")
+            .arg(&include)
+            .arg(&src)
+            .args(["-x", "none"])
+            .arg(&lib)
+            .args(NATIVE_LIBS)
+            .arg("-o")
+            .arg(out_dir.join("sort_cpp")));
+    } else {
+        note("c_api: C++ build skipped: no C++ compiler");
+    }
+
+    // Run it (VKSORT_VALIDATION is inherited: the program enables the layer and fails on its errors).
+    let out = run(Command::new(&exe).arg("100003"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert_eq!(stdout.matches(": ok").count(), 4, "{stdout}");
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn null_arguments_are_errors() {
+    unsafe {
+        let mut sorter: *mut VksortSorter = std::ptr::null_mut();
+        let r = vksortCreateSorter(std::ptr::null(), std::ptr::null(), &mut sorter);
+        assert_eq!(r, VksortResult::VKSORT_ERROR_INVALID_ARGUMENT);
+        let msg = std::ffi::CStr::from_ptr(vksortGetLastError()).to_string_lossy();
+        assert!(msg.contains("NULL"), "{msg}");
+        let r = vksortGetDeviceRequirements(
+            None,
+            ash::vk::Instance::null(),
+            ash::vk::PhysicalDevice::null(),
+            std::ptr::null_mut(),
+        );
+        assert_eq!(r, VksortResult::VKSORT_ERROR_INVALID_ARGUMENT);
+        let r = vksortCmdSort(
+            std::ptr::null(),
+            ash::vk::CommandBuffer::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            std::ptr::null(),
+            0,
+        );
+        assert_eq!(r, VksortResult::VKSORT_ERROR_INVALID_ARGUMENT);
+        // A later call that succeeds clears the message.
+        vksortDestroySorter(std::ptr::null_mut());
+        assert_eq!(*vksortGetLastError(), 0);
+        vksortDestroyContext(std::ptr::null_mut());
+    }
+}

@@ -1,0 +1,531 @@
+//! wgpu interop (feature `wgpu`): sorts `wgpu::Buffer`s on a wgpu device running on the Vulkan backend,
+//! recorded into a `wgpu::CommandEncoder`, through wgpu's hal interop. A thin layer over the recording form
+//! ([`Context::adopt`], [`crate::sort::Sorter::cmd_sort`], [`crate::sort::Sorter::cmd_sort_indirect`]).
+//!
+//! Supported: wgpu 30.0.2 exactly (the wgpu whose wgpu-hal is built on ash 0.38, as vksort; the pin is in
+//! Cargo.toml). The full contract is in docs/wgpu.md; in short:
+//! - [`request_device`] opens the wgpu device with what vksort needs enabled (wgpu's own extensions and
+//!   features plus `VK_KHR_push_descriptor` and vksort's optional features), through wgpu-hal's
+//!   `Adapter::device_from_raw` and [`::wgpu::Adapter::create_device_from_hal`]; a device opened by wgpu's
+//!   `request_device` lacks them ([`WgpuContext::new`] then fails with [`Error::Unsupported`]). An adapter on
+//!   another backend fails with [`Error::Unsupported`].
+//! - [`WgpuContext::new`] adopts wgpu's `VkDevice`; [`WgpuSorter`] records into a wgpu command encoder that
+//!   holds only vksort commands: wgpu 30 encodes its own commands when the encoder is finished and panics
+//!   when raw (hal) and wgpu commands are mixed in one encoder, so the sort goes in an encoder of its own,
+//!   submitted between the encoders of the passes around it (`queue.submit([fill, sort, use])`).
+//! - Barriers: vksort records a full barrier at the start and at the end of its commands (all earlier writes
+//!   visible to its reads, its writes visible to everything after), so wgpu work before and after it in
+//!   submission order needs nothing more.
+//! - Buffers: keys and values need `BufferUsages::STORAGE`, the count `STORAGE`, the scratch
+//!   [`WgpuSorter::scratch_usages`] (what [`WgpuSorter::create_scratch`] gives it). wgpu does not see vksort's
+//!   use of them: keep them alive until the submission has completed, and initialise every buffer vksort
+//!   reads through wgpu first (a pass, a copy, `queue.write_buffer` or `mapped_at_creation`), or wgpu
+//!   zero-fills it at its next wgpu use, over vksort's results.
+
+use crate::error::{Error, Result, VkContext};
+use crate::gpu::{AdoptInfo, DeviceRequirements, Profiler};
+use crate::sort::{SortConfig, Sorter};
+use crate::{BufferRef, Context, Recorder};
+use ::wgpu::hal;
+use ash::vk;
+use std::sync::Arc;
+
+type Vulkan = hal::api::Vulkan;
+
+/// [`Error::Unsupported`] for a wgpu object that is not on the Vulkan backend.
+fn not_vulkan(what: &str) -> Error {
+    Error::Unsupported {
+        device: what.to_string(),
+        what: "vksort's wgpu interop needs wgpu's Vulkan backend (wgpu::Backends::VULKAN)".into(),
+    }
+}
+
+/// Opens a wgpu device on `adapter` (Vulkan backend) with everything vksort needs enabled besides what `desc`
+/// asks of wgpu: wgpu's extensions and features for `desc.required_features`, plus
+/// [`DeviceRequirements`]'s extensions and features (push descriptors, subgroup size control, 64-bit
+/// integers, buffer device addresses where the device has them). The queue is wgpu's (family 0, which must
+/// have compute).
+///
+/// Fails with [`Error::Unsupported`] when the adapter is not on the Vulkan backend or the physical device
+/// cannot run vksort, and [`Error::Vulkan`] / [`Error::InvalidArgument`] when creating the device fails.
+pub fn request_device(
+    adapter: &::wgpu::Adapter,
+    desc: &::wgpu::DeviceDescriptor<'_>,
+) -> Result<(::wgpu::Device, ::wgpu::Queue)> {
+    let name = adapter.get_info().name;
+    let open = {
+        // SAFETY: the guard is only read; nothing it refers to is destroyed.
+        let hal_adapter = unsafe { adapter.as_hal::<Vulkan>() }.ok_or_else(|| not_vulkan(&name))?;
+        // SAFETY: the handles come from wgpu's live adapter.
+        unsafe { open_device(&hal_adapter, desc) }?
+    };
+    // SAFETY: `open` was created from this adapter with `desc.required_features` (and more).
+    unsafe { adapter.create_device_from_hal::<Vulkan>(open, desc) }.map_err(|e| {
+        Error::InvalidArgument(format!("wgpu could not wrap the device vksort opened: {e}"))
+    })
+}
+
+/// Creates the `VkDevice` for [`request_device`]: wgpu's chain of feature structs (it enables Vulkan 1.2
+/// features through their separate structs), vksort's bits merged into the structs wgpu chains, the rest
+/// chained as separate structs, and vksort's extensions added.
+///
+/// # Safety
+/// `adapter` is wgpu's live Vulkan adapter.
+unsafe fn open_device(
+    adapter: &hal::vulkan::Adapter,
+    desc: &::wgpu::DeviceDescriptor<'_>,
+) -> Result<hal::OpenDevice<Vulkan>> {
+    let instance = adapter.shared_instance().raw_instance();
+    let pd = adapter.raw_physical_device();
+    // SAFETY: live handles of wgpu's instance.
+    let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+    let family = 0u32; // wgpu-hal's queue family (`open` uses 0 as well)
+                       // SAFETY: as above.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+    if !families
+        .first()
+        .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+    {
+        return Err(Error::Unsupported {
+            device: reqs.device_name().to_string(),
+            what: "queue family 0 (wgpu's) has no compute".into(),
+        });
+    }
+
+    let features = desc.required_features;
+    let mut extensions = adapter.required_device_extensions(features);
+    for e in reqs.extensions() {
+        if !extensions.contains(e) {
+            extensions.push(e);
+        }
+    }
+    let names: Vec<_> = extensions.iter().map(|e| e.as_ptr()).collect();
+    let mut wgpu_features = adapter.physical_device_features(&extensions, features);
+    let mut core = wgpu_features.get_core();
+    reqs.merge_features(&mut core);
+    let mut ext_types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default()
+        .shader_subgroup_extended_types(
+            reqs.features12().shader_subgroup_extended_types == vk::TRUE,
+        );
+    let mut bda = vk::PhysicalDeviceBufferDeviceAddressFeatures::default()
+        .buffer_device_address(reqs.buffer_device_address());
+    let mut ssc = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    reqs.merge_subgroup_size_control(&mut ssc);
+    let priorities = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(family)
+        .queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&names);
+    let mut info = wgpu_features
+        .add_to_device_create(info)
+        .enabled_features(&core);
+
+    // Merge into the structs wgpu chained; chain the others (one struct of a kind per chain).
+    let (mut has_ext_types, mut has_bda, mut has_ssc) = (false, false, false);
+    let mut node = info.p_next as *mut vk::BaseOutStructure<'_>;
+    while !node.is_null() {
+        // SAFETY: wgpu-hal chained live structs of the types their sType names, owned by `wgpu_features`.
+        unsafe {
+            match (*node).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES => {
+                    let f = &mut *(node
+                        as *mut vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures<'_>);
+                    f.shader_subgroup_extended_types |= ext_types.shader_subgroup_extended_types;
+                    has_ext_types = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>);
+                    f.buffer_device_address |= bda.buffer_device_address;
+                    has_bda = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
+                    reqs.merge_subgroup_size_control(f);
+                    has_ssc = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+                | vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
+                    return Err(Error::InvalidArgument(
+                        "wgpu chained VkPhysicalDeviceVulkan12/13Features: this wgpu version is not supported"
+                            .into(),
+                    ));
+                }
+                _ => {}
+            }
+            node = (*node).p_next;
+        }
+    }
+    if !has_ext_types && ext_types.shader_subgroup_extended_types == vk::TRUE {
+        info = info.push_next(&mut ext_types);
+    }
+    if !has_bda && bda.buffer_device_address == vk::TRUE {
+        info = info.push_next(&mut bda);
+    }
+    if !has_ssc && reqs.subgroup_size_control() {
+        info = info.push_next(&mut ssc);
+    }
+    // SAFETY: a valid create info of live structs for wgpu's physical device.
+    let raw = unsafe { instance.create_device(pd, &info, None) }.vk("vkCreateDevice")?;
+    // SAFETY: `raw` was created from this adapter with `family`, `extensions` (a superset of wgpu's required
+    // ones) and wgpu's `physical_device_features` (plus vksort's); wgpu-hal takes ownership (no drop callback).
+    unsafe {
+        adapter.device_from_raw(
+            raw,
+            None,
+            &extensions,
+            features,
+            &desc.required_limits,
+            &desc.memory_hints,
+            family,
+            0,
+        )
+    }
+    .map_err(|e| Error::InvalidArgument(format!("wgpu-hal could not adopt the device: {e}")))
+}
+
+/// vksort's context on a wgpu device (from [`request_device`]): holds a clone of the `wgpu::Device`, so the
+/// `VkDevice` outlives vksort's objects on it.
+pub struct WgpuContext {
+    // Dropped first: vksort's objects before the wgpu device they live on.
+    ctx: Arc<Context>,
+    device: ::wgpu::Device,
+}
+
+impl WgpuContext {
+    /// Adopts `device`'s `VkDevice` (and its queue, which vksort never submits to from this module). Fails with
+    /// [`Error::Unsupported`] when the device is not on the Vulkan backend, or was not opened with what vksort
+    /// needs (open it with [`request_device`]).
+    pub fn new(device: &::wgpu::Device) -> Result<Self> {
+        // SAFETY: only read; the wgpu device outlives the context (held in `self`).
+        let hal_device =
+            unsafe { device.as_hal::<Vulkan>() }.ok_or_else(|| not_vulkan("device"))?;
+        let shared = hal_device.shared_instance();
+        let (entry, instance) = (shared.entry(), shared.raw_instance());
+        let pd = hal_device.raw_physical_device();
+        // SAFETY: live handles of wgpu's instance.
+        let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+        let info = AdoptInfo::new(
+            entry,
+            instance,
+            pd,
+            hal_device.raw_device(),
+            hal_device.queue_family_index(),
+            hal_device.raw_queue(),
+            &reqs,
+        );
+        // SAFETY: wgpu's live handles, of one another; the device stays alive while `self` (which holds a clone
+        // of the wgpu device) and every sorter (which hold clones too) live. The optional features are those
+        // `request_device` enabled (the same query); `Context::adopt` checks the required ones.
+        let ctx = unsafe { Context::adopt(info) }?;
+        Ok(Self {
+            ctx,
+            device: device.clone(),
+        })
+    }
+
+    /// The wgpu device.
+    pub fn device(&self) -> &::wgpu::Device {
+        &self.device
+    }
+
+    /// The vksort context, for the device's capabilities ([`Context::caps`]).
+    ///
+    /// # Safety
+    /// The caller promises to drop every clone of the `Arc` (and everything made from it) before the wgpu
+    /// device is destroyed (keep a clone of [`Self::device`] alongside).
+    pub unsafe fn context(&self) -> &Arc<Context> {
+        &self.ctx
+    }
+
+    /// A timestamp profiler for [`WgpuSorter::encode_sort_profiled`] (`capacity`: timestamps, one per pass and
+    /// one more).
+    pub fn profiler(&self, capacity: u32) -> Result<WgpuProfiler> {
+        Ok(WgpuProfiler {
+            profiler: Profiler::new(&self.ctx, capacity)?,
+            _device: self.device.clone(),
+        })
+    }
+}
+
+/// A vksort [`Profiler`] on a wgpu device (holds a clone of the device).
+pub struct WgpuProfiler {
+    profiler: Profiler,
+    _device: ::wgpu::Device,
+}
+
+impl WgpuProfiler {
+    /// The GPU time of the sort last recorded with it, in nanoseconds, once its submission has completed.
+    pub fn total_ns(&self) -> Result<f64> {
+        self.profiler.total_ns()
+    }
+}
+
+/// The Vulkan usage flags wgpu-hal creates a buffer of `usage` with (its `conv::map_buffer_usage`).
+fn vk_usage(usage: ::wgpu::BufferUsages) -> vk::BufferUsageFlags {
+    use ::wgpu::BufferUsages as U;
+    let mut f = vk::BufferUsageFlags::empty();
+    for (w, v) in [
+        (U::COPY_SRC, vk::BufferUsageFlags::TRANSFER_SRC),
+        (U::COPY_DST, vk::BufferUsageFlags::TRANSFER_DST),
+        (U::UNIFORM, vk::BufferUsageFlags::UNIFORM_BUFFER),
+        (U::STORAGE, vk::BufferUsageFlags::STORAGE_BUFFER),
+        (U::INDEX, vk::BufferUsageFlags::INDEX_BUFFER),
+        (U::VERTEX, vk::BufferUsageFlags::VERTEX_BUFFER),
+        (U::INDIRECT, vk::BufferUsageFlags::INDIRECT_BUFFER),
+    ] {
+        if usage.contains(w) {
+            f |= v;
+        }
+    }
+    f
+}
+
+/// `buffer[offset..offset + size]` as a region (`size` None: to the end).
+///
+/// # Safety
+/// The buffer is wgpu's live Vulkan buffer and stays alive until the GPU has finished the command buffer it is
+/// recorded into (the caller's promise, documented on the encode functions).
+unsafe fn region(
+    buffer: &::wgpu::Buffer,
+    offset: u64,
+    size: Option<u64>,
+    what: &'static str,
+) -> Result<BufferRef<'static>> {
+    // SAFETY: only read.
+    let hal_buffer = unsafe { buffer.as_hal::<Vulkan>() }.ok_or(Error::NullBuffer { what })?;
+    // SAFETY: the caller's promise.
+    let raw = unsafe { hal_buffer.raw_handle() };
+    let size = size.unwrap_or(buffer.size().saturating_sub(offset));
+    if offset.saturating_add(size) > buffer.size() {
+        return Err(Error::BufferTooSmall {
+            what,
+            needed: offset.saturating_add(size),
+            available: buffer.size(),
+        });
+    }
+    // SAFETY: a live buffer of wgpu's device created with these usages (wgpu-hal's mapping), the region within
+    // it (checked above); kept alive by the caller's promise.
+    Ok(unsafe { BufferRef::from_raw(raw, offset, size, vk_usage(buffer.usage())) })
+}
+
+/// The barrier vksort records at the start and at the end of its commands in a wgpu encoder: every earlier
+/// write visible to every later access.
+///
+/// # Safety
+/// `cmd` is recording on `device`.
+unsafe fn full_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
+    let b = vk::MemoryBarrier::default()
+        .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+        .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
+    // SAFETY: the caller's promise.
+    unsafe {
+        device.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::PipelineStageFlags::ALL_COMMANDS,
+            vk::DependencyFlags::empty(),
+            &[b],
+            &[],
+            &[],
+        )
+    };
+}
+
+/// The count of a sort: on the host, or a u32 in a wgpu buffer (at a 4-byte aligned offset) with the capacity
+/// it is clamped to.
+#[derive(Clone, Copy, Debug)]
+pub enum WgpuCount<'a> {
+    /// Sort the first `n` keys.
+    Host(u64),
+    /// Sort as many keys as the u32 at `offset` of `buffer` says, written by earlier GPU work, clamped to
+    /// `capacity` (at most the sorter's `max_n`).
+    Gpu {
+        /// The buffer holding the count (`BufferUsages::STORAGE`).
+        buffer: &'a ::wgpu::Buffer,
+        /// Byte offset of the u32 (a multiple of 4).
+        offset: u64,
+        /// The most keys sorted.
+        capacity: u64,
+    },
+}
+
+/// A [`Sorter`] on a wgpu device: sorts `wgpu::Buffer`s in a `wgpu::CommandEncoder`. Holds a clone of the wgpu
+/// device.
+pub struct WgpuSorter {
+    // Dropped first: the sorter's pipelines (and its context) before the wgpu device.
+    sorter: Sorter,
+    device: ::wgpu::Device,
+}
+
+impl WgpuSorter {
+    /// A sorter for `config` on `ctx` ([`Sorter::new`]: every pipeline built now, every configuration error
+    /// returned now).
+    pub fn new(ctx: &WgpuContext, config: SortConfig) -> Result<Self> {
+        Ok(Self {
+            sorter: Sorter::new(&ctx.ctx, config)?,
+            device: ctx.device.clone(),
+        })
+    }
+
+    /// The sorter of the recording form.
+    pub fn sorter(&self) -> &Sorter {
+        &self.sorter
+    }
+
+    /// Bytes of scratch a sort of up to `max_n` keys needs ([`Sorter::storage_requirements`]).
+    pub fn scratch_size(&self, max_n: u64) -> Result<u64> {
+        Ok(self.sorter.storage_requirements(max_n)?.scratch_bytes)
+    }
+
+    /// The wgpu usages the scratch buffer needs: `STORAGE | INDIRECT | COPY_SRC | COPY_DST`. (Sorts larger than
+    /// one storage-buffer binding, `maxStorageBufferRange`, need `SHADER_DEVICE_ADDRESS` usage, which wgpu
+    /// buffers do not have: such sorts fail with [`Error::MissingUsage`] on wgpu.)
+    pub fn scratch_usages() -> ::wgpu::BufferUsages {
+        use ::wgpu::BufferUsages as U;
+        U::STORAGE | U::INDIRECT | U::COPY_SRC | U::COPY_DST
+    }
+
+    /// A scratch buffer for sorts of up to `max_n` keys.
+    pub fn create_scratch(&self, max_n: u64) -> Result<::wgpu::Buffer> {
+        let size = self.scratch_size(max_n)?.max(4);
+        Ok(self.device.create_buffer(&::wgpu::BufferDescriptor {
+            label: Some("vksort::scratch"),
+            size: size.next_multiple_of(4),
+            usage: Self::scratch_usages(),
+            mapped_at_creation: false,
+        }))
+    }
+
+    /// Records the sort of `keys` (and `values`) in place into `encoder`: the first `n` keys (`count`
+    /// [`WgpuCount::Host`]) or a GPU-side count ([`WgpuCount::Gpu`]). `keys` and `values` start at offset 0 of
+    /// their buffers (`STORAGE` usage); `scratch` is [`Self::create_scratch`]'s (or holds
+    /// [`Self::scratch_size`] bytes with [`Self::scratch_usages`]). vksort overwrites the sorted keys and
+    /// values and the scratch.
+    ///
+    /// `encoder` holds only vksort commands (wgpu 30 panics when raw and wgpu commands mix in one encoder:
+    /// such an encoder, or one not on Vulkan, is an [`Error::InvalidArgument`], the encoder then unusable);
+    /// vksort records a full barrier before and after its commands, so wgpu work submitted before and after
+    /// this encoder needs no further synchronisation. Checked before anything is recorded, as
+    /// [`Sorter::cmd_sort`].
+    ///
+    /// # Safety
+    /// The caller promises that the buffers stay alive (not dropped or destroyed) until the GPU has finished
+    /// the command buffer this encoder becomes (wgpu does not track vksort's use of them), and that every buffer
+    /// vksort reads was initialised through wgpu before (written by a pass, a copy, `Queue::write_buffer`, or
+    /// mapped at creation), so wgpu does not zero-fill it later over vksort's results.
+    pub unsafe fn encode_sort(
+        &self,
+        encoder: &mut ::wgpu::CommandEncoder,
+        keys: &::wgpu::Buffer,
+        values: Option<&::wgpu::Buffer>,
+        scratch: &::wgpu::Buffer,
+        count: WgpuCount<'_>,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise.
+        unsafe { self.encode(encoder, keys, values, scratch, count, None) }
+    }
+
+    /// [`Self::encode_sort`] with a timestamp per pass in `profiler` ([`WgpuProfiler::total_ns`] after the
+    /// submission completed).
+    ///
+    /// # Safety
+    /// As [`Self::encode_sort`]; and `profiler` stays alive until the GPU has finished the command buffer.
+    pub unsafe fn encode_sort_profiled(
+        &self,
+        encoder: &mut ::wgpu::CommandEncoder,
+        keys: &::wgpu::Buffer,
+        values: Option<&::wgpu::Buffer>,
+        scratch: &::wgpu::Buffer,
+        count: WgpuCount<'_>,
+        profiler: &mut WgpuProfiler,
+    ) -> Result<()> {
+        // SAFETY: the caller's promise.
+        unsafe {
+            self.encode(
+                encoder,
+                keys,
+                values,
+                scratch,
+                count,
+                Some(&mut profiler.profiler),
+            )
+        }
+    }
+
+    unsafe fn encode(
+        &self,
+        encoder: &mut ::wgpu::CommandEncoder,
+        keys: &::wgpu::Buffer,
+        values: Option<&::wgpu::Buffer>,
+        scratch: &::wgpu::Buffer,
+        count: WgpuCount<'_>,
+        profiler: Option<&mut Profiler>,
+    ) -> Result<()> {
+        // SAFETY (the regions): the caller's promise.
+        let keys = unsafe { region(keys, 0, None, "keys") }?;
+        let values = match values {
+            Some(v) => Some(unsafe { region(v, 0, None, "values") }?),
+            None => None,
+        };
+        let scratch = unsafe { region(scratch, 0, None, "scratch") }?;
+        let count_region = match count {
+            WgpuCount::Host(_) => None,
+            WgpuCount::Gpu { buffer, offset, .. } => {
+                Some(unsafe { region(buffer, offset, Some(4), "count") }?)
+            }
+        };
+        let ctx = self.sorter.context().clone();
+        let record = move |enc: Option<&mut hal::vulkan::CommandEncoder>| -> Result<()> {
+            let enc = enc.ok_or_else(|| {
+                Error::InvalidArgument(
+                    "the wgpu encoder is not a Vulkan encoder in the recording state".into(),
+                )
+            })?;
+            // SAFETY: wgpu's open command buffer of the adopted device; recorded only here while the callback
+            // runs (wgpu's as_hal_mut contract); the buffers' promise is the caller's.
+            unsafe {
+                let cmd = enc.raw_handle();
+                let device = ctx.device();
+                let mut profiler = profiler;
+                if let Some(p) = profiler.as_deref_mut() {
+                    p.begin(device, cmd);
+                }
+                full_barrier(device, cmd);
+                let mut rec = Recorder::new(&ctx, cmd);
+                if let Some(p) = profiler {
+                    rec = rec.with_profiler(p);
+                }
+                let r = match (count, count_region) {
+                    (WgpuCount::Gpu { capacity, .. }, Some(c)) => self
+                        .sorter
+                        .cmd_sort_indirect(&mut rec, keys, values, scratch, c, capacity),
+                    (WgpuCount::Host(n), _) => {
+                        self.sorter.cmd_sort(&mut rec, keys, values, scratch, n)
+                    }
+                    _ => unreachable!(),
+                };
+                drop(rec);
+                full_barrier(device, cmd);
+                r
+            }
+        };
+        // wgpu panics when raw and wgpu commands mix in one encoder: a clear error instead.
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: the callback records only into the hal encoder, does not end it, and touches the wgpu
+            // encoder in no other way.
+            unsafe { encoder.as_hal_mut::<Vulkan, _, _>(record) }
+        }))
+        .unwrap_or_else(|p| {
+            let what = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            Err(Error::InvalidArgument(format!(
+                "vksort records into a wgpu encoder of its own (wgpu: {what})"
+            )))
+        })
+    }
+}
