@@ -98,7 +98,12 @@ fn c_example_sorts() {
         note("c_api: skipped: no C compiler with vulkan/vulkan.h (install gcc and libvulkan-dev)");
         return;
     };
-    let lib = profile_dir().join("libvksort_c.a");
+    // `cargo test` leaves the library's static form under deps/ (a `cargo build` also copies it one level up).
+    let lib = [profile_dir().join("deps"), profile_dir()]
+        .iter()
+        .map(|d| d.join("libvksort_c.a"))
+        .find(|l| l.exists())
+        .unwrap_or_else(|| profile_dir().join("libvksort_c.a"));
     assert!(
         lib.exists(),
         "{} is missing: build it with `cargo build --release -p vksort-capi`",
