@@ -901,29 +901,37 @@ fn bad_input_is_rejected_and_writes_nothing() {
             )
         });
         assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
-        // Small with too many keys
+        // Small with more keys than one workgroup sorts: refused when the sorter is made (the capacity is
+        // known then), naming the policy's limit.
         let small = Sorter::new(
             ctx,
             SortConfig {
                 algorithm: SortAlgorithm::Small,
+                max_n: 1000,
                 ..Default::default()
             },
         )
         .unwrap();
-        // (one key above the policy's limit: the count is checked before the buffers' sizes)
-        let too_many = radix_of(&small).policy.small_capacity() as u64 + 1;
-        let r = ctx.submit("test::bad", |rec| {
-            small.cmd_sort(rec, kb.as_ref(), None, scratch.as_ref(), too_many)
-        });
+        let limit = radix_of(&small).policy.small_capacity() as u64;
+        let r = Sorter::new(
+            ctx,
+            SortConfig {
+                algorithm: SortAlgorithm::Small,
+                max_n: limit + 1,
+                ..Default::default()
+            },
+        );
         assert!(
             matches!(
                 r,
                 Err(Error::AlgorithmLimit {
                     algorithm: "small",
-                    ..
-                })
+                    max,
+                    n,
+                }) if max == limit && n == limit + 1
             ),
-            "{r:?}"
+            "{:?}",
+            r.err()
         );
         assert_eq!(kb.read_vec::<u32>(n).unwrap(), raw);
         assert_eq!(vb.read_vec::<u32>(n).unwrap(), raw);
@@ -2018,31 +2026,17 @@ fn hybrid_sort() {
             c.algorithm = SortAlgorithm::Hybrid;
             check(ctx, &c, &raw, None);
             if p.hybrid_capacity() < radix::MAX_KEYS {
-                let over = p.hybrid_capacity() as usize + 1;
-                let sorter = c.sorter(ctx, over).unwrap();
-                let kb =
-                    Buffer::device_local(ctx, "test::keys", (over * key.bytes() as usize) as u64)
-                        .unwrap();
-                let vb = Buffer::device_local(ctx, "test::vals", (over * 8) as u64).unwrap();
-                let scratch = Buffer::device_local(ctx, "test::scratch", 1 << 20).unwrap();
-                let e = ctx
-                    .submit("test::hybrid_over", |rec| {
-                        sorter.cmd_sort(
-                            rec,
-                            kb.as_ref(),
-                            Some(vb.as_ref()),
-                            scratch.as_ref(),
-                            over as u64,
-                        )
-                    })
-                    .unwrap_err();
+                // One key more is refused when the sorter is made.
+                let over = p.hybrid_capacity() + 1;
+                let e = c.sorter(ctx, over as usize).err();
                 assert!(
                     matches!(
                         e,
-                        Error::AlgorithmLimit {
+                        Some(Error::AlgorithmLimit {
                             algorithm: "hybrid",
-                            ..
-                        }
+                            max,
+                            n,
+                        }) if max == p.hybrid_capacity() && n == over
                     ),
                     "{e:?}"
                 );
