@@ -300,15 +300,20 @@ fn large() {
 #[test]
 fn distributions() {
     with_gpu(|ctx| {
-        for (key, kernel, partition) in [
+        // Every distribution in both orders (alternating by configuration).
+        for (i, (key, kernel, partition)) in [
             (KeyType::U32, MergeKernel::Serial, Partition::Fused),
             (KeyType::U32, MergeKernel::Network, Partition::Pass),
             (KeyType::F32, MergeKernel::Serial, Partition::Pass),
             (KeyType::F64, MergeKernel::Network, Partition::Fused),
             (KeyType::U128, MergeKernel::Serial, Partition::Fused),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let c = Case {
                 value: ValueType::U32,
+                order: Order::ALL[i % 2],
                 ..Case::new(ALGO, key)
             };
             let p = MergePolicy {
