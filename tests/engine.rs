@@ -46,7 +46,11 @@ fn copy_matches_input_and_is_profiled() {
             assert_eq!(passes.len(), 1);
             assert_eq!(passes[0].label, "vksort::copy");
             // A real interval: finite, and not zero once the copy is large.
-            assert!(passes[0].ns.is_finite() && passes[0].ns >= 0.0, "{:?}", passes[0]);
+            assert!(
+                passes[0].ns.is_finite() && passes[0].ns >= 0.0,
+                "{:?}",
+                passes[0]
+            );
             if n > 65536 {
                 assert!(passes[0].ns > 0.0, "{:?}", passes[0]);
             }

@@ -32,9 +32,10 @@ fn is_radix(a: SortAlgorithm) -> bool {
 fn sorter_up_to(ctx: &Arc<Context>, c: &Case, cap: usize) -> (Sorter, usize) {
     match Sorter::new(ctx, c.config(cap)) {
         Ok(s) => (s, cap),
-        Err(Error::AlgorithmLimit { max, .. }) if (max as usize) < cap => {
-            (Sorter::new(ctx, c.config(max as usize)).unwrap(), max as usize)
-        }
+        Err(Error::AlgorithmLimit { max, .. }) if (max as usize) < cap => (
+            Sorter::new(ctx, c.config(max as usize)).unwrap(),
+            max as usize,
+        ),
         Err(e) => panic!("{c:?}: {e}"),
     }
 }
@@ -73,7 +74,8 @@ fn gpu_count_over_capacity_every_family() {
                 let kb = Buffer::from_slice(ctx, "test::keys", &kw).unwrap();
                 let vb = Buffer::from_slice(ctx, "test::vals", &vw).unwrap();
                 let req = sorter.storage_requirements(cap as u64).unwrap();
-                let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+                let scratch =
+                    Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
                 let cnt = Buffer::from_slice(ctx, "test::count", &[n as u32]).unwrap();
                 ctx.submit("test::overflow", |rec| {
                     sorter.cmd_sort_indirect(
@@ -238,15 +240,27 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                     sorter.cmd_sort(rec, k, Some(vb.slice(0, capb - 4)), s, cap),
                     &|e| matches!(e, Error::BufferTooSmall { what: "values", .. }),
                 );
-                refused(
-                    "no values",
-                    sorter.cmd_sort(rec, k, None, s, cap),
-                    &|e| matches!(e, Error::ValuesMismatch { expected: true }),
-                );
+                refused("no values", sorter.cmd_sort(rec, k, None, s, cap), &|e| {
+                    matches!(e, Error::ValuesMismatch { expected: true })
+                });
                 refused(
                     "short scratch",
-                    sorter.cmd_sort(rec, k, Some(v), scratch.slice(0, req.scratch_bytes - 4), cap),
-                    &|e| matches!(e, Error::BufferTooSmall { what: "scratch", .. }),
+                    sorter.cmd_sort(
+                        rec,
+                        k,
+                        Some(v),
+                        scratch.slice(0, req.scratch_bytes - 4),
+                        cap,
+                    ),
+                    &|e| {
+                        matches!(
+                            e,
+                            Error::BufferTooSmall {
+                                what: "scratch",
+                                ..
+                            }
+                        )
+                    },
                 );
                 refused(
                     "host count over the capacity",
@@ -280,7 +294,15 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                 refused(
                     "scratch without storage usage",
                     sorter.cmd_sort(rec, k, Some(v), no_storage, cap),
-                    &|e| matches!(e, Error::MissingUsage { what: "scratch", .. }),
+                    &|e| {
+                        matches!(
+                            e,
+                            Error::MissingUsage {
+                                what: "scratch",
+                                ..
+                            }
+                        )
+                    },
                 );
                 sorter
                     .cmd_sort(
@@ -311,8 +333,10 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                 None,
             );
             let want_k: Vec<u32> = perm.iter().map(|&p| keys0[k0 + p]).collect();
-            let mut want_v: Vec<(u32, u32)> =
-                perm.iter().map(|&p| (keys0[k0 + p], vals0[v0 + p])).collect();
+            let mut want_v: Vec<(u32, u32)> = perm
+                .iter()
+                .map(|&p| (keys0[k0 + p], vals0[v0 + p]))
+                .collect();
             assert!(keys[k0..k0 + m] == want_k[..], "{what}: keys not sorted");
             let mut got_v: Vec<(u32, u32)> = (0..m).map(|j| (keys[k0 + j], vals[v0 + j])).collect();
             if !alg.stable() {

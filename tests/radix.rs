@@ -1531,7 +1531,9 @@ fn beyond_one_binding() {
         if !ctx.caps().buffer_device_address || range > 256 << 20 {
             return common::skip(
                 "bda",
-                &format!("needs bufferDeviceAddress and maxStorageBufferRange <= 256 MiB (is {range})"),
+                &format!(
+                    "needs bufferDeviceAddress and maxStorageBufferRange <= 256 MiB (is {range})"
+                ),
             );
         }
         let n = (range / 4) as usize + 1029;
@@ -1559,7 +1561,10 @@ fn tile_clocks_record_every_tile() {
     if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
         return common::skip(
             "shader-clock",
-            &format!("{}: no shader clock or no bufferDeviceAddress", ctx.caps().name),
+            &format!(
+                "{}: no shader clock or no bufferDeviceAddress",
+                ctx.caps().name
+            ),
         );
     }
     let policy = RadixPolicy::for_sort(ctx.caps(), KeyType::U32, ValueType::U32);

@@ -227,7 +227,8 @@ fn compact_survives_stalled_tiles() {
             let input = Buffer::from_slice(ctx, "test::in", &data).unwrap();
             let output = Buffer::device_local(ctx, "test::out", n as u64 * 4).unwrap();
             let count = Buffer::from_slice(ctx, "test::count", &[0u32; 4]).unwrap();
-            let scratch = Buffer::device_local(ctx, "test::scratch", c.scratch_bytes(n as u64)).unwrap();
+            let scratch =
+                Buffer::device_local(ctx, "test::scratch", c.scratch_bytes(n as u64)).unwrap();
             ctx.submit("test::stall", |rec| {
                 c.cmd_compact(
                     rec,

@@ -153,12 +153,31 @@ fn specials(key: KeyType) -> Vec<u128> {
         .iter()
         .map(|&x| x as u128)
         .collect(),
-        KeyType::U128 => vec![0, 1, u128::MAX, u128::MAX - 1, 1 << 127, (1 << 127) - 1, 1 << 64, u64::MAX as u128],
+        KeyType::U128 => vec![
+            0,
+            1,
+            u128::MAX,
+            u128::MAX - 1,
+            1 << 127,
+            (1 << 127) - 1,
+            1 << 64,
+            u64::MAX as u128,
+        ],
         _ => {
             let b = key.bits();
             let mask = (1u128 << b) - 1;
             let sign = 1u128 << (b - 1);
-            vec![0, 1, mask, mask - 1, sign, sign - 1, sign + 1, 1 << 31, (1 << 31) - 1]
+            vec![
+                0,
+                1,
+                mask,
+                mask - 1,
+                sign,
+                sign - 1,
+                sign + 1,
+                1 << 31,
+                (1 << 31) - 1,
+            ]
         }
     }
 }
@@ -195,7 +214,15 @@ fn keys(key: KeyType, seed: u64) -> Vec<u128> {
 /// Bit ranges of a `b`-bit key: the full range as a range, the lowest and highest bit, ranges across word
 /// boundaries, and a few drawn at random.
 fn ranges(b: u32, seed: u64) -> Vec<(u32, u32)> {
-    let mut v = vec![(0, b), (0, 1), (b - 1, b), (1, b - 1), (b / 2, b), (0, b / 2), (3, b / 2 + 5)];
+    let mut v = vec![
+        (0, b),
+        (0, 1),
+        (b - 1, b),
+        (1, b - 1),
+        (b / 2, b),
+        (0, b / 2),
+        (3, b / 2 + 5),
+    ];
     if b > 32 {
         v.extend([(28, 36), (31, 33), (32, 64.min(b))]);
     }

@@ -3,8 +3,6 @@
 //! and every intra-doc link resolves to a public item), and rustdoc lists at most `MAX_ITEMS` public items.
 //! Skipped, with a note on stderr, where cargo cannot be run (the GPU machine has no toolchain).
 
-#[path = "../../tests/common/skip.rs"]
-mod skip;
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
@@ -26,7 +24,10 @@ fn public_surface_is_small_and_documented() {
         .output()
     {
         Ok(o) => o,
-        Err(e) => return skip::skip("cargo", &format!("cannot run {cargo:?} ({e})")),
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "api: skipped: cannot run {cargo:?} ({e})");
+            return;
+        }
     };
     assert!(
         out.status.success(),
