@@ -509,6 +509,12 @@ fn auto_and_host_forms_on_u128() {
 fn auto_crossovers() {
     with_gpu(|ctx| {
         let table = sort::auto::crossovers(ctx.caps());
+        if table.is_empty() {
+            common::skip(
+                "crossovers",
+                "the device has no crossover table: only Auto's choice outside it is checked, no crossover sort runs",
+            );
+        }
         let widths = [
             (KeyType::U64, ValueType::None),
             (KeyType::F64, ValueType::U32),

@@ -330,12 +330,12 @@ pub fn verify(
         let sb = |x: u128| sort::types::sort_bits(c.key, x, c.order, lo, hi);
         for i in 1..m {
             assert!(
-                sb(key_at(&got_kw, i - 1)) <= sb(key_at(&got_kw, i)),
+                sb(key_at(got_kw, i - 1)) <= sb(key_at(got_kw, i)),
                 "not ordered at {i}: {label}"
             );
         }
         for (i, &r) in raw.iter().enumerate().skip(m) {
-            assert_eq!(key_at(&got_kw, i), r, "key beyond the count moved: {label}");
+            assert_eq!(key_at(got_kw, i), r, "key beyond the count moved: {label}");
         }
         if vwords > 0 {
             let mut seen = vec![false; m];
@@ -347,7 +347,7 @@ pub fn verify(
                 );
                 seen[src] = true;
                 assert_eq!(
-                    key_at(&got_kw, i),
+                    key_at(got_kw, i),
                     raw[src],
                     "value left its key at {i}: {label}"
                 );
@@ -360,7 +360,7 @@ pub fn verify(
                 "value beyond the count moved: {label}"
             );
         } else {
-            let mut a: Vec<u128> = (0..m).map(|i| key_at(&got_kw, i)).collect();
+            let mut a: Vec<u128> = (0..m).map(|i| key_at(got_kw, i)).collect();
             let mut b: Vec<u128> = raw[..m].to_vec();
             a.sort_unstable();
             b.sort_unstable();
