@@ -46,6 +46,23 @@ pub fn cmd_spin(
     )
 }
 
+/// Records one workgroup that polls `flag` (8 bytes, host-visible) until the host writes a non-zero u32 at its
+/// start, then adds one per invocation to its second word: work that lasts exactly as long as the host wants,
+/// for tests of bounded waits (polled up to 2^32 times per invocation, so it also ends by itself eventually).
+pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
+    let flag = flag.region();
+    let ctx = rec.ctx();
+    flag.check(ctx, "flag", 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    let plan = SubgroupPlan::for_device(ctx.caps());
+    let kernel = plan.kernel(
+        ctx,
+        crate::shaders::debug_wait_flag::SHADER,
+        plan.max,
+        crate::shaders::Spec::new(),
+    )?;
+    rec.dispatch("vksort::diagnostics::wait_flag", &kernel, &[flag], &(), 1)
+}
+
 /// The shape of the workgroups a residency probe runs ([`cmd_residency`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ResidencyShape {

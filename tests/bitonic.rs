@@ -88,9 +88,14 @@ fn large() {
 #[test]
 fn distributions() {
     with_gpu(|ctx| {
-        for key in [KeyType::U32, KeyType::F32, KeyType::F64, KeyType::U128] {
+        // Every distribution in both orders (alternating by key type).
+        for (i, key) in [KeyType::U32, KeyType::F32, KeyType::F64, KeyType::U128]
+            .into_iter()
+            .enumerate()
+        {
             let c = Case {
                 value: ValueType::U32,
+                order: Order::ALL[i % 2],
                 ..Case::new(ALGO, key)
             };
             let (tile, single) = limits(ctx, &c);

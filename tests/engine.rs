@@ -11,6 +11,7 @@ fn push_constant_structs_match_reflection() {
     let cases: &[(&str, usize)] = &[
         ("copy", std::mem::size_of::<copy::CopyPush>()),
         ("debug_spin", std::mem::size_of::<diagnostics::SpinPush>()),
+        ("debug_wait_flag", 0),
         (
             "debug_residency_device",
             std::mem::size_of::<diagnostics::ResidencyPush>(),
@@ -44,7 +45,15 @@ fn copy_matches_input_and_is_profiled() {
             let passes = prof.results().unwrap();
             assert_eq!(passes.len(), 1);
             assert_eq!(passes[0].label, "vksort::copy");
-            assert!(passes[0].ns >= 0.0);
+            // A real interval: finite, and not zero once the copy is large.
+            assert!(
+                passes[0].ns.is_finite() && passes[0].ns >= 0.0,
+                "{:?}",
+                passes[0]
+            );
+            if n > 65536 {
+                assert!(passes[0].ns > 0.0, "{:?}", passes[0]);
+            }
         }
         // A profiler too small for the passes says so instead of returning partial times.
         let src = Buffer::from_slice(ctx, "test::src", &[1u32; 16]).unwrap();
@@ -98,6 +107,11 @@ fn copy_rejects_bad_input_and_writes_nothing() {
                 run(src.as_ref(), mis, 64),
                 Err(Error::Misaligned { .. })
             ));
+        } else {
+            common::skip(
+                "offset-alignment",
+                "minStorageBufferOffsetAlignment is 4: no misaligned offset to refuse",
+            );
         }
         // null handle
         // SAFETY: a null handle is refused before anything is recorded.
@@ -126,49 +140,56 @@ fn copy_rejects_bad_input_and_writes_nothing() {
     });
 }
 
-/// A wait longer than the context's bound ends in a typed error naming the pass, not a hung process.
+/// A wait longer than the context's bound ends in a typed error naming the pass, not a hung process. The
+/// kernel polls a flag that the host sets only once the wait has returned, so it outlasts the bound on any
+/// device; no clock is asserted. Should the wait not be bounded, a watchdog sets the flag after a minute: the
+/// submission then succeeds and the test fails (instead of hanging).
 #[test]
 fn waits_are_bounded() {
+    let _guard = common::lock();
     let ctx = vksort::Context::new(vksort::ContextOptions {
         wait_timeout: Duration::from_millis(20),
         ..vksort::ContextOptions::from_env()
     })
     .unwrap();
-    let counter = Buffer::from_slice(&ctx, "test::counter", &[0u32; 2]).unwrap();
-    // Seconds of dependent arithmetic on lavapipe; on a big GPU, 256 times more workgroups.
-    let groups = if ctx.caps().is_cpu() {
-        16384
-    } else {
-        65535 * 256
-    };
-    let t = std::time::Instant::now();
-    let r = ctx.submit("test::spin", |rec| {
-        diagnostics::cmd_spin(rec, counter.as_ref(), 32768, groups)
+    let flag = Buffer::from_slice(&ctx, "test::flag", &[0u32; 2]).unwrap();
+    let set_flag = || flag.write(0, bytemuck::bytes_of(&1u32)).unwrap();
+    let returned = std::sync::atomic::AtomicBool::new(false);
+    let r = std::thread::scope(|s| {
+        s.spawn(|| {
+            for _ in 0..600 {
+                if returned.load(std::sync::atomic::Ordering::Acquire) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            set_flag();
+        });
+        let r = ctx.submit("test::wait_flag", |rec| {
+            diagnostics::cmd_wait_flag(rec, flag.as_ref())
+        });
+        returned.store(true, std::sync::atomic::Ordering::Release);
+        r
     });
-    assert!(
-        t.elapsed() < Duration::from_secs(5),
-        "the wait was not bounded: {:?}",
-        t.elapsed()
-    );
+    // The kernel still polls: let it end (the buffer stays alive: the lost context frees nothing).
+    set_flag();
     match r {
         Err(Error::Timeout { last_pass, .. }) => {
             assert!(
-                last_pass == "vksort::diagnostics::spin" || last_pass.starts_with('('),
+                last_pass == "vksort::diagnostics::wait_flag" || last_pass.starts_with('('),
                 "{last_pass}"
             )
         }
         other => panic!("expected a timeout, got {other:?}"),
     }
-    // The late work may still run: the context is lost, refuses host-form work at once, and frees nothing it
-    // might use (the buffer and, on drop, the device are leaked rather than destroyed under the running work).
+    // The late work may still run: the context is lost, refuses host-form work, and frees nothing it might
+    // use (the buffer and, on drop, the device are leaked rather than destroyed under the running work).
     assert!(ctx.is_lost());
-    let t = std::time::Instant::now();
     assert!(matches!(
         ctx.submit("test::after", |_| Ok(())),
         Err(Error::DeviceLost { .. })
     ));
-    assert!(t.elapsed() < Duration::from_secs(1));
-    drop(counter);
+    drop(flag);
     drop(ctx);
 }
 

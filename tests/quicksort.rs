@@ -289,7 +289,8 @@ fn large() {
 #[test]
 fn distributions() {
     with_gpu(|ctx| {
-        for (key, pivot) in [
+        // Every distribution in both orders (alternating by configuration).
+        for (i, (key, pivot)) in [
             (KeyType::U32, PivotMode::Sample),
             (KeyType::U32, PivotMode::MinMax),
             (KeyType::F32, PivotMode::Sample),
@@ -297,9 +298,13 @@ fn distributions() {
             (KeyType::F64, PivotMode::Sample),
             (KeyType::U128, PivotMode::Sample),
             (KeyType::U128, PivotMode::MinMax),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             let c = Case {
                 value: ValueType::U32,
+                order: Order::ALL[i % 2],
                 ..Case::new(ALGO, key)
             };
             let p = QuicksortPolicy {

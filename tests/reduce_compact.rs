@@ -16,6 +16,9 @@ const OPS: [ReduceOp; 3] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max];
 #[test]
 fn reduce_matches_cpu() {
     with_gpu(|ctx| {
+        if !ctx.caps().int64 {
+            common::skip("int64", "no shaderInt64: the u64 cases are left out");
+        }
         let tile = ScanPolicy::for_device(ctx.caps()).tile() as usize;
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3];
         sizes.extend(tile - 2..=tile + 2);
@@ -215,6 +218,37 @@ fn compact_survives_stalled_tiles() {
                         "{staging:?}"
                     );
                 }
+            }
+            // The fallback counter (scratch word 1, after the tile counter) of a compaction with stalled tiles:
+            // tiles that never publish must have been reduced by their successors.
+            let c = Compactor::new(ctx, Some(policy.into())).unwrap();
+            let n = 20 * tile + 5;
+            let (data, _) = sparse(n, 9, 2);
+            let input = Buffer::from_slice(ctx, "test::in", &data).unwrap();
+            let output = Buffer::device_local(ctx, "test::out", n as u64 * 4).unwrap();
+            let count = Buffer::from_slice(ctx, "test::count", &[0u32; 4]).unwrap();
+            let scratch =
+                Buffer::device_local(ctx, "test::scratch", c.scratch_bytes(n as u64)).unwrap();
+            ctx.submit("test::stall", |rec| {
+                c.cmd_compact(
+                    rec,
+                    input.as_ref(),
+                    None,
+                    output.as_ref(),
+                    count.as_ref(),
+                    scratch.as_ref(),
+                    n as u64,
+                )
+            })
+            .unwrap();
+            let want = cpu_compact_u32(&data, None);
+            assert_eq!(count.read_vec::<u32>(1).unwrap()[0] as usize, want.len());
+            assert_eq!(output.read_vec::<u32>(want.len()).unwrap(), want);
+            let header = scratch.read_vec::<u32>(2).unwrap();
+            let tiles = n.div_ceil(c.tile_size(n as u64) as usize).max(1);
+            assert_eq!(header[0] as usize, tiles, "{mode:?}: tiles claimed");
+            if mode == StallMode::NeverPublish {
+                assert!(header[1] > 0, "{mode:?}: no fallback ran");
             }
         }
     });

@@ -38,10 +38,7 @@ fn a_renderer_frame_is_labelled_and_named_in_a_capture() {
     let _gpu = common::lock();
     let rd = match capture::RenderDoc::load().and_then(|rd| capture::python_module().map(|_| rd)) {
         Ok(rd) => rd,
-        Err(e) => {
-            println!("skipped: {e:#}");
-            return;
-        }
+        Err(e) => return common::skip("renderdoc", &format!("{e:#}")),
     };
     let mut opts = Options::new(3000, 96, 64);
     opts.size = 0.5;

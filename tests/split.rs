@@ -38,17 +38,16 @@ fn tile(ctx: &Arc<Context>, c: &Case) -> usize {
 #[test]
 fn every_type_value_and_order() {
     with_gpu(|ctx| {
-        // Every key type with every value width and both orders, each (key, value, order) in one form, the
-        // forms alternating.
+        // Every key type with every value width and both orders, in both forms.
         let mut i = 0u64;
         for key in KeyType::ALL {
             for value in ValueType::ALL {
-                for order in Order::ALL {
+                for (order, form) in Order::ALL.into_iter().flat_map(|o| FORMS.map(|f| (o, f))) {
                     i += 1;
                     let c = Case {
                         value,
                         order,
-                        ..Case::new(FORMS[i as usize % 2], key)
+                        ..Case::new(form, key)
                     };
                     let t = tile(ctx, &c);
                     let big = 2 * t + 7;
@@ -133,8 +132,10 @@ fn distributions() {
                 if alg == PER_BIT && key == KeyType::U128 {
                     continue;
                 }
+                // Every distribution in both orders (alternating by key type).
                 let c = Case {
                     value: ValueType::U32,
+                    order: Order::ALL[k % 2],
                     ..Case::new(alg, key)
                 };
                 let n = 2 * tile(ctx, &c) + 333;

@@ -68,4 +68,10 @@ impl Rng {
     }
 }
 
+pub mod skip;
 pub mod sorting;
+
+/// A visible skip note for want of `capability`, or a failure where `VKSORT_REQUIRE` names it ([`skip::skip`]).
+pub fn skip(capability: &str, why: &str) {
+    skip::skip(capability, why)
+}

@@ -32,10 +32,13 @@ pub enum Dist {
     FloatSpecials,
     /// Keys ANDed from k uniform draws (low entropy).
     Entropy(u32),
+    /// A renderer's depth keys: floats uniform in a narrow positive range ([0.25, 0.2578125): the top 14 bits
+    /// of every key equal); other keys uniform in a window of 2^(bits/4) above the middle of their range.
+    Depth,
 }
 
 impl Dist {
-    pub const ALL: [Dist; 11] = [
+    pub const ALL: [Dist; 12] = [
         Dist::Uniform,
         Dist::Sorted,
         Dist::Reverse,
@@ -47,6 +50,7 @@ impl Dist {
         Dist::OrganPipe,
         Dist::FloatSpecials,
         Dist::Entropy(3),
+        Dist::Depth,
     ];
 }
 
@@ -117,6 +121,17 @@ pub fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u128> {
         }
         Dist::Entropy(k) => (0..n)
             .map(|_| (0..k).fold(mask, |a, _| a & draw(&mut r, key)))
+            .collect(),
+        Dist::Depth => (0..n)
+            .map(|_| {
+                let u = (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                let d = 0.25 + u / 128.0;
+                match key {
+                    KeyType::F32 => (d as f32).to_bits() as u128,
+                    KeyType::F64 => d.to_bits() as u128,
+                    _ => (mask >> 1) + 1 + draw(&mut r, key) % (1u128 << (bits / 4)),
+                }
+            })
             .collect(),
     };
     if dist == Dist::FloatSpecials && key.is_float() {
@@ -256,13 +271,37 @@ pub fn check_with(
         "{:?} {:?} {:?} {:?} {:?} n={n} gpu_n={gpu_n:?}",
         c.algorithm, c.key, c.value, c.order, c.bits
     );
+    let got_kw = kb.read_vec::<u32>(kw.len()).unwrap();
+    let got_vw = vb.read_vec::<u32>(vw.len()).unwrap();
+    verify(c, raw, m, &got_kw, &got_vw, stable, &label);
+    if gpu_n.is_some() {
+        let base = (sorter.control_offset(n as u64) / 4) as usize;
+        let meta = scratch.read_vec::<u32>(base + 4).unwrap();
+        assert_eq!(meta[base + count::CTRL_N as usize], m as u32, "{label}");
+        assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 0, "{label}");
+    }
+}
+
+/// Compares a sort's output with the CPU reference: `raw` held the keys and [`values_for`]`(raw.len())` the
+/// values, of which the first `m` were sorted into `got_kw` / `got_vw` (key and value words); everything
+/// beyond `m` must be unchanged. Stable sorts bitwise (keys and values), unstable ones keys in order and a
+/// permutation of the input with every value still beside its key.
+pub fn verify(
+    c: &Case,
+    raw: &[u128],
+    m: usize,
+    got_kw: &[u32],
+    got_vw: &[u32],
+    stable: bool,
+    label: &str,
+) {
+    let n = raw.len();
+    let vw = values_for(n, c.value);
     let perm = sort::types::reference_permutation(c.key, &raw[..m], c.order, c.bits);
     let mut want: Vec<u128> = perm.iter().map(|&i| raw[i]).collect();
     want.extend_from_slice(&raw[m..]);
-    let got_kw = kb.read_vec::<u32>(kw.len()).unwrap();
     let want_kw = to_words(&want, c.key);
     let vwords = (c.value.bytes() / 4) as usize;
-    let got_vw = vb.read_vec::<u32>(vw.len()).unwrap();
     if (stable || c.bits.is_none()) && got_kw != want_kw {
         let first = got_kw.iter().zip(&want_kw).position(|(a, b)| a != b);
         panic!("keys differ: {label}; first difference at word {first:?}");
@@ -291,12 +330,12 @@ pub fn check_with(
         let sb = |x: u128| sort::types::sort_bits(c.key, x, c.order, lo, hi);
         for i in 1..m {
             assert!(
-                sb(key_at(&got_kw, i - 1)) <= sb(key_at(&got_kw, i)),
+                sb(key_at(got_kw, i - 1)) <= sb(key_at(got_kw, i)),
                 "not ordered at {i}: {label}"
             );
         }
         for (i, &r) in raw.iter().enumerate().skip(m) {
-            assert_eq!(key_at(&got_kw, i), r, "key beyond the count moved: {label}");
+            assert_eq!(key_at(got_kw, i), r, "key beyond the count moved: {label}");
         }
         if vwords > 0 {
             let mut seen = vec![false; m];
@@ -308,7 +347,7 @@ pub fn check_with(
                 );
                 seen[src] = true;
                 assert_eq!(
-                    key_at(&got_kw, i),
+                    key_at(got_kw, i),
                     raw[src],
                     "value left its key at {i}: {label}"
                 );
@@ -316,19 +355,17 @@ pub fn check_with(
                     assert_eq!(got_vw[i * 2 + 1], src as u32 ^ 0x5a5a_0000, "{label}");
                 }
             }
+            assert!(
+                got_vw[m * vwords..n * vwords] == vw[m * vwords..],
+                "value beyond the count moved: {label}"
+            );
         } else {
-            let mut a: Vec<u128> = (0..m).map(|i| key_at(&got_kw, i)).collect();
+            let mut a: Vec<u128> = (0..m).map(|i| key_at(got_kw, i)).collect();
             let mut b: Vec<u128> = raw[..m].to_vec();
             a.sort_unstable();
             b.sort_unstable();
             assert!(a == b, "keys are not a permutation of the input: {label}");
         }
-    }
-    if gpu_n.is_some() {
-        let base = (sorter.control_offset(n as u64) / 4) as usize;
-        let meta = scratch.read_vec::<u32>(base + 4).unwrap();
-        assert_eq!(meta[base + count::CTRL_N as usize], m as u32, "{label}");
-        assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 0, "{label}");
     }
 }
 

@@ -16,6 +16,8 @@
 //! installed (`./dev` installs it; the GPU machine has none). Named `capture` so that its executable and the
 //! library's `tests/renderdoc.rs` (one renderer frame) keep apart in scripts/gpu-prepare.sh's `test-<name>`.
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -27,27 +29,22 @@ use vksort_tools::capture::{summarize, RenderDoc, Summary, LAYER_ENV};
 /// RenderDoc captures must not overlap; the context is shared.
 static LOCK: Mutex<()> = Mutex::new(());
 
-/// RenderDoc, loaded before any Vulkan instance of this process; None (with the reason printed) where it is not
-/// installed.
+/// RenderDoc, loaded before any Vulkan instance of this process; None where it is not installed, after a
+/// visible skip note for the calling test ([`skip::skip`]: a failure when `VKSORT_REQUIRE` names `renderdoc`).
 fn renderdoc() -> Option<&'static RenderDoc> {
-    static RD: OnceLock<Option<RenderDoc>> = OnceLock::new();
-    RD.get_or_init(|| {
-        let rd = match RenderDoc::load() {
-            Ok(rd) => rd,
-            Err(e) => {
-                println!("skipped: {e:#}");
-                return None;
-            }
-        };
-        match vksort_tools::capture::python_module() {
-            Ok(()) => Some(rd),
-            Err(e) => {
-                println!("skipped: {e:#}");
-                None
-            }
+    static RD: OnceLock<Result<RenderDoc, String>> = OnceLock::new();
+    let rd = RD.get_or_init(|| {
+        let rd = RenderDoc::load().map_err(|e| format!("{e:#}"))?;
+        vksort_tools::capture::python_module().map_err(|e| format!("{e:#}"))?;
+        Ok(rd)
+    });
+    match rd {
+        Ok(rd) => Some(rd),
+        Err(e) => {
+            skip::skip("renderdoc", e);
+            None
         }
-    })
-    .as_ref()
+    }
 }
 
 /// The context, created after RenderDoc was loaded (so that its layer hooks the instance).

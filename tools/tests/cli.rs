@@ -848,7 +848,28 @@ fn bench_quick_writes_csv_json_and_svg() {
     assert!(csv.contains("memcpy_u32,copy,compute-copy"), "{csv}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
-    assert!(json["roofline_gbps"].as_f64().unwrap() > 0.0);
+    // The rates agree with the times and sizes they come from (a unit slip shows here): GB/s = model bytes
+    // over the median time, items/s = n over it, the roofline fraction = GB/s over the measured roofline.
+    let roofline = json["roofline_gbps"].as_f64().unwrap();
+    assert!(
+        roofline.is_finite() && roofline > 0.0,
+        "roofline {roofline}"
+    );
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * a.abs().max(b.abs());
+    for row in json["rows"].as_array().unwrap() {
+        let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
+        let ns = f("ms_median") * 1e6;
+        assert!(ns > 0.0, "{row}");
+        assert!(
+            close(f("gbytes_per_s"), f("model_bytes") / ns),
+            "GB/s: {row}"
+        );
+        assert!(close(f("gitems_per_s"), f("n") / ns), "items/s: {row}");
+        assert!(
+            close(f("roofline_fraction"), f("gbytes_per_s") / roofline),
+            "roofline fraction: {row}"
+        );
+    }
     assert!(json["rows"]
         .as_array()
         .unwrap()

@@ -2,6 +2,8 @@
 //! vksort builds) names none of the tools' crates, nor the examples' own. Skipped, with a note, where cargo cannot
 //! be run (the GPU machine has no toolchain).
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
 use std::path::Path;
 use std::process::Command;
 
@@ -38,17 +40,16 @@ fn library_depends_on_no_tools_crate() {
     {
         Ok(o) if o.status.success() => o,
         Ok(o) => {
-            println!(
-                "skipped: `cargo tree` failed ({}): {}",
-                o.status,
-                String::from_utf8_lossy(&o.stderr)
+            return skip::skip(
+                "cargo",
+                &format!(
+                    "`cargo tree --offline` failed ({}): {}",
+                    o.status,
+                    String::from_utf8_lossy(&o.stderr)
+                ),
             );
-            return;
         }
-        Err(e) => {
-            println!("skipped: cannot run {cargo:?} ({e})");
-            return;
-        }
+        Err(e) => return skip::skip("cargo", &format!("cannot run {cargo:?} ({e})")),
     };
     let tree = String::from_utf8_lossy(&out.stdout);
     // One crate a line: "NAME vVERSION [(PATH)] [(*)]".
