@@ -52,9 +52,9 @@ pub mod reduce;
 pub mod scan;
 internal! { mod shaders; }
 pub mod sort;
-pub mod workload;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
+pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{AdoptInfo, Buffer, BufferRef, Context, ContextOptions, DeviceCaps, Recorder};
