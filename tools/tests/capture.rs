@@ -15,6 +15,8 @@
 //! resources. The tests skip, saying why, only where RenderDoc (`librenderdoc`, `python3-renderdoc`) is not
 //! installed (`./dev` installs it; the GPU machine has none). Named `capture` so that its executable and the
 //! library's `tests/renderdoc.rs` (one renderer frame) keep apart in scripts/gpu-prepare.sh's `test-<name>`.
+mod support;
+use support::bin;
 
 #[path = "../../tests/common/skip.rs"]
 mod skip;
@@ -54,21 +56,8 @@ fn ctx() -> Arc<Context> {
         .clone()
 }
 
-/// The `vksort` binary under test: `VKSORT_BIN` (as in tests/cli.rs; scripts/gpu-run.sh sets it), else the one
-/// cargo built.
-fn bin() -> PathBuf {
-    std::env::var_os("VKSORT_BIN")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vksort")))
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("capture-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::tmp_dir("capture", name)
 }
 
 /// Every buffer, pipeline, layout and shader module carries the name it was given (vksort's:

@@ -7,6 +7,8 @@
 //!
 //! Children run with `VKSORT_VALIDATION=1` and fail the test on any validation message. Operations this build
 //! of vksort lacks are skipped with a note (the CLI then refuses them with exit status 2, tested too).
+mod support;
+use support::bin;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -36,19 +38,7 @@ fn cache_dir() -> PathBuf {
 }
 
 fn tmp(name: &str) -> PathBuf {
-    let d =
-        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// The `vksort` binary under test: `VKSORT_BIN`, else the one cargo built.
-fn bin() -> PathBuf {
-    std::env::var_os("VKSORT_BIN")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vksort")))
+    support::tmp_dir("cli", name)
 }
 
 fn vksort(args: &[&str], stdin: Option<&[u8]>) -> Run {

@@ -4,6 +4,8 @@
 //!
 //! The binary is `VKSORT_BIN` when set, else the one cargo built. Children run with `VKSORT_VALIDATION=1`, one
 //! at a time, and fail the test on any validation message.
+mod support;
+use support::bin;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,19 +15,8 @@ use vksort::{Context, ContextOptions};
 
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn bin() -> PathBuf {
-    std::env::var_os("VKSORT_BIN")
-        .filter(|p| !p.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_vksort")))
-}
-
 fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("first-minute-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    support::tmp_dir("first-minute", name)
 }
 
 struct Run {
