@@ -86,15 +86,7 @@ fn copy_rejects_bad_input_and_writes_nothing() {
             Err(Error::BufferTooSmall { .. })
         ));
         // missing usage
-        // SAFETY: the buffer is live until the end of this test; it claims less usage than it has.
-        let no_storage = unsafe {
-            vksort::BufferRef::from_raw(
-                dst.handle(),
-                0,
-                dst.size(),
-                ash::vk::BufferUsageFlags::TRANSFER_DST,
-            )
-        };
+        let no_storage = common::with_usage(dst.as_ref(), ash::vk::BufferUsageFlags::TRANSFER_DST);
         assert!(matches!(
             run(src.as_ref(), no_storage, 256),
             Err(Error::MissingUsage { .. })

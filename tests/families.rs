@@ -282,15 +282,8 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                     sorter.cmd_sort_indirect(rec, k, Some(v), s, kb.slice(8, 4), cap),
                     &|e| matches!(e, Error::Overlap { .. }),
                 );
-                // SAFETY: the scratch buffer is live until the fence wait; it claims less usage than it has.
-                let no_storage = unsafe {
-                    vksort::BufferRef::from_raw(
-                        scratch.handle(),
-                        0,
-                        scratch.size(),
-                        vk::BufferUsageFlags::TRANSFER_DST,
-                    )
-                };
+                let no_storage =
+                    common::with_usage(scratch.as_ref(), vk::BufferUsageFlags::TRANSFER_DST);
                 refused(
                     "scratch without storage usage",
                     sorter.cmd_sort(rec, k, Some(v), no_storage, cap),

@@ -6,7 +6,7 @@ mod common;
 use common::sorting::{check, check_with, gen, sizes_around, Case, Dist};
 use common::{with_gpu, Rng};
 use std::sync::Arc;
-use vksort::gpu::{Buffer, BufferRef};
+use vksort::gpu::Buffer;
 use vksort::sort::quicksort::{PivotMode, QuicksortPolicy, QuicksortSort, SCRATCH_USAGE};
 use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
@@ -549,15 +549,8 @@ fn bad_input() {
         let kb = Buffer::device_local(ctx, "test::keys", n * 4).unwrap();
         let vb = Buffer::device_local(ctx, "test::vals", n * 4).unwrap();
         let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
-        // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
-        let storage_only = unsafe {
-            BufferRef::from_raw(
-                scratch.handle(),
-                0,
-                scratch.size(),
-                ash::vk::BufferUsageFlags::STORAGE_BUFFER,
-            )
-        };
+        let storage_only =
+            common::with_usage(scratch.as_ref(), ash::vk::BufferUsageFlags::STORAGE_BUFFER);
         let small = scratch.slice(0, req.scratch_bytes - 256);
         let results = ctx.submit("test::bad", |rec| {
             let k = kb.as_ref();

@@ -847,15 +847,10 @@ fn bad_input_is_rejected_and_writes_nothing() {
             Err(Error::BufferTooSmall { .. })
         ));
         // missing usage
-        // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
-        let no_ind = unsafe {
-            vksort::BufferRef::from_raw(
-                scratch.handle(),
-                0,
-                scratch.size(),
-                ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST,
-            )
-        };
+        let no_ind = common::with_usage(
+            scratch.as_ref(),
+            ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST,
+        );
         assert!(matches!(
             run(kb.as_ref(), Some(vb.as_ref()), no_ind, n as u64),
             Err(Error::MissingUsage { .. })

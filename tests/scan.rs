@@ -318,15 +318,7 @@ fn bad_input_is_rejected_and_output_untouched() {
                     })
                 ));
             }
-            // SAFETY: the output buffer is live until the end of this test; it claims less usage than it has.
-            let no_storage = unsafe {
-                vksort::BufferRef::from_raw(
-                    o.buffer(),
-                    o.offset(),
-                    o.size(),
-                    ash::vk::BufferUsageFlags::TRANSFER_DST,
-                )
-            };
+            let no_storage = common::with_usage(o, ash::vk::BufferUsageFlags::TRANSFER_DST);
             assert!(matches!(
                 run(i, no_storage, sc, n),
                 Err(Error::MissingUsage { .. })

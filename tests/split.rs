@@ -535,16 +535,10 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 n as u64,
             );
             assert!(matches!(r, Err(Error::BufferTooSmall { .. })), "{r:?}");
-            // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
-            let no_indirect = unsafe {
-                vksort::BufferRef::from_raw(
-                    scratch.handle(),
-                    0,
-                    scratch.size(),
-                    ash::vk::BufferUsageFlags::STORAGE_BUFFER
-                        | ash::vk::BufferUsageFlags::TRANSFER_DST,
-                )
-            };
+            let no_indirect = common::with_usage(
+                scratch.as_ref(),
+                ash::vk::BufferUsageFlags::STORAGE_BUFFER | ash::vk::BufferUsageFlags::TRANSFER_DST,
+            );
             let r = run(kb.as_ref(), Some(vb.as_ref()), no_indirect, n as u64);
             assert!(matches!(r, Err(Error::MissingUsage { .. })), "{r:?}");
             let r = run(

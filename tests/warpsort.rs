@@ -370,15 +370,7 @@ fn bad_input_is_rejected() {
             )
         });
         assert!(matches!(r, Err(Error::Misaligned { .. })), "{r:?}");
-        // SAFETY: the key buffer is live until the end of this test; it claims less usage than it has.
-        let no_storage = unsafe {
-            vksort::BufferRef::from_raw(
-                kb.handle(),
-                0,
-                kb.size(),
-                ash::vk::BufferUsageFlags::TRANSFER_DST,
-            )
-        };
+        let no_storage = common::with_usage(kb.as_ref(), ash::vk::BufferUsageFlags::TRANSFER_DST);
         let r =
             record(&|rec| sorter.cmd_sort(rec, no_storage, Some(vb.as_ref()), scratch.as_ref(), n));
         assert!(matches!(r, Err(Error::MissingUsage { .. })), "{r:?}");

@@ -46,6 +46,21 @@ pub fn with_gpu<T>(f: impl FnOnce(&Arc<Context>) -> T) -> T {
     out
 }
 
+/// `region` claiming only `usage` of the flags its buffer was created with, for the missing-usage checks: a
+/// subset (asserted), so the claim stays true.
+pub fn with_usage(
+    region: vksort::BufferRef<'_>,
+    usage: ash::vk::BufferUsageFlags,
+) -> vksort::BufferRef<'_> {
+    assert!(
+        region.usage().contains(usage),
+        "a region may claim only less usage"
+    );
+    // SAFETY: the same buffer and range as `region`, which borrows its live `Buffer` for the returned lifetime;
+    // the usage claimed is a subset of the buffer's.
+    unsafe { vksort::BufferRef::from_raw(region.buffer(), region.offset(), region.size(), usage) }
+}
+
 /// SplitMix64: deterministic test data without a dependency.
 pub struct Rng(pub u64);
 

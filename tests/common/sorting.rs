@@ -483,15 +483,7 @@ pub fn bad_input_is_rejected(ctx: &Arc<Context>, algorithm: SortAlgorithm, key: 
             "short scratch: {what}"
         );
     }
-    // SAFETY: the scratch buffer is live until the end of this test; it claims less usage than it has.
-    let no_storage = unsafe {
-        vksort::BufferRef::from_raw(
-            scratch.handle(),
-            0,
-            scratch.size(),
-            ash::vk::BufferUsageFlags::TRANSFER_DST,
-        )
-    };
+    let no_storage = super::with_usage(scratch.as_ref(), ash::vk::BufferUsageFlags::TRANSFER_DST);
     assert!(
         matches!(
             run(
