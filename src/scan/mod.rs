@@ -325,11 +325,6 @@ fn check_device(caps: &DeviceCaps, elem: ScanElem) -> Result<()> {
 }
 }
 
-/// True when the first `bytes` bytes of `a` and `b` share memory.
-pub(crate) fn overlaps(a: &Region, b: &Region, bytes: u64) -> bool {
-    a.buffer == b.buffer && bytes > 0 && a.offset < b.offset + bytes && b.offset < a.offset + bytes
-}
-
 /// Offsets of scratch sub-regions are multiples of this.
 pub(crate) fn region_align(caps: &DeviceCaps) -> u64 {
     caps.min_storage_buffer_offset_alignment.max(16)
@@ -727,12 +722,9 @@ impl Scanner {
             scratch_usage |= vk::BufferUsageFlags::TRANSFER_DST;
         }
         let same = input.buffer == output.buffer && input.offset == output.offset;
-        if !same && overlaps(input, output, bytes) {
+        if !same {
             // (only an identical region is allowed: an in-place scan)
-            return Err(Error::Overlap {
-                a: "input",
-                b: "output",
-            });
+            check_disjoint(&[("input", *input, bytes), ("output", *output, bytes)])?;
         }
         if same
             && self.config.algorithm == ScanAlgorithm::DecoupledLookback
