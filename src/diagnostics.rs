@@ -46,9 +46,10 @@ pub fn cmd_spin(
     )
 }
 
-/// Records one workgroup that polls `flag` (8 bytes, host-visible) until the host writes a non-zero u32 at its
-/// start, then adds one per invocation to its second word: work that lasts exactly as long as the host wants,
-/// for tests of bounded waits (polled up to 2^32 times per invocation, so it also ends by itself eventually).
+/// Records workgroups that poll `flag` (8 bytes, host-visible) until the host writes a non-zero u32 at its
+/// start, then add one per invocation to its second word: work that lasts as long as the host wants, for tests
+/// of bounded waits. It also ends by itself eventually: [`WAIT_FLAG_GROUPS`] workgroups, each polling a bounded
+/// number of times (lavapipe ends loops early, so the length comes from the number of workgroups there).
 pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
     let flag = flag.region();
     let ctx = rec.ctx();
@@ -60,8 +61,17 @@ pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
         plan.max,
         crate::shaders::Spec::new(),
     )?;
-    rec.dispatch("vksort::diagnostics::wait_flag", &kernel, &[flag], &(), 1)
+    rec.dispatch(
+        "vksort::diagnostics::wait_flag",
+        &kernel,
+        &[flag],
+        &(),
+        WAIT_FLAG_GROUPS,
+    )
 }
+
+/// The workgroups [`cmd_wait_flag`] records.
+pub const WAIT_FLAG_GROUPS: u32 = 65535;
 
 /// The shape of the workgroups a residency probe runs ([`cmd_residency`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
