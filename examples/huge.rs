@@ -7,6 +7,10 @@
 //! and xor) as the input; with values: every value points at an input key equal to the sorted key, and values
 //! of equal keys increase (stability). The sort runs twice on fresh input, the second run timed with
 //! timestamp queries (per pass).
+//!
+//! `HUGE_BALLAST_GIB=G` (a diagnostic for issue 30) first allocates and fills G GiB of device-local memory that
+//! the sort never touches: a keys-only sort beside ballast the size of the values and their scratch tells
+//! whether pairs are slow for their traffic or for the memory they occupy.
 use std::sync::Arc;
 use vksort::gpu::{sum_by_label, Buffer, Profiler};
 use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
@@ -84,6 +88,19 @@ fn main() -> anyhow::Result<()> {
     } else {
         Vec::new()
     };
+    let ballast_gib: u64 = std::env::var("HUGE_BALLAST_GIB").map_or(Ok(0), |s| s.parse())?;
+    let ballast: Vec<Buffer> = (0..ballast_gib)
+        .map(|i| Buffer::device_local(&ctx, &format!("huge::ballast{i}"), 1 << 30))
+        .collect::<Result<_, _>>()?;
+    if !ballast.is_empty() {
+        ctx.submit("huge::ballast", |rec| {
+            for b in &ballast {
+                rec.fill("huge::ballast", b.as_ref(), 0x5a5a_5a5a)?;
+            }
+            Ok(())
+        })?;
+        println!("ballast: {ballast_gib} GiB allocated and filled");
+    }
     let kb = Buffer::device_local(&ctx, "huge::keys", n as u64 * 4)?;
     let vb = Buffer::device_local(
         &ctx,

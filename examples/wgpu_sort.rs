@@ -7,6 +7,14 @@
 //! `cargo run --release --features wgpu --example wgpu_sort -- [--n N] [--key u32|f32|both] [--count host|gpu|both]`
 //! prints each sort's GPU time (vksort's timestamps around its passes). `VKSORT_VALIDATION=1` turns on wgpu's
 //! validation (the Khronos layer) and fails on any validation error.
+//!
+//! `... --example wgpu_sort -- --bench REPS [--sizes 16,20,24]` times u32 keys with u32 values (uniform random,
+//! host count, the default algorithm) through the wgpu path and through vksort's own ash context on the same
+//! GPU, the same way for both: each run restores the unsorted input by a copy outside the timed span, then a
+//! timestamp, the sort, a timestamp (wgpu: the sort in an encoder of its own between two encoders that write
+//! the stamps; ash: the sort between two `Recorder::stamp`s); all runs of a size in one submission after a
+//! warm-up batch; the median run is printed and the last run checked against a CPU sort.
+//! tools/anchors/wgpu-sort times the `wgpu_sort` crate (WGSL) the same way.
 
 use anyhow::{bail, ensure, Context as _, Result};
 use ash::vk;
@@ -129,11 +137,13 @@ unsafe extern "system" fn on_message(
     vk::FALSE
 }
 
-/// Options: `--n`, `--key`, `--count`.
+/// Options: `--n`, `--key`, `--count`; `--bench REPS` and `--sizes` (log2 sizes) for [`bench`].
 pub struct Options {
     pub n: u32,
     pub keys: Vec<KeyType>,
     pub gpu_counts: Vec<bool>,
+    pub bench: Option<u32>,
+    pub sizes: Vec<u32>,
 }
 
 impl Options {
@@ -142,6 +152,8 @@ impl Options {
             n: 1 << 16,
             keys: vec![KeyType::U32, KeyType::F32],
             gpu_counts: vec![false, true],
+            bench: None,
+            sizes: vec![16, 20, 24],
         };
         let mut args = args.into_iter();
         while let Some(a) = args.next() {
@@ -164,18 +176,34 @@ impl Options {
                         c => bail!("--count {c}: host, gpu or both"),
                     }
                 }
-                _ => {
-                    bail!("unknown argument {a} (--n N, --key u32|f32|both, --count host|gpu|both)")
+                "--bench" => o.bench = Some(v()?.parse()?),
+                "--sizes" => {
+                    o.sizes = v()?
+                        .split(',')
+                        .map(|s| s.trim().parse())
+                        .collect::<Result<_, _>>()?
                 }
+                _ => bail!(
+                    "unknown argument {a} (--n N, --key u32|f32|both, --count host|gpu|both, --bench REPS, \
+                     --sizes 16,20,24)"
+                ),
             }
         }
         ensure!(o.n >= 8, "--n must be at least 8");
+        ensure!(o.bench != Some(0), "--bench needs at least one run");
+        ensure!(
+            o.sizes.iter().all(|&s| (3..=30).contains(&s)),
+            "--sizes: log2 sizes from 3 to 30"
+        );
         Ok(o)
     }
 }
 
-/// Runs every sort of `o`; Err on a mismatch or a validation error.
+/// Runs every sort of `o` (or [`bench`] with `--bench`); Err on a mismatch or a validation error.
 pub fn run(o: &Options) -> Result<()> {
+    if let Some(reps) = o.bench {
+        return bench(reps, &o.sizes);
+    }
     let validation = std::env::var("VKSORT_VALIDATION").is_ok_and(|v| v == "1");
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN,
@@ -412,6 +440,241 @@ pub fn run(o: &Options) -> Result<()> {
     let errors = VALIDATION_ERRORS.load(Ordering::Relaxed);
     ensure!(failures == 0, "{failures} sorts did not match");
     ensure!(errors == 0, "{errors} validation errors");
+    Ok(())
+}
+
+/// Uniform random u32 keys (xorshift) and values 0..n.
+fn bench_input(n: u32) -> (Vec<u32>, Vec<u32>) {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ n as u64;
+    let keys = (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 32) as u32
+        })
+        .collect();
+    (keys, (0..n).collect())
+}
+
+/// The sorted keys match a CPU sort, and each value is the index of an input key equal to its key.
+fn bench_check(keys: &[u32], got_k: &[u32], got_v: &[u32]) -> bool {
+    let mut expect = keys.to_vec();
+    expect.sort_unstable();
+    got_k == expect.as_slice()
+        && got_v
+            .iter()
+            .zip(got_k)
+            .all(|(&v, &k)| keys.get(v as usize) == Some(&k))
+}
+
+fn median_and_min(mut ms: Vec<f64>) -> (f64, f64) {
+    ms.sort_by(f64::total_cmp);
+    (ms[ms.len() / 2], ms[0])
+}
+
+/// `--bench`: the wgpu path and the ash path at each size, timed alike (see the file's documentation).
+pub fn bench(reps: u32, sizes: &[u32]) -> Result<()> {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends: wgpu::Backends::VULKAN,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    });
+    let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .context("no wgpu adapter on the Vulkan backend")?;
+    let name = adapter.get_info().name;
+    println!("adapter: {name} (wgpu 30.0.2)");
+    let (device, queue) = request_device(
+        &adapter,
+        &wgpu::DeviceDescriptor {
+            label: Some("vksort wgpu bench"),
+            required_features: wgpu::Features::TIMESTAMP_QUERY
+                | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        },
+    )?;
+    let wctx = WgpuContext::new(&device)?;
+    let ash_ctx = vksort::Context::new(vksort::ContextOptions::from_env())?;
+    println!("ash context: {}", ash_ctx.caps().name);
+    let period = queue.get_timestamp_period() as f64;
+    for &log2 in sizes {
+        let n = 1u32 << log2;
+        let bytes = n as u64 * 4;
+        let (keys, values) = bench_input(n);
+        let config = SortConfig {
+            key: KeyType::U32,
+            value: ValueType::U32,
+            max_n: n as u64,
+            ..Default::default()
+        };
+
+        // wgpu path.
+        let sorter = WgpuSorter::new(&wctx, config)?;
+        let scratch = sorter.create_scratch(n as u64)?;
+        let init = |data: &[u32], usage| {
+            let b = device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size: bytes,
+                usage,
+                mapped_at_creation: true,
+            });
+            b.slice(..)
+                .get_mapped_range_mut()
+                .expect("mapped at creation")
+                .copy_from_slice(bytemuck::cast_slice(data));
+            b.unmap();
+            b
+        };
+        let work = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC;
+        let (k0, v0) = (
+            init(&keys, wgpu::BufferUsages::COPY_SRC),
+            init(&values, wgpu::BufferUsages::COPY_SRC),
+        );
+        let (kb, vb) = (init(&keys, work), init(&values, work));
+        let stamps = device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: None,
+            ty: wgpu::QueryType::Timestamp,
+            count: 2 * reps,
+        });
+        let resolved = device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: 16 * reps as u64,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let read = |src: &wgpu::Buffer, size: u64| -> Result<Vec<u8>> {
+            let dst = device.create_buffer(&wgpu::BufferDescriptor {
+                label: None,
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut e = device.create_command_encoder(&Default::default());
+            e.copy_buffer_to_buffer(src, 0, &dst, 0, size);
+            queue.submit([e.finish()]);
+            dst.map_async(wgpu::MapMode::Read, .., |r| r.expect("map"));
+            device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })?;
+            let v = dst.get_mapped_range(..)?.to_vec();
+            Ok(v)
+        };
+        let batch = |timed: bool| -> Result<()> {
+            let mut cmds = Vec::new();
+            for i in 0..reps {
+                let mut a = device.create_command_encoder(&Default::default());
+                a.copy_buffer_to_buffer(&k0, 0, &kb, 0, bytes);
+                a.copy_buffer_to_buffer(&v0, 0, &vb, 0, bytes);
+                if timed {
+                    a.write_timestamp(&stamps, 2 * i);
+                }
+                cmds.push(a.finish());
+                let mut b = device.create_command_encoder(&Default::default());
+                // SAFETY: the buffers outlive the poll below, which waits for the submission; all but the
+                // scratch (only vksort uses it) were initialised through wgpu.
+                unsafe {
+                    sorter.encode_sort(&mut b, &kb, Some(&vb), &scratch, WgpuCount::Host(n as u64))
+                }?;
+                cmds.push(b.finish());
+                let mut c = device.create_command_encoder(&Default::default());
+                if timed {
+                    c.write_timestamp(&stamps, 2 * i + 1);
+                }
+                cmds.push(c.finish());
+            }
+            let mut r = device.create_command_encoder(&Default::default());
+            if timed {
+                r.resolve_query_set(&stamps, 0..2 * reps, &resolved, 0);
+            }
+            cmds.push(r.finish());
+            queue.submit(cmds);
+            device.poll(wgpu::PollType::Wait {
+                submission_index: None,
+                timeout: None,
+            })?;
+            Ok(())
+        };
+        batch(false)?;
+        batch(true)?;
+        let t: Vec<u64> = bytemuck::cast_slice(&read(&resolved, 16 * reps as u64)?).to_vec();
+        let (wgpu_med, wgpu_min) = median_and_min(
+            (0..reps as usize)
+                .map(|i| t[2 * i + 1].wrapping_sub(t[2 * i]) as f64 * period / 1e6)
+                .collect(),
+        );
+        let got_k: Vec<u32> = bytemuck::cast_slice(&read(&kb, bytes)?).to_vec();
+        let got_v: Vec<u32> = bytemuck::cast_slice(&read(&vb, bytes)?).to_vec();
+        let wgpu_ok = bench_check(&keys, &got_k, &got_v);
+        drop((sorter, scratch, k0, v0, kb, vb));
+
+        // ash path: vksort's own context on the same GPU.
+        let sorter = vksort::sort::Sorter::new(&ash_ctx, config)?;
+        let k0 = vksort::gpu::Buffer::from_slice(&ash_ctx, "bench::k0", &keys)?;
+        let v0 = vksort::gpu::Buffer::from_slice(&ash_ctx, "bench::v0", &values)?;
+        let kb = vksort::gpu::Buffer::device_local(&ash_ctx, "bench::keys", bytes)?;
+        let vb = vksort::gpu::Buffer::device_local(&ash_ctx, "bench::values", bytes)?;
+        let scratch = vksort::gpu::Buffer::device_local(
+            &ash_ctx,
+            "bench::scratch",
+            sorter.storage_requirements(n as u64)?.scratch_bytes,
+        )?;
+        let mut prof = vksort::gpu::Profiler::per_run(&ash_ctx, 2 * reps + 1)?;
+        let ash_batch = |prof: Option<&mut vksort::gpu::Profiler>| {
+            ash_ctx.submit_timed("bench::ash", prof, |rec| {
+                for _ in 0..reps {
+                    rec.copy("bench::restore", k0.as_ref(), kb.as_ref(), bytes)?;
+                    rec.copy("bench::restore", v0.as_ref(), vb.as_ref(), bytes)?;
+                    rec.barrier();
+                    rec.stamp("restore");
+                    sorter.cmd_sort(
+                        rec,
+                        kb.as_ref(),
+                        Some(vb.as_ref()),
+                        scratch.as_ref(),
+                        n as u64,
+                    )?;
+                    rec.stamp("sort");
+                    rec.barrier();
+                }
+                Ok(())
+            })
+        };
+        ash_batch(None)?;
+        ash_batch(Some(&mut prof))?;
+        let (ash_med, ash_min) = median_and_min(
+            prof.results()?
+                .iter()
+                .filter(|p| p.label == "sort")
+                .map(|p| p.ns / 1e6)
+                .collect(),
+        );
+        let ash_ok = bench_check(
+            &keys,
+            &kb.read_vec::<u32>(n as usize)?,
+            &vb.read_vec::<u32>(n as usize)?,
+        );
+        for (path, med, min, ok) in [
+            ("wgpu", wgpu_med, wgpu_min, wgpu_ok),
+            ("ash", ash_med, ash_min, ash_ok),
+        ] {
+            println!(
+                "vksort-{path} u32+u32 n={n} median_ms={med:.4} min_ms={min:.4} gkeys_s={:.3} check={}",
+                n as f64 / med / 1e6,
+                if ok { "ok" } else { "MISMATCH" }
+            );
+        }
+        println!(
+            "n=2^{log2}: wgpu path / ash path = {:.3} (median)",
+            wgpu_med / ash_med
+        );
+        ensure!(
+            wgpu_ok && ash_ok,
+            "a benchmarked sort did not match the CPU sort"
+        );
+    }
     Ok(())
 }
 

@@ -22,7 +22,17 @@ fi
 [ -x ../shared/anchors/vulkan/anchor_bench ] && cp ../shared/anchors/vulkan/anchor_bench .device/
 rm -f .gpu/bin/*
 cargo build --release -p vksort-tools --bin vksort
-cargo build --release -p vksort --features diagnostics,compile-shaders --examples
+cargo build --release -p vksort --features diagnostics,compile-shaders,wgpu --examples
+# The C API's example, built here (the GPU machine has no C compiler): test-c_api runs it (VKSORT_C_EXAMPLE).
+cargo build --release -p vksort-capi
+cc -std=c99 -O2 -Wall -Wextra -Werror -I capi/include examples/c/sort.c target/release/libvksort_c.a \
+  -lvulkan -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o .gpu/bin/example-c-sort
+# The WGSL anchor (the `wgpu_sort` crate; a workspace of its own): skipped with a note when it cannot build.
+if (cd tools/anchors/wgpu-sort && cargo build --release --quiet); then
+  cp tools/anchors/wgpu-sort/target/release/wgpu-sort-anchor .gpu/bin/
+else
+  echo "gpu-prepare: the wgpu_sort anchor did not build; gpu-run.sh wgpu goes on without it" >&2
+fi
 cp target/release/vksort .gpu/bin/
 for e in target/release/examples/*; do
   [ -x "$e" ] && [ -f "$e" ] && case "$e" in *-*) ;; *) cp "$e" ".gpu/bin/example-$(basename "$e")" ;; esac

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
+#                           [wgpu] [creation]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
 # minutes there); bench: `vksort bench $BENCH_ARGS` (its wall time printed last) with
 # CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28); cub: the CUB anchor alone; anchors:
 # torch.sort/cupy.sort and the Vulkan anchors (vrdx, Fuchsia) at $ANCHOR_SIZES (default 16 20 24 28), in the same
-# command; sorts: the tables of issues 16 and 17 (see below). Results go to $OUT (or ./gpu-out).
+# command; sorts: the tables of issues 16 and 17 (see below); wgpu: the wgpu example's checks under validation,
+# then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
+# default 16,20,24), $WGPU_REPS runs each (default 30); creation: examples/creation.rs (`Sorter::new` cold and
+# warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm. Results go to $OUT (or
+# ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
 # (scripts/anchors/cub_merge_bench.cu, compiled here; its failure is reported and the tables go on without it)
@@ -30,6 +35,8 @@ export LD_LIBRARY_PATH=$root/.gpu/vvl/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH
 # tools/tests/cli.rs runs the binary that VKSORT_BIN names (else the path it was built to, absent here).
 export VKSORT_BIN=$root/.gpu/bin/vksort
 export VKSORT_CACHE_DIR=${VKSORT_CACHE_DIR:-/tmp/vkcache}
+# capi/tests/c_api.rs runs this prebuilt C example where no C compiler is found (gpu-prepare.sh built it).
+[ -x "$root/.gpu/bin/example-c-sort" ] && export VKSORT_C_EXAMPLE=$root/.gpu/bin/example-c-sort
 what=" $* "
 has() { [[ $what == *" $1 "* ]]; }
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90"
@@ -119,4 +126,17 @@ if has anchors; then
   python3 .device/torch_sort_bench.py $sizes > "$OUT/torch.csv" 2> "$OUT/torch.err"; tail -n 3 "$OUT/torch.err"
   [ -x .device/anchor_bench ] && .device/anchor_bench $sizes > "$OUT/anchors.csv" 2> "$OUT/anchors.err"
   head -n 40 "$OUT/torch.csv" "$OUT/anchors.csv"
+fi
+if has wgpu; then
+  wsizes=${WGPU_SIZES:-16,20,24}; wreps=${WGPU_REPS:-30}
+  for n in 1000 1000003; do
+    VKSORT_VALIDATION=1 .gpu/bin/example-wgpu_sort --n $n 2>&1 | grep -v XDG_RUNTIME | tee -a "$OUT/wgpu.txt"
+  done
+  .gpu/bin/example-wgpu_sort --bench "$wreps" --sizes "$wsizes" 2>&1 | grep -v XDG_RUNTIME | tee -a "$OUT/wgpu.txt"
+  if [ -x .gpu/bin/wgpu-sort-anchor ]; then
+    .gpu/bin/wgpu-sort-anchor "$wreps" $(echo "$wsizes" | tr ',' ' ') 2>&1 | grep -v XDG_RUNTIME | tee -a "$OUT/wgpu.txt"
+  fi
+fi
+if has creation; then
+  .gpu/bin/example-creation --keys "${CREATION_KEYS:-u32,f32,u64}" --algos all 2>&1 | tee "$OUT/creation.md"
 fi

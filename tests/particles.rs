@@ -1,6 +1,8 @@
 //! The particle renderer's picture (`examples/particles`, its `renderer.rs` and `scene.rs` reused here): a small
 //! scene rendered on the GPU with vksort's back-to-front sort matches a CPU reference image within a small
 //! tolerance, and the same frame drawn unsorted (in the cull's order) does not: order matters in the picture.
+//! The tolerance is for f32 rounding in the simulation and the rasterizer only: the frame's sort output itself
+//! is read back and must be exactly back to front, no particle out of order or repeated.
 //!
 //! The reference is generated here, not stored: the same initial particles and cameras (`scene.rs`), the
 //! simulation's steps in f32, the cull's frustum test, a stable sort by view depth (descending), and each
@@ -33,7 +35,8 @@ const HEIGHT: u32 = 120;
 const FRAMES: u32 = 3;
 const SIZE: f32 = 0.5;
 
-/// Renders the scene on the GPU: the last frame and the GPU's visible count.
+/// Renders the scene on the GPU: the last frame and the GPU's visible count. Sorted, the last frame's sort
+/// output is checked exactly: depths non-increasing (back to front), each index a distinct particle.
 fn render(sort: bool) -> (Image, u32) {
     let mut opts = Options::new(N, WIDTH, HEIGHT);
     opts.size = SIZE;
@@ -42,6 +45,27 @@ fn render(sort: bool) -> (Image, u32) {
     let stats = r.render(FRAMES, |_| {}).expect("frames");
     assert_eq!(stats.frames.len(), FRAMES as usize);
     let out = r.read_image().expect("read back");
+    if sort {
+        let (keys, indices) = r.read_sorted().expect("read back the sort");
+        assert_eq!(keys.len() as u32, out.1, "sorted count vs the draw's count");
+        let depth = |k: u32| f32::from_bits(k);
+        let misordered = keys
+            .windows(2)
+            .filter(|w| depth(w[0]).total_cmp(&depth(w[1])).is_lt())
+            .count();
+        assert_eq!(
+            misordered, 0,
+            "{misordered} particles out of back-to-front order"
+        );
+        let mut seen = vec![false; N as usize];
+        for &i in &indices {
+            assert!(
+                (i as usize) < seen.len() && !seen[i as usize],
+                "index {i} out of range or repeated"
+            );
+            seen[i as usize] = true;
+        }
+    }
     let errors = r.take_validation_errors();
     assert!(
         errors.is_empty(),

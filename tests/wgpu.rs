@@ -18,3 +18,9 @@ fn wgpu_sorts_small_counts() {
     let o = example::Options::parse(["--n".to_string(), "1000".to_string()]).unwrap();
     example::run(&o).unwrap();
 }
+
+/// `--bench`: both paths time and check a small sort (the GPU machine runs the real sizes).
+#[test]
+fn wgpu_bench_runs() {
+    example::bench(2, &[8, 12]).unwrap();
+}

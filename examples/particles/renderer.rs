@@ -186,8 +186,10 @@ impl Renderer {
             storage | vk::BufferUsageFlags::TRANSFER_DST,
             local,
         )?;
-        gpu.buffer("particles::depth_keys", n * 4, storage, local)?;
-        gpu.buffer("particles::sorted_indices", n * 4, storage, local)?;
+        // TRANSFER_SRC: `read_sorted` copies them out (tests).
+        let sorted = storage | vk::BufferUsageFlags::TRANSFER_SRC;
+        gpu.buffer("particles::depth_keys", n * 4, sorted, local)?;
+        gpu.buffer("particles::sorted_indices", n * 4, sorted, local)?;
         // VkDrawIndirectCommand; its instance count is the visible count (the cull's atomic counter, the sort's
         // GPU-side count).
         gpu.buffer(
@@ -259,7 +261,7 @@ impl Renderer {
         let image_bytes = opts.width as u64 * opts.height as u64 * 8;
         gpu.buffer(
             "particles::readback",
-            image_bytes + 16,
+            image_bytes + 16 + 8 * n.min(SORTED_READBACK_MAX),
             vk::BufferUsageFlags::TRANSFER_DST,
             host,
         )?;
@@ -513,6 +515,89 @@ impl Renderer {
             },
             visible,
         ))
+    }
+}
+
+/// The most particles [`Renderer::read_sorted`] reads back (the read-back buffer is sized for them).
+pub const SORTED_READBACK_MAX: u64 = 1 << 16;
+
+impl Renderer {
+    /// The last frame's sort output, read back: the visible count, then that many depth keys (f32 bits) and
+    /// particle indices in the order the draw used them. Only for renderers of at most
+    /// [`SORTED_READBACK_MAX`] particles. (tests/particles.rs checks the frame's order with it.)
+    #[allow(dead_code)]
+    pub fn read_sorted(&mut self) -> Result<(Vec<u32>, Vec<u32>)> {
+        let n = self.opts.particles as u64;
+        if n > SORTED_READBACK_MAX {
+            bail!("read_sorted: {n} particles, at most {SORTED_READBACK_MAX}");
+        }
+        let gpu = &self.gpu;
+        let readback = &gpu.buffers[READBACK];
+        let base = self.opts.width as u64 * self.opts.height as u64 * 8 + 16;
+        gpu.one_shot("particles::read_sorted", |dev, cmd| {
+            // The last frame's sort and cull writes -> these copies -> the host's reads.
+            let before = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_READ);
+            let after = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::HOST_READ);
+            let copy = |src: usize, src_offset: u64, dst_offset: u64, size: u64| {
+                // SAFETY: recording a one-shot command buffer of this device; the buffers are the renderer's
+                // and the ranges lie within them.
+                unsafe {
+                    dev.cmd_copy_buffer(
+                        cmd,
+                        gpu.buffers[src].buffer,
+                        readback.buffer,
+                        &[vk::BufferCopy {
+                            src_offset,
+                            dst_offset,
+                            size,
+                        }],
+                    )
+                }
+            };
+            // SAFETY: as above.
+            unsafe {
+                dev.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::DependencyFlags::empty(),
+                    &[before],
+                    &[],
+                    &[],
+                );
+            }
+            copy(DRAW_ARGS, 4, base - 16, 4);
+            copy(KEYS, 0, base, n * 4);
+            copy(VALUES, 0, base + n * 4, n * 4);
+            // SAFETY: as above.
+            unsafe {
+                dev.cmd_pipeline_barrier(
+                    cmd,
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::HOST,
+                    vk::DependencyFlags::empty(),
+                    &[after],
+                    &[],
+                    &[],
+                );
+            }
+        })?;
+        // SAFETY: the one-shot submission has completed; the mapping covers the count and 2n words after it.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(
+                (readback.mapped as *const u8).add(base as usize - 16),
+                16 + 8 * n as usize,
+            )
+        };
+        let words: &[u32] = bytemuck::cast_slice(bytes);
+        let count = (words[0] as usize).min(n as usize);
+        let keys = words[4..4 + count].to_vec();
+        let indices = words[4 + n as usize..4 + n as usize + count].to_vec();
+        Ok((keys, indices))
     }
 }
 
