@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
-#                           [wgpu] [creation]
+#                           [wgpu] [creation] [huge]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
@@ -11,7 +11,8 @@
 # command; sorts: the tables of issues 16 and 17 (see below); wgpu: the wgpu example's checks under validation,
 # then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
 # default 16,20,24), $WGPU_REPS runs each (default 30); creation: examples/creation.rs (`Sorter::new` cold and
-# warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm. Results go to $OUT (or
+# warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm, then `vksort sort`'s
+# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30). Results go to $OUT (or
 # ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -139,4 +140,30 @@ if has wgpu; then
 fi
 if has creation; then
   .gpu/bin/example-creation --keys "${CREATION_KEYS:-u32,f32,u64}" --algos all 2>&1 | tee "$OUT/creation.md"
+  # `vksort sort` end to end, first run (no vksort cache, a fresh driver cache) and second run, per algorithm.
+  echo "| command | first run (s) | second run (s) |" | tee "$OUT/first-run.md"
+  echo "|---|---:|---:|" | tee -a "$OUT/first-run.md"
+  for spec in "f32 none auto" "u64 u32 auto" "u64 u32 onesweep" "u64 u32 merge" "u64 u32 bitonic" \
+              "u64 u32 quicksort" "u64 u32 warpsort"; do
+    set -- $spec
+    fresh=$(mktemp -d)
+    args=(sort --random 1M --keys "$1" --values "$2" --algo "$3" --check)
+    times=()
+    for run in 1 2; do
+      t0=$(date +%s.%N)
+      VKSORT_CACHE_DIR=$fresh/vksort __GL_SHADER_DISK_CACHE_PATH=$fresh/nv .gpu/bin/vksort "${args[@]}" > /dev/null 2> "$fresh/err" \
+        || { echo "failed: ${args[*]}"; tail -3 "$fresh/err"; }
+      times+=("$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')")
+    done
+    printf '| `vksort %s` | %.2f | %.2f |\n' "${args[*]}" "${times[0]}" "${times[1]}" | tee -a "$OUT/first-run.md"
+    rm -rf "$fresh"
+  done
+fi
+if has huge; then
+  # issue 30: examples/huge per spec LOG2:VALUES[:BALLAST_GIB] (ballast: untouched device memory beside the sort)
+  for spec in ${HUGE_SPECS:-31:none 31:none:18 31:u32 30:none 30:u32}; do
+    IFS=: read -r lg vals ballast <<< "$spec"
+    echo "== huge $lg $vals ballast ${ballast:-0} GiB" | tee -a "$OUT/huge.txt"
+    HUGE_BALLAST_GIB=${ballast:-0} timeout 300 .gpu/bin/example-huge "$lg" "$vals" 2>&1 | tee -a "$OUT/huge.txt"
+  done
 fi

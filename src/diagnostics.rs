@@ -48,8 +48,10 @@ pub fn cmd_spin(
 
 /// Records workgroups that poll `flag` (8 bytes, host-visible) until the host writes a non-zero u32 at its
 /// start, then add one per invocation to its second word: work that lasts as long as the host wants, for tests
-/// of bounded waits. It also ends by itself eventually: [`WAIT_FLAG_GROUPS`] workgroups, each polling a bounded
-/// number of times (lavapipe ends loops early, so the length comes from the number of workgroups there).
+/// of bounded waits. It also ends by itself: each invocation polls at most 2^24 times (seconds on a GPU). One
+/// workgroup, except on CPU drivers, which end loops early (lavapipe: after 65535 iterations, nested loops
+/// included): there [`WAIT_FLAG_CPU_GROUPS`] workgroups make the wait long. (On a GPU, a grid of them would
+/// fill every SM with a kernel that outlives a lost context and slow every later process on the GPU.)
 pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
     let flag = flag.region();
     let ctx = rec.ctx();
@@ -66,12 +68,16 @@ pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
         &kernel,
         &[flag],
         &(),
-        WAIT_FLAG_GROUPS,
+        if ctx.caps().is_cpu() {
+            WAIT_FLAG_CPU_GROUPS
+        } else {
+            1
+        },
     )
 }
 
-/// The workgroups [`cmd_wait_flag`] records.
-pub const WAIT_FLAG_GROUPS: u32 = 65535;
+/// The workgroups [`cmd_wait_flag`] records on a CPU driver.
+pub const WAIT_FLAG_CPU_GROUPS: u32 = 65535;
 
 /// The shape of the workgroups a residency probe runs ([`cmd_residency`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
