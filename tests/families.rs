@@ -11,7 +11,7 @@ use common::sorting::{gen, to_words, values_for, verify, Case, Dist};
 use common::{with_gpu, Rng};
 use std::sync::Arc;
 use vksort::gpu::{Buffer, Recorder};
-use vksort::sort::{count, KeyType, Order, SortAlgorithm, Sorter, ValueType};
+use vksort::sort::{count, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
 
 /// The algorithms of the radix family, which take keys of up to 64 bits.
@@ -212,6 +212,19 @@ fn refused_calls_in_callers_command_buffer_every_family() {
             let req = sorter.storage_requirements(cap as u64).unwrap();
             let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
             let cnt = Buffer::from_slice(ctx, "test::count", &[cap as u32 / 2; 4]).unwrap();
+            // What a sort of `cap` keys needs: Auto's requirement covers every size it may sort, with whichever
+            // family takes each size, the sort of `cap` keys only its own algorithm's.
+            let need = Sorter::new(
+                ctx,
+                SortConfig {
+                    algorithm: sorter.algorithm_for(cap as u64),
+                    ..c.config(cap)
+                },
+            )
+            .unwrap()
+            .storage_requirements(cap as u64)
+            .unwrap()
+            .scratch_bytes;
             // The valid sort: m keys at a word offset into the key buffer, their values at another.
             let m = cap - 7;
             let (ko, vo) = (up(4 * 37), up(4 * 301));
@@ -249,7 +262,7 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                         rec,
                         k,
                         Some(v),
-                        scratch.slice(0, req.scratch_bytes - 4),
+                        scratch.slice(0, need - 4),
                         cap,
                     ),
                     &|e| {

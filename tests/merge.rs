@@ -501,8 +501,8 @@ fn auto_and_host_forms_on_u128() {
     });
 }
 
-/// Auto with the policy selector follows the device's crossover table (`sort::auto`; empty on lavapipe, merge
-/// sort for 64-bit keys on NVIDIA): merge sort inside each range, the radix family's choice just outside it and
+/// Auto with the policy selector follows the device's crossover table (`sort::auto`: merge sort on CPU drivers
+/// from 2049 to 2^22 keys, and for 64-bit keys on NVIDIA): merge sort inside each range, the radix family's choice just outside it and
 /// with a bit range; the sorts it picks are checked against the stable CPU reference (values = index), also with
 /// a GPU-side count below a capacity inside the range.
 #[test]

@@ -1,10 +1,12 @@
 //! Auto's choice across families with the default selector ([`super::Selector::Policy`]): the radix family's
 //! own policy (small, MSD or Onesweep by size), except where the device's crossover table says that another
 //! family measured faster for the configuration's key and value widths and size. The table holds only what was
-//! measured, per device kind; a device without one keeps the radix policy everywhere.
+//! measured, per device kind; a device without one keeps the radix policy everywhere. On CPU drivers "faster"
+//! counts the first sort, whose pipelines compile when it runs.
 //!
 //! A crossover applies only to sorts on every bit of the key (no bit range): the radix sorts do fewer passes
-//! over a narrow range, the comparison sorts do not gain from it.
+//! over a narrow range, the comparison sorts do not gain from it. A sorter with tuning overrides
+//! ([`super::SorterBuilder::tuning`]) takes none.
 
 use super::algorithm::SortAlgorithm;
 use super::config::SortConfig;
@@ -53,9 +55,36 @@ const NVIDIA: &[Crossover] = &[
     },
 ];
 
-/// The device's crossover table (empty where none was measured, and on CPU drivers).
+/// The merge sort on CPU drivers from above the one-workgroup sort (2048 keys, the CPU radix policy's
+/// `small_sort_max`) to 2^22 keys, for 32- and 64-bit keys with any values. A CPU driver compiles each pipeline
+/// with LLVM when it first runs, and Onesweep's ranking kernels cost seconds there, the merge sort's a fraction:
+/// lavapipe (Mesa 22.3.6, LLVM 15, 2 cores, idle, driver cache off; docs/first-minute.md), first sort / later
+/// sorts of 2^20 keys, Onesweep against merge: f32 4.48 / 0.83 s against 2.00 / 1.14 s, u32 4.51 / 0.71
+/// against 2.19 / 1.03, u64 6.96 / 2.00 against 3.27 / 1.86, f32 + u32 5.25 / 0.99 against 3.04 / 1.42, u64 + u32
+/// 8.78 / 2.28 against 3.83 / 2.30; f32 at 2^16 3.05 / 0.055 against 0.88 / 0.056 and at 2^22 6.45 / 3.27
+/// against 5.05 / 3.18. Later sorts are at most 1.45x slower, the first one 1.5-2.3x faster.
+const CPU: &[Crossover] = &{
+    let mut t = [Crossover {
+        key_bytes: 4,
+        value_bytes: 0,
+        min_n: 2049,
+        max_n: 1 << 22,
+        algorithm: SortAlgorithm::Merge,
+    }; 6];
+    let mut i = 0;
+    while i < 6 {
+        t[i].key_bytes = if i < 3 { 4 } else { 8 };
+        t[i].value_bytes = [0, 4, 8][i % 3];
+        i += 1;
+    }
+    t
+};
+
+/// The device's crossover table (empty where none was measured).
 pub fn crossovers(caps: &DeviceCaps) -> &'static [Crossover] {
-    if caps.vendor_id == 0x10de && !caps.is_cpu() {
+    if caps.is_cpu() {
+        CPU
+    } else if caps.vendor_id == 0x10de {
         NVIDIA
     } else {
         &[]
@@ -108,5 +137,19 @@ mod tests {
         c.key = KeyType::F32;
         assert_eq!(choice(NVIDIA, &c, 1 << 18), None);
         assert!(NVIDIA.iter().all(|x| x.algorithm.auto_eligible()));
+        assert!(CPU.iter().all(|x| x.algorithm.auto_eligible()));
+        for key in [KeyType::U32, KeyType::F32, KeyType::I64] {
+            for value in [ValueType::None, ValueType::U32, ValueType::U64] {
+                let c = SortConfig {
+                    key,
+                    value,
+                    ..Default::default()
+                };
+                assert_eq!(choice(CPU, &c, 2048), None);
+                assert_eq!(choice(CPU, &c, 2049), Some(SortAlgorithm::Merge));
+                assert_eq!(choice(CPU, &c, 1 << 22), Some(SortAlgorithm::Merge));
+                assert_eq!(choice(CPU, &c, (1 << 22) + 1), None);
+            }
+        }
     }
 }

@@ -54,6 +54,11 @@ impl Overrides {
         self.items.push(Box::new(value));
     }
 
+    /// Whether no override was set.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// The override of type `T`, if any.
     pub fn get<T: Copy + 'static>(&self) -> Option<T> {
         self.items

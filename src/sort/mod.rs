@@ -100,7 +100,9 @@ pub struct SorterBuilder {
 
 impl SorterBuilder {
     /// A tuning override for the family that knows its type (e.g. a [`radix::RadixPolicy`]; with the
-    /// `diagnostics` feature also `radix::RadixDebug`); other families ignore it.
+    /// `diagnostics` feature also `radix::RadixDebug`); other families ignore it. A sorter with overrides keeps
+    /// Auto (with the policy selector) within its policy's family: the device's crossovers to other families
+    /// ([`auto`]) were measured with the default policies.
     pub fn tuning<T: Copy + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.overrides.set(value);
         self
@@ -163,8 +165,14 @@ impl SorterBuilder {
                     .next()
                     .ok_or_else(|| unsupported(&config))?;
                 let mut v = vec![(f, vec![SortAlgorithm::Auto])];
-                // The families the device's crossovers may pick for sizes up to the capacity.
-                for c in auto::for_config(auto::crossovers(ctx.caps()), &config) {
+                // The families the device's crossovers may pick for sizes up to the capacity (none for a
+                // tuned sorter: `choose` then finds no backend for a crossover and keeps the policy's choice).
+                let table = if overrides.is_empty() {
+                    auto::crossovers(ctx.caps())
+                } else {
+                    &[]
+                };
+                for c in auto::for_config(table, &config) {
                     let Some(g) = family_of(c.algorithm) else {
                         continue;
                     };
@@ -215,13 +223,23 @@ impl SorterBuilder {
                 vec![(f, vec![a])]
             }
         };
-        let backends = needed
+        let mut backends = needed
             .into_iter()
             .map(|(family, reachable)| {
                 let backend = (family.new)(&ctx, &config, &overrides, &reachable)?;
-                Ok(Backend { backend, reachable })
+                Ok(Backend {
+                    backend,
+                    reachable,
+                    max_n: config.max_n,
+                })
             })
             .collect::<Result<Vec<_>>>()?;
+        if config.algorithm == SortAlgorithm::Auto
+            && matches!(selector, Selector::Policy)
+            && overrides.is_empty()
+        {
+            narrow_to_crossovers(&mut backends, auto::crossovers(ctx.caps()), &config);
+        }
         let sorter = Sorter {
             ctx,
             config,
@@ -263,10 +281,45 @@ fn unsupported(config: &SortConfig) -> Error {
     }
 }
 
-/// A family's backend in a sorter, with the algorithms the sorter may record with it.
+/// A family's backend in a sorter, with the algorithms the sorter may record with it and the largest sort it
+/// takes (its pipelines are built for sizes up to that).
 struct Backend {
     backend: Box<dyn SortBackend>,
     reachable: Vec<SortAlgorithm>,
+    max_n: u64,
+}
+
+/// Auto with the policy selector: each family builds only the sizes it will sort. A crossover family (those
+/// after the first) takes the sizes of its ranges; the policy family (the first) only sizes up to the largest
+/// that no crossover covers (on a CPU driver, whose merge-sort range reaches the capacity, only the
+/// one-workgroup sort's). A range counts only where its algorithm takes its largest size.
+fn narrow_to_crossovers(backends: &mut [Backend], table: &[auto::Crossover], config: &SortConfig) {
+    let served: Vec<auto::Crossover> = auto::for_config(table, config)
+        .filter(|c| {
+            backends[1..].iter().any(|b| {
+                b.reachable.contains(&c.algorithm)
+                    && b.backend.capabilities(c.algorithm).max_keys >= c.max_n.min(config.max_n)
+            })
+        })
+        .copied()
+        .collect();
+    let mut top = config.max_n;
+    while let Some(c) = served
+        .iter()
+        .find(|c| top > 0 && c.min_n <= top && top <= c.max_n)
+    {
+        top = c.min_n - 1;
+    }
+    backends[0].max_n = top;
+    for b in &mut backends[1..] {
+        b.max_n = served
+            .iter()
+            .filter(|c| b.reachable.contains(&c.algorithm))
+            .map(|c| c.max_n)
+            .max()
+            .unwrap_or(0)
+            .min(config.max_n);
+    }
 }
 
 /// What a sorter records for a size: the algorithm, its backend, and the cost model's prediction (with
@@ -363,7 +416,7 @@ impl Sorter {
                     .and_then(|a| {
                         self.backends
                             .iter()
-                            .find(|b| b.reachable.contains(&a))
+                            .find(|b| b.reachable.contains(&a) && b.max_n >= n)
                             .map(|b| (a, b.backend.as_ref()))
                     })
                     .filter(|(a, b)| b.capabilities(*a).max_keys >= n);
@@ -388,7 +441,7 @@ impl Sorter {
     /// Builds the pipelines of every sort this sorter may record (called by the builder).
     fn prepare(&self) -> Result<()> {
         for b in &self.backends {
-            b.backend.prepare(&b.reachable, self.config.max_n)?;
+            b.backend.prepare(&b.reachable, b.max_n)?;
         }
         Ok(())
     }
@@ -408,7 +461,7 @@ impl Sorter {
             scratch_usage: ash::vk::BufferUsageFlags::empty(),
         };
         for b in &self.backends {
-            let s = b.backend.storage_requirements(max_n);
+            let s = b.backend.storage_requirements(max_n.min(b.max_n));
             r.scratch_bytes = r.scratch_bytes.max(s.scratch_bytes);
             r.scratch_usage |= s.scratch_usage;
         }
