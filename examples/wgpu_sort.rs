@@ -12,8 +12,8 @@
 //! host count, the default algorithm) through the wgpu path and through vksort's own ash context on the same
 //! GPU, the same way for both: each run restores the unsorted input by a copy outside the timed span, then a
 //! timestamp, the sort, a timestamp (wgpu: the sort in an encoder of its own between two encoders that write
-//! the stamps; ash: the sort between two `Recorder::stamp`s); all runs of a size in one submission after a
-//! warm-up batch; the median run is printed and the last run checked against a CPU sort.
+//! the stamps; ash: the sort between two `Recorder::stamp`s); all runs of a size in one submission after at
+//! least 300 ms of untimed ones (clocks); the median run is printed and the last run checked against a CPU sort.
 //! tools/anchors/wgpu-sort times the `wgpu_sort` crate (WGSL) the same way.
 
 use anyhow::{bail, ensure, Context as _, Result};
@@ -473,6 +473,16 @@ fn median_and_min(mut ms: Vec<f64>) -> (f64, f64) {
     (ms[ms.len() / 2], ms[0])
 }
 
+/// Runs untimed batches for at least 300 ms: a GPU that idled while the host set up runs at low clocks for a
+/// while (an H200 measured the same sort 3-4x slower without this).
+fn warm_up(mut batch: impl FnMut() -> Result<()>) -> Result<()> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_millis(300) {
+        batch()?;
+    }
+    Ok(())
+}
+
 /// `--bench`: the wgpu path and the ash path at each size, timed alike (see the file's documentation).
 pub fn bench(reps: u32, sizes: &[u32]) -> Result<()> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
@@ -597,7 +607,7 @@ pub fn bench(reps: u32, sizes: &[u32]) -> Result<()> {
             })?;
             Ok(())
         };
-        batch(false)?;
+        warm_up(|| batch(false))?;
         batch(true)?;
         let t: Vec<u64> = bytemuck::cast_slice(&read(&resolved, 16 * reps as u64)?).to_vec();
         let (wgpu_med, wgpu_min) = median_and_min(
@@ -642,7 +652,7 @@ pub fn bench(reps: u32, sizes: &[u32]) -> Result<()> {
                 Ok(())
             })
         };
-        ash_batch(None)?;
+        warm_up(|| ash_batch(None).map_err(Into::into))?;
         ash_batch(Some(&mut prof))?;
         let (ash_med, ash_min) = median_and_min(
             prof.results()?

@@ -1,8 +1,8 @@
 //! `wgpu-sort-anchor [REPS] [LOG2_N...]`: times the `wgpu_sort` crate's key-value sort (u32 keys, u32 values,
 //! uniform random keys) on the first Vulkan adapter with GPU timestamps, as examples/wgpu_sort.rs `--bench`
 //! times vksort: each run restores the unsorted input by a copy (outside the timed span), then a timestamp,
-//! the sort, a timestamp; all runs in one submission after a warm-up batch; the median run is reported. The last
-//! run's output is checked against a CPU sort. One line per size:
+//! the sort, a timestamp; all runs in one submission after 300 ms of untimed ones; the median run is
+//! reported. The last run's output is checked against a CPU sort. One line per size:
 //! `wgpu_sort u32+u32 n=N median_ms=.. min_ms=.. gkeys_s=.. check=ok`.
 
 use std::num::NonZeroU32;
@@ -104,7 +104,11 @@ fn main() {
             queue.submit([e.finish()]);
             device.poll(wgpu::Maintain::Wait);
         };
-        batch(false);
+        // At least 300 ms of untimed runs first: a GPU that idled runs at low clocks for a while.
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(300) {
+            batch(false);
+        }
         batch(true);
         let t: Vec<u64> = bytemuck::cast_slice(&read_back(&device, &queue, &resolved, 16 * reps as u64)).to_vec();
         let mut ms: Vec<f64> = (0..reps as usize)
