@@ -102,7 +102,7 @@ impl SorterBuilder {
     /// A tuning override for the family that knows its type (e.g. a [`radix::RadixPolicy`]; with the
     /// `diagnostics` feature also `radix::RadixDebug`); other families ignore it. A sorter with overrides keeps
     /// Auto (with the policy selector) within its policy's family: the device's crossovers to other families
-    /// ([`auto`]) were measured with the default policies.
+    /// (a per-device table of size ranges) were measured with the default policies.
     pub fn tuning<T: Copy + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.overrides.set(value);
         self
