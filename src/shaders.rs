@@ -16,11 +16,16 @@
 //! [`SHADERS`] lists every embedded shader with its SPIR-V, [`ALL`] every [`ShaderId`].
 //!
 //! ```
+//! # #[cfg(feature = "diagnostics")] // the module is public only with the feature
+//! # fn main() {
 //! use vksort::shaders::{radix_onesweep, Spec};
 //! let spec = Spec::new().with(radix_onesweep::KPT, 8).with(radix_onesweep::DIGIT_BITS, 8);
 //! assert_eq!(radix_onesweep::PARTITIONED_WIDE.name(), "radix_onesweep_partitioned_wide");
 //! assert!(radix_onesweep::BALLOT.declares(radix_onesweep::KPT));
 //! assert_eq!(spec.get(radix_onesweep::KPT), Some(8));
+//! # }
+//! # #[cfg(not(feature = "diagnostics"))]
+//! # fn main() {}
 //! ```
 
 use std::fmt;
