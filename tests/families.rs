@@ -258,13 +258,7 @@ fn refused_calls_in_callers_command_buffer_every_family() {
                 });
                 refused(
                     "short scratch",
-                    sorter.cmd_sort(
-                        rec,
-                        k,
-                        Some(v),
-                        scratch.slice(0, need - 4),
-                        cap,
-                    ),
+                    sorter.cmd_sort(rec, k, Some(v), scratch.slice(0, need - 4), cap),
                     &|e| {
                         matches!(
                             e,
