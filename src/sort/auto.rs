@@ -63,22 +63,25 @@ const NVIDIA: &[Crossover] = &[
 /// against 2.19 / 1.03, u64 6.96 / 2.00 against 3.27 / 1.86, f32 + u32 5.25 / 0.99 against 3.04 / 1.42, u64 + u32
 /// 8.78 / 2.28 against 3.83 / 2.30; f32 at 2^16 3.05 / 0.055 against 0.88 / 0.056 and at 2^22 6.45 / 3.27
 /// against 5.05 / 3.18. Later sorts are at most 1.45x slower, the first one 1.5-2.3x faster.
-const CPU: &[Crossover] = &{
-    let mut t = [Crossover {
-        key_bytes: 4,
-        value_bytes: 0,
+const CPU: &[Crossover] = &[
+    cpu_merge(4, 0),
+    cpu_merge(4, 4),
+    cpu_merge(4, 8),
+    cpu_merge(8, 0),
+    cpu_merge(8, 4),
+    cpu_merge(8, 8),
+];
+
+/// One width's entry of [`CPU`].
+const fn cpu_merge(key_bytes: u32, value_bytes: u32) -> Crossover {
+    Crossover {
+        key_bytes,
+        value_bytes,
         min_n: 2049,
         max_n: 1 << 22,
         algorithm: SortAlgorithm::Merge,
-    }; 6];
-    let mut i = 0;
-    while i < 6 {
-        t[i].key_bytes = if i < 3 { 4 } else { 8 };
-        t[i].value_bytes = [0, 4, 8][i % 3];
-        i += 1;
     }
-    t
-};
+}
 
 /// The device's crossover table (empty where none was measured).
 pub fn crossovers(caps: &DeviceCaps) -> &'static [Crossover] {

@@ -154,6 +154,13 @@ impl SorterBuilder {
             overrides,
             selector,
         } = self;
+        // The device's crossovers to other families (none for a tuned sorter: `choose` then finds no backend
+        // for a crossover and keeps the policy's choice).
+        let crossovers = if overrides.is_empty() {
+            auto::crossovers(ctx.caps())
+        } else {
+            &[]
+        };
         // The families the sorter needs, each with the algorithms it may record (Auto standing for the
         // family's own policy choice). Auto considers only families that take the configuration and only the
         // algorithms it may choose (`auto_eligible`: stable ones, to keep the sort's stability promise, and not
@@ -165,14 +172,8 @@ impl SorterBuilder {
                     .next()
                     .ok_or_else(|| unsupported(&config))?;
                 let mut v = vec![(f, vec![SortAlgorithm::Auto])];
-                // The families the device's crossovers may pick for sizes up to the capacity (none for a
-                // tuned sorter: `choose` then finds no backend for a crossover and keeps the policy's choice).
-                let table = if overrides.is_empty() {
-                    auto::crossovers(ctx.caps())
-                } else {
-                    &[]
-                };
-                for c in auto::for_config(table, &config) {
+                // The families the crossovers may pick for sizes up to the capacity.
+                for c in auto::for_config(crossovers, &config) {
                     let Some(g) = family_of(c.algorithm) else {
                         continue;
                     };
@@ -234,11 +235,8 @@ impl SorterBuilder {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        if config.algorithm == SortAlgorithm::Auto
-            && matches!(selector, Selector::Policy)
-            && overrides.is_empty()
-        {
-            narrow_to_crossovers(&mut backends, auto::crossovers(ctx.caps()), &config);
+        if config.algorithm == SortAlgorithm::Auto && matches!(selector, Selector::Policy) {
+            narrow_to_crossovers(&mut backends, crossovers, &config);
         }
         let sorter = Sorter {
             ctx,
