@@ -16,6 +16,9 @@
 //! is given (then "cold" means "cold for vksort", with whatever the driver kept). For a cold number on NVIDIA
 //! without this example, run with `__GL_SHADER_DISK_CACHE=0` or a fresh `__GL_SHADER_DISK_CACHE_PATH`.
 //!
+//! The sorter builds its pipelines on several threads: "sum of pipelines" adds up their creation times (what
+//! one thread would have taken), "slowest pipeline" is the one the wall time cannot go below.
+//!
 //! Pipelines counts the pipelines the sorter built; hits those the driver reported found in the cache
 //! (`VK_EXT_pipeline_creation_feedback`; `-` where the driver reports none). A driver whose pipeline cache
 //! stores nothing (lavapipe of Mesa 22: 32 bytes, the header) shows warm = cold.
@@ -35,6 +38,10 @@ struct Row {
     key: &'static str,
     pipelines: usize,
     cold_ms: f64,
+    /// Sum of the cold run's pipeline creation times (what building them one after another would take).
+    cold_sum_ms: f64,
+    /// The cold run's slowest pipeline: its shader and creation time.
+    slowest: (&'static str, f64),
     warm_ms: f64,
     hits: Option<usize>,
     cache_bytes: usize,
@@ -46,12 +53,19 @@ fn arg(args: &[String], flag: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
+/// What one `Sorter::new` cost.
+struct Built {
+    ms: f64,
+    pipelines: usize,
+    hits: Option<usize>,
+    cache_bytes: usize,
+    /// Each pipeline's creation time: shader, milliseconds.
+    times: Vec<(&'static str, f64)>,
+}
+
 /// Builds the sorter of `config` on a fresh context whose pipeline cache is the file in `dir` (loaded if it
-/// exists, saved afterwards): (milliseconds of `Sorter::new`, pipelines built, cache hits, bytes saved).
-fn build(
-    dir: &std::path::Path,
-    config: SortConfig,
-) -> anyhow::Result<(f64, usize, Option<usize>, usize)> {
+/// exists, saved afterwards).
+fn build(dir: &std::path::Path, config: SortConfig) -> anyhow::Result<Built> {
     let ctx: Arc<Context> = Context::new(ContextOptions::from_env())?;
     let (file, notes) = cache::PipelineCacheFile::attach_in(dir, &ctx);
     for n in notes.iter().filter(|n| n.level == cache::Level::Warn) {
@@ -64,12 +78,24 @@ fn build(
     let (after, hits_after) = ctx.pipeline_counts();
     drop(sorter);
     let saved = file.save(&ctx).map_err(anyhow::Error::msg)?.unwrap_or(0);
-    Ok((
+    let times = ctx
+        .pipeline_creation_times()
+        .into_iter()
+        .map(|(shader, d)| (shader, d.as_secs_f64() * 1e3))
+        .collect();
+    Ok(Built {
         ms,
-        after - before,
-        hits_after.map(|h| h - hits_before.unwrap_or(0)),
-        saved,
-    ))
+        pipelines: after - before,
+        hits: hits_after.map(|h| h - hits_before.unwrap_or(0)),
+        cache_bytes: saved,
+        times,
+    })
+}
+
+/// Open file descriptors of this process (Linux; 0 elsewhere): a context that leaks its device leaks the
+/// driver's descriptors too.
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
 }
 
 fn main() -> anyhow::Result<()> {
@@ -151,32 +177,53 @@ fn main() -> anyhow::Result<()> {
                 max_n: config.max_n,
                 algo: algorithm.name(),
                 key: key.name(),
-                pipelines: cold.1,
-                cold_ms: cold.0,
-                warm_ms: warm.0,
-                hits: warm.2,
-                cache_bytes: cold.3,
+                pipelines: cold.pipelines,
+                cold_ms: cold.ms,
+                cold_sum_ms: cold.times.iter().map(|t| t.1).sum(),
+                slowest: cold
+                    .times
+                    .iter()
+                    .copied()
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                    .unwrap_or(("-", 0.0)),
+                warm_ms: warm.ms,
+                hits: warm.hits,
+                cache_bytes: cold.cache_bytes,
             };
             eprintln!(
-                "creation: {} {}: {} pipelines, cold {:.0} ms, warm {:.0} ms",
-                row.algo, row.key, row.pipelines, row.cold_ms, row.warm_ms
+                "creation: {} {}: {} pipelines, cold {:.0} ms (pipelines {}), warm {:.0} ms; {} open fds",
+                row.algo,
+                row.key,
+                row.pipelines,
+                row.cold_ms,
+                cold.times
+                    .iter()
+                    .map(|(s, ms)| format!("{s} {ms:.0}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                row.warm_ms,
+                open_fds()
             );
             rows.push(row);
         }
     }
     let _ = std::fs::remove_dir_all(&root);
     println!(
-        "| algorithm | key | max_n | pipelines | cold (ms) | warm (ms) | warm cache hits | cache file (bytes) |"
+        "| algorithm | key | max_n | pipelines | cold (ms) | sum of pipelines (ms) | slowest pipeline (ms) | \
+         warm (ms) | warm cache hits | cache file (bytes) |"
     );
-    println!("|---|---|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---|---:|---:|---:|---:|---|---:|---:|---:|");
     for r in &rows {
         println!(
-            "| {} | {} | {} | {} | {:.0} | {:.0} | {} | {} |",
+            "| {} | {} | {} | {} | {:.0} | {:.0} | {} {:.0} | {:.0} | {} | {} |",
             r.algo,
             r.key,
             r.max_n,
             r.pipelines,
             r.cold_ms,
+            r.cold_sum_ms,
+            r.slowest.0,
+            r.slowest.1,
             r.warm_ms,
             r.hits.map_or("-".to_string(), |h| h.to_string()),
             r.cache_bytes

@@ -110,3 +110,49 @@ fn data_round_trips_and_foreign_data_is_ignored_with_a_reason() {
     works(&ctx);
     assert!(ctx.pipeline_cache_data().expect("data").len() >= 32);
 }
+
+/// `Sorter::new` builds its pipelines on several threads; sorters built on several threads of one context at
+/// once (each building in parallel itself) share that context's pipelines and all sort correctly, with no
+/// validation error.
+#[test]
+fn sorters_built_at_once_on_one_context_sort() {
+    use vksort::sort::{SortAlgorithm, ValueType};
+    let ctx = context(None);
+    let configs = [
+        (SortAlgorithm::Auto, ValueType::U32),
+        (SortAlgorithm::Auto, ValueType::U32),
+        (SortAlgorithm::Onesweep, ValueType::None),
+        (SortAlgorithm::Bitonic, ValueType::U32),
+    ];
+    std::thread::scope(|s| {
+        for (algorithm, value) in configs {
+            let ctx = &ctx;
+            s.spawn(move || {
+                let sorter = Sorter::new(
+                    ctx,
+                    SortConfig {
+                        algorithm,
+                        value,
+                        max_n: 20_000,
+                        ..Default::default()
+                    },
+                )
+                .expect("sorter");
+                drop(sorter);
+            });
+        }
+    });
+    let built = ctx.pipeline_counts().0;
+    works(&ctx);
+    let mut keys: Vec<u32> = (0..20_000u32)
+        .map(|i| i.wrapping_mul(0x9E37_79B9) >> 3)
+        .collect();
+    let mut values: Vec<u32> = (0..20_000).collect();
+    let mut expected: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
+    expected.sort_by_key(|p| p.0);
+    vksort::sort::sort_pairs(&ctx, &mut keys, &mut values).expect("sort pairs");
+    assert_eq!(keys, expected.iter().map(|p| p.0).collect::<Vec<_>>());
+    assert_eq!(values, expected.iter().map(|p| p.1).collect::<Vec<_>>());
+    assert!(built > 0);
+    assert!(ctx.take_validation_errors().is_empty(), "validation errors");
+}

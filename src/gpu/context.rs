@@ -440,6 +440,8 @@ pub struct Context {
     /// (`VK_PIPELINE_CREATION_FEEDBACK_APPLICATION_PIPELINE_CACHE_HIT_BIT`, where it reports feedback).
     pub(crate) pipelines_created: AtomicUsize,
     pub(crate) pipeline_cache_hits: AtomicUsize,
+    /// Wall time of each `vkCreateComputePipelines` call, with the shader it built (diagnostics).
+    pub(crate) pipeline_times: Mutex<Vec<(&'static str, Duration)>>,
     /// Whether pipeline creation feedback is available (Vulkan 1.3 or `VK_EXT_pipeline_creation_feedback`).
     pub(crate) creation_feedback: bool,
     pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
@@ -1031,6 +1033,7 @@ impl Context {
             pipeline_cache_hits: AtomicUsize::new(0),
             creation_feedback,
             kernels: Mutex::new(HashMap::new()),
+            pipeline_times: Mutex::new(Vec::new()),
             command_pool: Mutex::new(command_pool),
             caps,
             wait_timeout,

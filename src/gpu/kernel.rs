@@ -11,7 +11,48 @@ use super::Context;
 use crate::error::{Error, Result, VkContext};
 use crate::shaders::{ShaderId, Spec};
 use ash::vk;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+/// The most threads [`Context::build_in_parallel`] compiles pipelines on.
+const MAX_BUILD_THREADS: usize = 16;
+
+thread_local! {
+    /// While [`Context::build_in_parallel`] lists a plan's kernels on this thread: the id of the context it
+    /// plans for, and the kernels asked for that were not built yet (each once, in the order asked).
+    static WANTED: RefCell<Option<(u64, Vec<(KernelKey, Arc<Kernel>)>)>> = const { RefCell::new(None) };
+}
+
+/// Lists, on this thread, the kernels a context is asked for (see [`WANTED`]); dropping it (also on an error or
+/// a panic) restores what was listed before, so that listings nest.
+struct Listing {
+    outer: Option<(u64, Vec<(KernelKey, Arc<Kernel>)>)>,
+}
+
+impl Listing {
+    fn start(context: u64) -> Self {
+        Listing {
+            outer: WANTED.with(|w| w.replace(Some((context, Vec::new())))),
+        }
+    }
+
+    /// The kernels listed since [`Listing::start`].
+    fn finish(mut self) -> Vec<KernelKey> {
+        let outer = self.outer.take();
+        WANTED
+            .with(|w| w.replace(outer))
+            .map(|(_, listed)| listed.into_iter().map(|(key, _)| key).collect())
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Listing {
+    fn drop(&mut self) {
+        let outer = self.outer.take();
+        WANTED.with(|w| *w.borrow_mut() = outer);
+    }
+}
 
 /// Cache key of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -116,6 +157,16 @@ impl Context {
         self.kernels.lock().unwrap().len()
     }
 
+    /// How long each pipeline this context built took to create (`vkCreateComputePipelines`' wall time, in
+    /// the order they were built), with its shader's name.
+    #[cfg(feature = "diagnostics")]
+    pub fn pipeline_creation_times(&self) -> Vec<(&'static str, std::time::Duration)> {
+        self.pipeline_times
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default()
+    }
+
     /// The kernel for `shader` specialized with `spec` (which must set `WG_SIZE`, the workgroup size; see
     /// [`crate::policy::SubgroupPlan::kernel`], which also sets `MIN_SUBGROUP`), requiring subgroup size
     /// `subgroup` where the device supports subgroup size control. Cached. Fails with [`Error::Shader`] when
@@ -146,6 +197,9 @@ impl Context {
         if let Some(k) = self.kernels.lock().unwrap().get(&key) {
             return Ok(k.clone());
         }
+        if let Some(stand_in) = self.list(&key)? {
+            return Ok(stand_in);
+        }
         // Built without the lock (threads may build kernels at once); a thread that finds the kernel built
         // meanwhile destroys its own copy, so every kernel the map lets go of is destroyed once.
         let kernel = Arc::new(self.create_kernel(shader, spec, subgroup)?);
@@ -162,16 +216,105 @@ impl Context {
         }
     }
 
-    fn create_kernel(
-        &self,
-        shader: ShaderId,
-        spec: &Spec,
-        subgroup: Option<u32>,
-    ) -> Result<Kernel> {
-        let words = shader.spirv().ok_or_else(|| Error::Shader {
-            name: shader.name().into(),
-            what: "not compiled into the library".into(),
+    /// Runs `plan` (which must only plan: record through planning recorders, never bind a pipeline) with
+    /// every kernel it asks for built, compiling them on several threads at once.
+    ///
+    /// Drivers compile a pipeline inside `vkCreateComputePipelines`, on the calling thread: one after another,
+    /// a sorter's pipelines would cost the sum of their compile times. So `plan` runs twice: first with
+    /// stand-in kernels (no Vulkan object) while this thread lists the kernels it asks for, which are then built
+    /// on up to [`MAX_BUILD_THREADS`] threads; then again, finding every kernel built.
+    pub(crate) fn build_in_parallel(&self, mut plan: impl FnMut() -> Result<()>) -> Result<()> {
+        let listing = Listing::start(self.id);
+        plan()?;
+        let wanted = listing.finish();
+        self.build_kernels(&wanted)?;
+        plan()
+    }
+
+    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads.
+    fn build_kernels(&self, keys: &[KernelKey]) -> Result<()> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(MAX_BUILD_THREADS)
+            .min(keys.len());
+        let build = |k: &KernelKey| self.kernel(k.shader, &k.spec, k.subgroup).map(drop);
+        if threads <= 1 {
+            return keys.iter().try_for_each(build);
+        }
+        let next = AtomicUsize::new(0);
+        let worker = || -> Result<()> {
+            while let Some(k) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
+                build(k)?;
+            }
+            Ok(())
+        };
+        std::thread::scope(|s| {
+            let workers: Vec<_> = (0..threads)
+                .map(|i| {
+                    std::thread::Builder::new()
+                        .name(format!("vksort-pipelines-{i}"))
+                        .spawn_scoped(s, worker)
+                })
+                .collect();
+            let mut result = Ok(());
+            for w in workers {
+                // A thread that could not be spawned leaves its share to the others; one that panicked is an
+                // error here, not a panic across the caller's boundary.
+                let r = match w {
+                    Ok(handle) => handle.join().unwrap_or_else(|_| {
+                        Err(Error::InvalidArgument(
+                            "a pipeline-building thread panicked".into(),
+                        ))
+                    }),
+                    Err(_) => Ok(()),
+                };
+                result = result.and(r);
+            }
+            result
         })?;
+        // Threads that failed to spawn (or none at all) left kernels unbuilt: build them here.
+        keys.iter().try_for_each(build)
+    }
+
+    /// While this thread lists kernels for this context ([`Context::build_in_parallel`]): lists `key` and
+    /// returns a stand-in for it (its interface and workgroup size, no Vulkan object; one per key, since
+    /// reflection is not free). `None` otherwise.
+    fn list(&self, key: &KernelKey) -> Result<Option<Arc<Kernel>>> {
+        let listed = WANTED.with(|w| match &*w.borrow() {
+            Some((id, listed)) if *id == self.id => Some(
+                listed
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map(|(_, stand_in)| stand_in.clone()),
+            ),
+            _ => None,
+        });
+        match listed {
+            None => Ok(None),
+            Some(Some(stand_in)) => Ok(Some(stand_in)),
+            Some(None) => {
+                let (interface, workgroup_size) = self.describe(key.shader, &key.spec)?;
+                let stand_in = Arc::new(Kernel {
+                    name: key.shader.name().into(),
+                    interface,
+                    workgroup_size,
+                    pipeline: vk::Pipeline::null(),
+                    layout: vk::PipelineLayout::null(),
+                    set_layout: vk::DescriptorSetLayout::null(),
+                });
+                WANTED.with(|w| {
+                    if let Some((_, listed)) = &mut *w.borrow_mut() {
+                        listed.push((key.clone(), stand_in.clone()));
+                    }
+                });
+                Ok(Some(stand_in))
+            }
+        }
+    }
+
+    /// A kernel's interface (from reflection) and workgroup size (`WG_SIZE` of `spec`, checked against the
+    /// device).
+    fn describe(&self, shader: ShaderId, spec: &Spec) -> Result<(Interface, u32)> {
         let interface = reflect_id(shader)?;
         let workgroup_size = spec
             .get(crate::shaders::include::common::WG_SIZE)
@@ -184,6 +327,20 @@ impl Context {
                 self.caps.max_workgroup_invocations
             )));
         }
+        Ok((interface, workgroup_size))
+    }
+
+    fn create_kernel(
+        &self,
+        shader: ShaderId,
+        spec: &Spec,
+        subgroup: Option<u32>,
+    ) -> Result<Kernel> {
+        let words = shader.spirv().ok_or_else(|| Error::Shader {
+            name: shader.name().into(),
+            what: "not compiled into the library".into(),
+        })?;
+        let (interface, workgroup_size) = self.describe(shader, spec)?;
         let dev = &self.device;
         let binding_infos: Vec<vk::DescriptorSetLayoutBinding> = interface
             .bindings
@@ -286,7 +443,13 @@ impl Context {
         let result = {
             // Shared: a merge into the cache (Context::merge_pipeline_cache) waits for creations to end.
             let _shared = self.cache_lock.read().unwrap_or_else(|e| e.into_inner());
-            unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) }
+            let start = std::time::Instant::now();
+            let result = unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) };
+            let took = start.elapsed();
+            if let Ok(mut times) = self.pipeline_times.lock() {
+                times.push((shader.name(), took));
+            }
+            result
         };
         if result.is_ok() {
             self.pipelines_created

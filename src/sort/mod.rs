@@ -436,12 +436,14 @@ impl Sorter {
         }
     }
 
-    /// Builds the pipelines of every sort this sorter may record (called by the builder).
+    /// Builds the pipelines of every sort this sorter may record (called by the builder), on several threads.
     fn prepare(&self) -> Result<()> {
-        for b in &self.backends {
-            b.backend.prepare(&b.reachable, b.max_n)?;
-        }
-        Ok(())
+        self.ctx.build_in_parallel(|| {
+            for b in &self.backends {
+                b.backend.prepare(&b.reachable, b.max_n)?;
+            }
+            Ok(())
+        })
     }
 
     /// Scratch needed to sort up to `max_n` keys with any algorithm this sorter may choose: its size and the
