@@ -12,7 +12,8 @@
 # then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
 # default 16,20,24), $WGPU_REPS runs each (default 30); creation: examples/creation.rs (`Sorter::new` cold and
 # warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm, then `vksort sort`'s
-# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30). Results go to $OUT (or
+# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30). $TEST_TIMEOUT (default 560)
+# bounds each test executable (seconds). Results go to $OUT (or
 # ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -60,7 +61,7 @@ run_tests() {
   fail=0
   for t in "$@"; do
     echo "== $t"
-    VKSORT_VALIDATION=1 timeout 560 "$t" --test-threads=1 2>&1 | tail -n 25 | tee -a "$OUT/tests.log"
+    VKSORT_VALIDATION=1 timeout "${TEST_TIMEOUT:-560}" "$t" --test-threads=1 2>&1 | tail -n 25 | tee -a "$OUT/tests.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || fail=1
   done
   echo "tests exit: $fail" | tee -a "$OUT/tests.log"
