@@ -162,7 +162,7 @@ if has creation; then
 fi
 if has huge; then
   # issue 30: examples/huge per spec LOG2:VALUES[:BALLAST_GIB] (ballast: untouched device memory beside the sort)
-  for spec in ${HUGE_SPECS:-31:none 31:none:18 31:u32 30:none 30:u32}; do
+  for spec in ${HUGE_SPECS:-31:none 31:u32 30:none 30:u32}; do
     IFS=: read -r lg vals ballast <<< "$spec"
     echo "== huge $lg $vals ballast ${ballast:-0} GiB" | tee -a "$OUT/huge.txt"
     HUGE_BALLAST_GIB=${ballast:-0} timeout 300 .gpu/bin/example-huge "$lg" "$vals" 2>&1 | tee -a "$OUT/huge.txt"
