@@ -1,7 +1,8 @@
 //! Sorts more keys than one look-back status word counts (2^30 - 1) or than one storage-buffer binding holds, and
-//! checks the result in O(n): `cargo run --release --example huge -- [N or LOG2_N=31] [none|u32]`.
+//! checks the result in O(n): `cargo run --release --example huge -- [N or LOG2_N=31] [none|u32|u64] [u32|u64]`
+//! (values, then keys).
 //!
-//! N up to 64 is read as a power of two. Keys are random u32 (values, when asked for, the original index). The
+//! N up to 64 is read as a power of two. Keys are random (values, when asked for, the original index). The
 //! sort is cut into portions and written through device addresses as needed (the layout is printed). Keys and
 //! values travel in 1 GiB pieces. The check: keys non-decreasing, the same multiset fingerprint (wrapping sum
 //! and xor) as the input; with values: every value points at an input key equal to the sorted key, and values
@@ -17,21 +18,49 @@ use std::sync::Arc;
 use vksort::gpu::{sum_by_label, Buffer, Profiler};
 use vksort::sort::{KeyType, SortConfig, Sorter, ValueType};
 
-const PIECE: usize = 1 << 28; // u32 words per upload/download piece (1 GiB)
+/// Bytes per upload/download piece (1 GiB).
+const PIECE_BYTES: usize = 1 << 30;
 
-fn upload(buf: &Buffer, data: &[u32]) -> anyhow::Result<()> {
-    for (i, chunk) in data.chunks(PIECE).enumerate() {
-        buf.write((i * PIECE * 4) as u64, bytemuck::cast_slice(chunk))?;
+/// A key or value word of the example: u32 or u64.
+trait Word: bytemuck::Pod + Ord + Send + Sync {
+    fn from_u64(x: u64) -> Self;
+    fn to_u64(self) -> u64;
+}
+
+impl Word for u32 {
+    fn from_u64(x: u64) -> Self {
+        x as u32
+    }
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Word for u64 {
+    fn from_u64(x: u64) -> Self {
+        x
+    }
+    fn to_u64(self) -> u64 {
+        self
+    }
+}
+
+fn upload<T: Word>(buf: &Buffer, data: &[T]) -> anyhow::Result<()> {
+    let piece = PIECE_BYTES / std::mem::size_of::<T>();
+    for (i, chunk) in data.chunks(piece).enumerate() {
+        buf.write((i * PIECE_BYTES) as u64, bytemuck::cast_slice(chunk))?;
     }
     Ok(())
 }
 
-fn download(buf: &Buffer, n: usize) -> anyhow::Result<Vec<u32>> {
+fn download<T: Word>(buf: &Buffer, n: usize) -> anyhow::Result<Vec<T>> {
+    let size = std::mem::size_of::<T>();
+    let piece = PIECE_BYTES / size;
     let mut out = Vec::with_capacity(n);
     let mut off = 0usize;
     while off < n {
-        let len = PIECE.min(n - off);
-        let bytes = buf.read((off * 4) as u64, (len * 4) as u64)?;
+        let len = piece.min(n - off);
+        let bytes = buf.read((off * size) as u64, (len * size) as u64)?;
         out.extend_from_slice(bytemuck::cast_slice(&bytes));
         off += len;
     }
@@ -43,16 +72,30 @@ fn main() -> anyhow::Result<()> {
     let a: u64 = args.first().map(|s| s.parse()).transpose()?.unwrap_or(31);
     let n = if a <= 64 { 1u64 << a } else { a } as usize;
     let value = ValueType::from_name(args.get(1).map_or("none", |s| s.as_str()))
-        .ok_or(anyhow::anyhow!("values: none or u32"))?;
-    anyhow::ensure!(
-        matches!(value, ValueType::None | ValueType::U32),
-        "values: none or u32"
+        .filter(|v| matches!(v, ValueType::None | ValueType::U32 | ValueType::U64))
+        .ok_or(anyhow::anyhow!("values: none, u32 or u64"))?;
+    let key = KeyType::from_name(args.get(2).map_or("u32", |s| s.as_str()))
+        .filter(|k| matches!(k, KeyType::U32 | KeyType::U64))
+        .ok_or(anyhow::anyhow!("keys: u32 or u64"))?;
+    match (key, value) {
+        (KeyType::U32, ValueType::U64) => run::<u32, u64>(n, key, value),
+        (KeyType::U32, _) => run::<u32, u32>(n, key, value),
+        (_, ValueType::U64) => run::<u64, u64>(n, key, value),
+        _ => run::<u64, u32>(n, key, value),
+    }
+}
+
+/// Sorts `n` random `K` keys (with `V` values, the original index, unless `value` is none) and checks them.
+fn run<K: Word, V: Word>(n: usize, key: KeyType, value: ValueType) -> anyhow::Result<()> {
+    let (kw, vw) = (
+        std::mem::size_of::<K>() as u64,
+        std::mem::size_of::<V>() as u64,
     );
     let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions::from_env())?;
     let sorter = Sorter::new(
         &ctx,
         SortConfig {
-            key: KeyType::U32,
+            key,
             value,
             max_n: n as u64,
             ..Default::default()
@@ -64,9 +107,14 @@ fn main() -> anyhow::Result<()> {
         .pick(n as u64)
         .layout(n as u64);
     println!(
-        "{}: n = {n} u32 keys{}, algorithm {:?}, portions {} x {} keys (wide writes: {}), scratch {:.2} GiB, binding range {:.2} GiB",
+        "{}: n = {n} {} keys{}, algorithm {:?}, portions {} x {} keys (wide writes: {}), scratch {:.2} GiB, binding range {:.2} GiB",
         ctx.caps().name,
-        if value == ValueType::None { "" } else { " + u32 values" },
+        key.name(),
+        if value == ValueType::None {
+            String::new()
+        } else {
+            format!(" + {} values", value.name())
+        },
         sorter.algorithm_for(n as u64),
         layout.portions.count,
         layout.portions.keys,
@@ -76,17 +124,18 @@ fn main() -> anyhow::Result<()> {
     );
     let t0 = std::time::Instant::now();
     let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let keys: Vec<u32> = (0..n)
+    // xorshift64; 32-bit keys take the high half.
+    let keys: Vec<K> = (0..n)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            (x >> 32) as u32
+            K::from_u64(if kw == 4 { x >> 32 } else { x })
         })
         .collect();
     let with_values = value != ValueType::None;
-    let idx: Vec<u32> = if with_values {
-        (0..n as u32).collect()
+    let idx: Vec<V> = if with_values {
+        (0..n as u64).map(V::from_u64).collect()
     } else {
         Vec::new()
     };
@@ -103,12 +152,9 @@ fn main() -> anyhow::Result<()> {
         })?;
         println!("ballast: {ballast_gib} GiB allocated and filled");
     }
-    let kb = Buffer::device_local(&ctx, "huge::keys", n as u64 * 4)?;
-    let vb = Buffer::device_local(
-        &ctx,
-        "huge::values",
-        if with_values { n as u64 * 4 } else { 4 },
-    )?;
+    let (key_bytes, val_bytes) = (n as u64 * kw, if with_values { n as u64 * vw } else { 4 });
+    let kb = Buffer::device_local(&ctx, "huge::keys", key_bytes)?;
+    let vb = Buffer::device_local(&ctx, "huge::values", val_bytes)?;
     let req = sorter.storage_requirements(n as u64)?;
     let scratch = Buffer::new(
         &ctx,
@@ -126,25 +172,20 @@ fn main() -> anyhow::Result<()> {
     // Run 0 follows seconds of host uploads with the GPU's SMs idle, so it may start at idle clocks: runs 1 and
     // 2 are the measurement (docs/tuning.md, "Beyond one binding").
     let t = std::time::Instant::now();
-    let kc = Buffer::device_local(&ctx, "huge::keys_input", n as u64 * 4)?;
+    let kc = Buffer::device_local(&ctx, "huge::keys_input", key_bytes)?;
     upload(&kc, &keys)?;
-    let vc = Buffer::device_local(
-        &ctx,
-        "huge::values_input",
-        if with_values { n as u64 * 4 } else { 4 },
-    )?;
+    let vc = Buffer::device_local(&ctx, "huge::values_input", val_bytes)?;
     if with_values {
         upload(&vc, &idx)?;
     }
     println!("uploaded in {:.1} s", t.elapsed().as_secs_f64());
     let restore = |dma: bool| -> anyhow::Result<()> {
         ctx.submit("huge::restore", |rec| {
-            let mut pairs = vec![(&kc, &kb)];
+            let mut pairs = vec![(&kc, &kb, key_bytes)];
             if with_values {
-                pairs.push((&vc, &vb));
+                pairs.push((&vc, &vb, val_bytes));
             }
-            for (src, dst) in pairs {
-                let bytes = n as u64 * 4;
+            for (src, dst, bytes) in pairs {
                 let mut off = 0;
                 while off < bytes {
                     let len = (bytes - off).min(1 << 30);
@@ -196,21 +237,21 @@ fn main() -> anyhow::Result<()> {
         n as f64 / total
     );
     let t = std::time::Instant::now();
-    let got = download(&kb, n)?;
+    let got: Vec<K> = download(&kb, n)?;
     let ordered = got.windows(2).all(|w| w[0] <= w[1]);
-    let fp = |v: &[u32]| {
-        v.iter()
-            .fold((0u64, 0u32), |(s, x), &k| (s.wrapping_add(k as u64), x ^ k))
+    let fp = |v: &[K]| {
+        v.iter().fold((0u64, 0u64), |(s, x), &k| {
+            (s.wrapping_add(k.to_u64()), x ^ k.to_u64())
+        })
     };
     let same = fp(&got) == fp(&keys);
     let mut stable = true;
     if with_values {
-        let vals = download(&vb, n)?;
-        stable = vals
-            .iter()
-            .zip(&got)
-            .all(|(&v, &k)| (v as usize) < n && keys[v as usize] == k)
-            && (1..n).all(|i| got[i - 1] != got[i] || vals[i - 1] < vals[i]);
+        let vals: Vec<V> = download(&vb, n)?;
+        stable = vals.iter().zip(&got).all(|(&v, &k)| {
+            let i = v.to_u64() as usize;
+            i < n && keys[i] == k
+        }) && (1..n).all(|i| got[i - 1] != got[i] || vals[i - 1] < vals[i]);
     }
     println!(
         "check ({:.1} s): ordered {ordered}, same keys {same}{}",

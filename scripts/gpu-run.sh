@@ -12,9 +12,8 @@
 # then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
 # default 16,20,24), $WGPU_REPS runs each (default 30); creation: examples/creation.rs (`Sorter::new` cold and
 # warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm, then `vksort sort`'s
-# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30). $TEST_TIMEOUT (default 560)
-# bounds each test executable (seconds). Results go to $OUT (or
-# ./gpu-out).
+# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30; LOG2:VALUES[:KEYS] each).
+# $TEST_TIMEOUT (default 560) bounds each test executable (seconds). Results go to $OUT (or ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
 # (scripts/anchors/cub_merge_bench.cu, compiled here; its failure is reported and the tables go on without it)
@@ -161,10 +160,12 @@ if has creation; then
   done
 fi
 if has huge; then
-  # issue 30: examples/huge per spec LOG2:VALUES[:BALLAST_GIB] (ballast: untouched device memory beside the sort)
-  for spec in ${HUGE_SPECS:-31:none 31:u32 30:none 30:u32}; do
-    IFS=: read -r lg vals ballast <<< "$spec"
-    echo "== huge $lg $vals ballast ${ballast:-0} GiB" | tee -a "$OUT/huge.txt"
-    HUGE_BALLAST_GIB=${ballast:-0} timeout 300 .gpu/bin/example-huge "$lg" "$vals" 2>&1 | tee -a "$OUT/huge.txt"
+  # issue 30: examples/huge per spec LOG2:VALUES[:KEYS] (values none|u32|u64, keys u32|u64; HUGE_BALLAST_GIB
+  # adds untouched device memory beside every sort). The default: each shape at 2^28 (the reference rate), 2^30
+  # and 2^31; more than one call's 600 s, so give HUGE_SPECS a part of it per call.
+  for spec in ${HUGE_SPECS:-28:none 30:none 31:none 28:u32 30:u32 31:u32 28:u64 30:u64 31:u64 28:none:u64 30:none:u64 31:none:u64 28:u32:u64 30:u32:u64 31:u32:u64}; do
+    IFS=: read -r lg vals keys <<< "$spec"
+    echo "== huge $lg ${vals:-none} ${keys:-u32}" | tee -a "$OUT/huge.txt"
+    timeout 300 .gpu/bin/example-huge "$lg" "${vals:-none}" "${keys:-u32}" 2>&1 | tee -a "$OUT/huge.txt"
   done
 fi
