@@ -18,16 +18,19 @@ use std::sync::Arc;
 /// The most threads [`Context::build_in_parallel`] compiles pipelines on.
 const MAX_BUILD_THREADS: usize = 16;
 
+/// A listing in progress: the id of the context it plans for, and the kernels asked for that were not built
+/// yet (each once, in the order asked), with their stand-ins.
+type Listed = (u64, Vec<(KernelKey, Arc<Kernel>)>);
+
 thread_local! {
-    /// While [`Context::build_in_parallel`] lists a plan's kernels on this thread: the id of the context it
-    /// plans for, and the kernels asked for that were not built yet (each once, in the order asked).
-    static WANTED: RefCell<Option<(u64, Vec<(KernelKey, Arc<Kernel>)>)>> = const { RefCell::new(None) };
+    /// While [`Context::build_in_parallel`] lists a plan's kernels on this thread: what it listed so far.
+    static WANTED: RefCell<Option<Listed>> = const { RefCell::new(None) };
 }
 
 /// Lists, on this thread, the kernels a context is asked for (see [`WANTED`]); dropping it (also on an error or
 /// a panic) restores what was listed before, so that listings nest.
 struct Listing {
-    outer: Option<(u64, Vec<(KernelKey, Arc<Kernel>)>)>,
+    outer: Option<Listed>,
 }
 
 impl Listing {
