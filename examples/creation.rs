@@ -92,10 +92,19 @@ fn build(dir: &std::path::Path, config: SortConfig) -> anyhow::Result<Built> {
     })
 }
 
-/// Open file descriptors of this process (Linux; 0 elsewhere): a context that leaks its device leaks the
-/// driver's descriptors too.
-fn open_fds() -> usize {
-    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
+/// Open file descriptors and threads of this process (Linux; 0 elsewhere): a context that leaks its device
+/// leaks the driver's descriptors and threads too.
+fn open_fds_and_threads() -> (usize, usize) {
+    let fds = std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count());
+    let threads = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|t| t.trim().parse().ok())
+        })
+        .unwrap_or(0);
+    (fds, threads)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -191,7 +200,7 @@ fn main() -> anyhow::Result<()> {
                 cache_bytes: cold.cache_bytes,
             };
             eprintln!(
-                "creation: {} {}: {} pipelines, cold {:.0} ms (pipelines {}), warm {:.0} ms; {} open fds",
+                "creation: {} {}: {} pipelines, cold {:.0} ms (pipelines {}), warm {:.0} ms; {:?} open fds and threads",
                 row.algo,
                 row.key,
                 row.pipelines,
@@ -202,7 +211,7 @@ fn main() -> anyhow::Result<()> {
                     .collect::<Vec<_>>()
                     .join(", "),
                 row.warm_ms,
-                open_fds()
+                open_fds_and_threads()
             );
             rows.push(row);
         }
