@@ -40,11 +40,12 @@ impl Listing {
         }
     }
 
-    /// The kernels listed since [`Listing::start`].
+    /// The kernels listed since [`Listing::start`]; restores the outer listing.
     fn finish(mut self) -> Vec<KernelKey> {
-        let outer = self.outer.take();
-        WANTED
-            .with(|w| w.replace(outer))
+        let listed = WANTED.with(|w| w.replace(self.outer.take()));
+        // Restored above: the drop would overwrite it.
+        std::mem::forget(self);
+        listed
             .map(|(_, listed)| listed.into_iter().map(|(key, _)| key).collect())
             .unwrap_or_default()
     }
