@@ -226,7 +226,7 @@ impl Context {
     /// Drivers compile a pipeline inside `vkCreateComputePipelines`, on the calling thread: one after another,
     /// a sorter's pipelines would cost the sum of their compile times. So `plan` runs twice: first with
     /// stand-in kernels (no Vulkan object) while this thread lists the kernels it asks for, which are then built
-    /// on up to [`MAX_BUILD_THREADS`] threads; then again, finding every kernel built.
+    /// on up to [`MAX_BUILD_THREADS`] threads (GPUs only); then again, finding every kernel built.
     pub(crate) fn build_in_parallel(&self, mut plan: impl FnMut() -> Result<()>) -> Result<()> {
         let listing = Listing::start(self.id);
         plan()?;
@@ -235,14 +235,16 @@ impl Context {
         plan()
     }
 
-    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads.
+    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads; on CPU drivers on this thread alone
+    /// (lavapipe compiles at the first dispatch, so threads gain nothing there, and they would share the cores
+    /// with the driver's own).
     fn build_kernels(&self, keys: &[KernelKey]) -> Result<()> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .min(MAX_BUILD_THREADS)
             .min(keys.len());
         let build = |k: &KernelKey| self.kernel(k.shader, &k.spec, k.subgroup).map(drop);
-        if threads <= 1 {
+        if threads <= 1 || self.caps.is_cpu() {
             return keys.iter().try_for_each(build);
         }
         let next = AtomicUsize::new(0);
