@@ -18,6 +18,14 @@ use std::sync::Arc;
 /// The most threads [`Context::build_in_parallel`] compiles pipelines on.
 const MAX_BUILD_THREADS: usize = 16;
 
+/// Threads to build `kernels` pipelines on: the host's parallelism, at most [`MAX_BUILD_THREADS`].
+fn build_threads(kernels: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(MAX_BUILD_THREADS)
+        .min(kernels)
+}
+
 /// A listing in progress: the id of the context it plans for, and the kernels asked for that were not built
 /// yet (each once, in the order asked), with their stand-ins.
 type Listed = (u64, Vec<(KernelKey, Arc<Kernel>)>);
@@ -226,8 +234,13 @@ impl Context {
     /// Drivers compile a pipeline inside `vkCreateComputePipelines`, on the calling thread: one after another,
     /// a sorter's pipelines would cost the sum of their compile times. So `plan` runs twice: first with
     /// stand-in kernels (no Vulkan object) while this thread lists the kernels it asks for, which are then built
-    /// on up to [`MAX_BUILD_THREADS`] threads (GPUs only); then again, finding every kernel built.
+    /// on up to [`MAX_BUILD_THREADS`] threads; then again, finding every kernel built (and building, on this
+    /// thread, any a worker left). On CPU drivers `plan` runs once and builds on this thread: lavapipe compiles
+    /// at the first dispatch, so threads gain nothing there, and they would share the cores with the driver's.
     pub(crate) fn build_in_parallel(&self, mut plan: impl FnMut() -> Result<()>) -> Result<()> {
+        if self.caps.is_cpu() || build_threads(usize::MAX) <= 1 {
+            return plan();
+        }
         let listing = Listing::start(self.id);
         plan()?;
         let wanted = listing.finish();
@@ -235,51 +248,42 @@ impl Context {
         plan()
     }
 
-    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads; on CPU drivers on this thread alone
-    /// (lavapipe compiles at the first dispatch, so threads gain nothing there, and they would share the cores
-    /// with the driver's own).
+    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads. A worker that fails to spawn or
+    /// stops at an error leaves its share unbuilt; the caller's second planning pass builds what is left.
     fn build_kernels(&self, keys: &[KernelKey]) -> Result<()> {
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(MAX_BUILD_THREADS)
-            .min(keys.len());
-        let build = |k: &KernelKey| self.kernel(k.shader, &k.spec, k.subgroup).map(drop);
-        if threads <= 1 || self.caps.is_cpu() {
-            return keys.iter().try_for_each(build);
+        let threads = build_threads(keys.len());
+        if threads <= 1 {
+            return Ok(());
         }
         let next = AtomicUsize::new(0);
         let worker = || -> Result<()> {
             while let Some(k) = keys.get(next.fetch_add(1, Ordering::Relaxed)) {
-                build(k)?;
+                self.kernel(k.shader, &k.spec, k.subgroup)?;
             }
             Ok(())
         };
         std::thread::scope(|s| {
             let workers: Vec<_> = (0..threads)
-                .map(|i| {
+                .filter_map(|i| {
                     std::thread::Builder::new()
                         .name(format!("vksort-pipelines-{i}"))
                         .spawn_scoped(s, worker)
+                        .ok()
                 })
                 .collect();
+            // Every worker is joined (the scope would re-raise an unjoined panic); one that panicked is an
+            // error here, not a panic across the caller's boundary.
             let mut result = Ok(());
             for w in workers {
-                // A thread that could not be spawned leaves its share to the others; one that panicked is an
-                // error here, not a panic across the caller's boundary.
-                let r = match w {
-                    Ok(handle) => handle.join().unwrap_or_else(|_| {
-                        Err(Error::InvalidArgument(
-                            "a pipeline-building thread panicked".into(),
-                        ))
-                    }),
-                    Err(_) => Ok(()),
-                };
+                let r = w.join().unwrap_or_else(|_| {
+                    Err(Error::InvalidArgument(
+                        "a pipeline-building thread panicked".into(),
+                    ))
+                });
                 result = result.and(r);
             }
             result
-        })?;
-        // Threads that failed to spawn (or none at all) left kernels unbuilt: build them here.
-        keys.iter().try_for_each(build)
+        })
     }
 
     /// While this thread lists kernels for this context ([`Context::build_in_parallel`]): lists `key` and
