@@ -123,22 +123,21 @@ fn run<K: Word, V: Word>(n: usize, key: KeyType, value: ValueType) -> anyhow::Re
         ctx.caps().max_storage_buffer_range as f64 / (1u64 << 30) as f64,
     );
     let t0 = std::time::Instant::now();
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    // xorshift64; 32-bit keys take the high half.
-    let keys: Vec<K> = (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            K::from_u64(if kw == 4 { x >> 32 } else { x })
-        })
-        .collect();
+    // splitmix64 of the index, so that threads generate their parts independently; 32-bit keys take the high half.
+    let mut keys: Vec<K> = vec![K::from_u64(0); n];
+    par_chunks(&mut keys, |start, part| {
+        for (i, k) in part.iter_mut().enumerate() {
+            let x = splitmix64((start + i) as u64);
+            *k = K::from_u64(if kw == 4 { x >> 32 } else { x });
+        }
+    });
     let with_values = value != ValueType::None;
-    let idx: Vec<V> = if with_values {
-        (0..n as u64).map(V::from_u64).collect()
-    } else {
-        Vec::new()
-    };
+    let mut idx: Vec<V> = vec![V::from_u64(0); if with_values { n } else { 0 }];
+    par_chunks(&mut idx, |start, part| {
+        for (i, v) in part.iter_mut().enumerate() {
+            *v = V::from_u64((start + i) as u64);
+        }
+    });
     let ballast_gib: u64 = std::env::var("HUGE_BALLAST_GIB").map_or(Ok(0), |s| s.parse())?;
     let ballast: Vec<Buffer> = (0..ballast_gib)
         .map(|i| Buffer::device_local(&ctx, &format!("huge::ballast{i}"), 1 << 30))
@@ -178,6 +177,7 @@ fn run<K: Word, V: Word>(n: usize, key: KeyType, value: ValueType) -> anyhow::Re
     if with_values {
         upload(&vc, &idx)?;
     }
+    drop(idx);
     println!("uploaded in {:.1} s", t.elapsed().as_secs_f64());
     let restore = |dma: bool| -> anyhow::Result<()> {
         ctx.submit("huge::restore", |rec| {
@@ -238,20 +238,32 @@ fn run<K: Word, V: Word>(n: usize, key: KeyType, value: ValueType) -> anyhow::Re
     );
     let t = std::time::Instant::now();
     let got: Vec<K> = download(&kb, n)?;
-    let ordered = got.windows(2).all(|w| w[0] <= w[1]);
+    // The check runs on every host thread: 2^31 random reads of the input keys take minutes on one.
+    let ordered = par_all(n, |r| {
+        let end = (r.end + 1).min(n);
+        got[r.start..end].windows(2).all(|w| w[0] <= w[1])
+    });
     let fp = |v: &[K]| {
-        v.iter().fold((0u64, 0u64), |(s, x), &k| {
-            (s.wrapping_add(k.to_u64()), x ^ k.to_u64())
+        par_map(v.len(), |r| {
+            v[r].iter().fold((0u64, 0u64), |(s, x), &k| {
+                (s.wrapping_add(k.to_u64()), x ^ k.to_u64())
+            })
         })
+        .into_iter()
+        .fold((0u64, 0u64), |(s, x), (a, b)| (s.wrapping_add(a), x ^ b))
     };
     let same = fp(&got) == fp(&keys);
     let mut stable = true;
     if with_values {
         let vals: Vec<V> = download(&vb, n)?;
-        stable = vals.iter().zip(&got).all(|(&v, &k)| {
-            let i = v.to_u64() as usize;
-            i < n && keys[i] == k
-        }) && (1..n).all(|i| got[i - 1] != got[i] || vals[i - 1] < vals[i]);
+        stable = par_all(n, |r| {
+            r.into_iter().all(|i| {
+                let v = vals[i].to_u64() as usize;
+                v < n
+                    && keys[v] == got[i]
+                    && (i == 0 || got[i - 1] != got[i] || vals[i - 1] < vals[i])
+            })
+        });
     }
     println!(
         "check ({:.1} s): ordered {ordered}, same keys {same}{}",
@@ -265,4 +277,49 @@ fn run<K: Word, V: Word>(n: usize, key: KeyType, value: ValueType) -> anyhow::Re
     anyhow::ensure!(ordered && same && stable, "WRONG RESULT");
     println!("OK");
     Ok(())
+}
+
+/// splitmix64: a well-mixed 64-bit value of `i`.
+fn splitmix64(i: u64) -> u64 {
+    let mut z = i.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |t| t.get())
+}
+
+/// Runs `f(first index, part)` over about equal parts of `v`, one per host thread.
+fn par_chunks<T: Send>(v: &mut [T], f: impl Fn(usize, &mut [T]) + Sync) {
+    let part = v.len().div_ceil(threads()).max(1);
+    std::thread::scope(|s| {
+        for (j, c) in v.chunks_mut(part).enumerate() {
+            let f = &f;
+            s.spawn(move || f(j * part, c));
+        }
+    });
+}
+
+/// `f` over about equal index ranges of `0..n`, one per host thread; the results in order.
+fn par_map<R: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> R + Sync) -> Vec<R> {
+    let part = n.div_ceil(threads()).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .step_by(part)
+            .map(|start| {
+                let f = &f;
+                s.spawn(move || f(start..(start + part).min(n)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a check thread panicked"))
+            .collect()
+    })
+}
+
+fn par_all(n: usize, f: impl Fn(std::ops::Range<usize>) -> bool + Sync) -> bool {
+    par_map(n, f).into_iter().all(|b| b)
 }
