@@ -2,7 +2,10 @@
 //! table for BENCHMARKS.md.
 //!
 //! `cargo run --release --example creation -- [--keys u32,f32,u64,u128] [--algos auto,onesweep,...|all]
-//!  [--values none|u32|u64] [--max-n N] [--driver-cache]`
+//!  [--values none|u32|u64] [--max-n N] [--policy KEY=V,...] [--driver-cache]`
+//!
+//! `--policy` applies tuning overrides to every sorter (`SorterBuilder::policy_overrides`: the algorithm's
+//! family's keys, e.g. `mbkpt=8` for the MSD bucket pass): what a lighter or heavier kernel costs to compile.
 //!
 //! For every (key type, algorithm): a fresh context with an empty pipeline cache builds the sorter (cold), its
 //! cache is written to a file of this run's own directory (as the `vksort` tools keep theirs,
@@ -65,7 +68,7 @@ struct Built {
 
 /// Builds the sorter of `config` on a fresh context whose pipeline cache is the file in `dir` (loaded if it
 /// exists, saved afterwards).
-fn build(dir: &std::path::Path, config: SortConfig) -> anyhow::Result<Built> {
+fn build(dir: &std::path::Path, config: SortConfig, policy: Option<&str>) -> anyhow::Result<Built> {
     let ctx: Arc<Context> = Context::new(ContextOptions::from_env())?;
     let (file, notes) = cache::PipelineCacheFile::attach_in(dir, &ctx);
     for n in notes.iter().filter(|n| n.level == cache::Level::Warn) {
@@ -73,7 +76,11 @@ fn build(dir: &std::path::Path, config: SortConfig) -> anyhow::Result<Built> {
     }
     let (before, hits_before) = ctx.pipeline_counts();
     let t = Instant::now();
-    let sorter = Sorter::new(&ctx, config)?;
+    let mut builder = Sorter::builder(&ctx, config);
+    if let Some(spec) = policy {
+        builder = builder.policy_overrides(spec)?;
+    }
+    let sorter = builder.build()?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let (after, hits_after) = ctx.pipeline_counts();
     drop(sorter);
@@ -138,16 +145,19 @@ fn main() -> anyhow::Result<()> {
         },
         None => vksort::sort::DEFAULT_MAX_N,
     };
+    let policy = arg(&args, "--policy");
+    let policy = policy.as_deref();
     let root = std::env::temp_dir().join(format!("vksort-creation-{}", std::process::id()));
     let t = Instant::now();
     let probe = Context::new(ContextOptions::from_env())?;
     let context_ms = t.elapsed().as_secs_f64() * 1e3;
     println!(
-        "`Sorter::new` on {} ({}), max_n = {max_n}, values {}; Context::new {context_ms:.0} ms; driver disk \
+        "`Sorter::new` on {} ({}), max_n = {max_n}, values {}, policy overrides {}; Context::new {context_ms:.0} ms; driver disk \
          caches {}",
         probe.caps().name,
         probe.caps().driver_info,
         value.name(),
+        policy.unwrap_or("none"),
         if args.iter().any(|a| a == "--driver-cache") {
             "left on"
         } else {
@@ -167,13 +177,13 @@ fn main() -> anyhow::Result<()> {
                 ..Default::default()
             };
             let dir = root.join(format!("{}-{}", key.name(), algorithm.name()));
-            let cold = match build(&dir, config) {
+            let cold = match build(&dir, config, policy) {
                 Ok(r) => r,
                 // An algorithm of a smaller range (the one-workgroup and hybrid sorts): at its largest.
                 Err(e) => match e.downcast_ref::<vksort::Error>() {
                     Some(vksort::Error::AlgorithmLimit { max, .. }) if *max < max_n => {
                         config.max_n = *max;
-                        build(&dir, config)?
+                        build(&dir, config, policy)?
                     }
                     _ => {
                         eprintln!("creation: {} {}: {e}", algorithm.name(), key.name());
@@ -181,7 +191,7 @@ fn main() -> anyhow::Result<()> {
                     }
                 },
             };
-            let warm = build(&dir, config)?;
+            let warm = build(&dir, config, policy)?;
             let row = Row {
                 max_n: config.max_n,
                 algo: algorithm.name(),

@@ -102,11 +102,16 @@ pub struct RadixPolicy {
     /// Invocations of the MSD bucket pass (`msd::buckets`, one workgroup per bucket).
     pub msd_bucket_workgroup_size: u32,
     /// Keys per invocation of the MSD bucket pass (at least; sorts of more than 2^digit_bits x
-    /// msd_bucket_workgroup_size x this / 2 keys get more, up to 16, where the shared memory allows: a bucket
+    /// msd_bucket_workgroup_size x this / 2 keys get more, up to `msd_bucket_max_keys_per_thread`, where the
+    /// shared memory allows: a bucket
     /// tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
     /// invocation (and more than msd_rank_max) are sorted in registers; larger ones are shared by the pass's
     /// helper workgroups (`msd_helper_ratio` per bucket tile of the sort), by quantiles of a sample.
     pub msd_bucket_keys_per_thread: u32,
+    /// The most keys per invocation the MSD bucket pass grows to for large sorts (a power of two, at least
+    /// `msd_bucket_keys_per_thread`, at most 32). Its pipeline's compile time grows with it (the keys of an
+    /// invocation are unrolled): a larger bucket tile leaves fewer buckets to the helpers. Default 16.
+    pub msd_bucket_max_keys_per_thread: u32,
     /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
     /// counting, in one round: each key's place is the number of the bucket's keys that precede it, found by
     /// comparing it with all of them in shared memory (m^2 comparisons for m keys). Larger buckets take the
@@ -307,14 +312,14 @@ impl RadixPolicy {
     }
 
     /// Keys per invocation of the MSD bucket pass for sorts of up to `max_n` keys: the policy's, or more (a power
-    /// of two up to 16, as far as `shared` bytes allow) so that a bucket tile holds twice the average bucket
+    /// of two up to `msd_bucket_max_keys_per_thread`, as far as `shared` bytes allow) so that a bucket tile holds twice the average bucket
     /// (max_n / 2^digit_bits keys) and buckets rarely take the slow path.
     pub(crate) fn msd_bucket_kpt(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
         let wg = self.msd_bucket_workgroup_size.max(1) as u64;
         let want = (2 * max_n.div_ceil(self.radix() as u64))
             .div_ceil(wg)
             .next_power_of_two()
-            .min(16) as u32;
+            .min(self.msd_bucket_max_keys_per_thread as u64) as u32;
         let mut kpt = want;
         while kpt > self.msd_bucket_keys_per_thread
             && self.msd_bucket_shared_bytes(plan, kpt) > shared
@@ -430,6 +435,7 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.upfront_keys_per_thread)
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
+            || !(1..=32).contains(&self.msd_bucket_max_keys_per_thread)
             || !(1..=32).contains(&self.hybrid_keys_per_thread)
             || self.msd_single_kpt > 32
         {
@@ -546,15 +552,15 @@ impl RadixPolicy {
         Ok(())
     }
 
-    /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples
-    /// and benches). Keys: wg, kpt, bits, part, early, uwg, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
-    /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks,
-    /// 2 LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
-    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split
-    /// pass's workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mrank (msd_rank_max),
-    /// msingle (msd_single_kpt), mhelp (msd_helper_ratio), hwg, hkpt (the hybrid group pass's workgroup size and
-    /// keys per invocation); boolean fields take 0 or 1. Nothing is checked against
-    /// a device here (the sorter does that).
+    /// Overrides fields from a tuning string `key=value,...` (the `VKSORT_POLICY` variable of the examples and
+    /// benches). Keys: wg, kpt, bits, part, early, uwg, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
+    /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks, 2
+    /// LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
+    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
+    /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
+    /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio), hwg,
+    /// hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean fields take 0 or 1. Nothing is
+    /// checked against a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
             0 => Ok(PeerMatch::Vote),
@@ -596,6 +602,7 @@ impl RadixPolicy {
                 "mskpt" => self.msd_split_keys_per_thread = v,
                 "mbwg" => self.msd_bucket_workgroup_size = v,
                 "mbkpt" => self.msd_bucket_keys_per_thread = v,
+                "mbmax" => self.msd_bucket_max_keys_per_thread = v,
                 "mrank" => self.msd_rank_max = v,
                 "msingle" => self.msd_single_kpt = v,
                 "mhelp" => self.msd_helper_ratio = v,

@@ -38,6 +38,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     msd_split_keys_per_thread: 8,
     msd_bucket_workgroup_size: 256,
     msd_bucket_keys_per_thread: 8,
+    msd_bucket_max_keys_per_thread: 16,
     msd_rank_max: 256,
     msd_single_kpt: 4,
     msd_helper_ratio: 2,
