@@ -556,10 +556,23 @@ fn text_and_binary_formats_round_trip() {
             value: Some(ElemType::U32),
             descending: false,
             bits: None,
+            count: ops::CountForm::Host,
         }
         .op_name(Dist::Visibility),
         "sort_pairs_u128_u32_visibility"
     );
+    // a GPU-side count: CUB's name with `_gpucount` last, which cub_op_name drops again
+    let gpu_op = OpSpec::Sort {
+        algo: "auto".into(),
+        key: ElemType::U32,
+        value: None,
+        descending: true,
+        bits: None,
+        count: ops::CountForm::Gpu,
+    }
+    .op_name(Dist::Gaussian);
+    assert_eq!(gpu_op, "sort_keys_u32_desc_gaussian_gpucount");
+    assert_eq!(ops::cub_op_name(&gpu_op), "sort_keys_u32_desc_gaussian");
     assert_eq!(
         OpSpec::Copy {
             elem: ElemType::U32
@@ -1189,6 +1202,131 @@ fn bench_skips_unsupported_combinations() {
         assert!(md.contains(want), "{want} missing from bench.md:\n{md}");
     }
     assert!(text.contains("versus CUB's merge sort"), "{text}");
+}
+
+/// `vksort bench --counts host,gpu`: every sort also recorded with a GPU-side count
+/// (`Sorter::cmd_sort_indirect`, a count buffer holding N, capacity 2N), verified as the host form is; its rows
+/// carry `_gpucount` and `count` = `gpu`, are compared with CUB's figures of the same op, and the comparison
+/// table is printed and written into bench.md. The one-workgroup sort at 2^11 keys fits its capacity on
+/// lavapipe (2048) with a host count but not with a GPU-side one (capacity 4096): skipped with a note there.
+#[test]
+fn bench_times_gpu_side_counts_beside_host_counts() {
+    if !has_sort() {
+        return;
+    }
+    let d = tmp("bench-gpu-counts");
+    let out = d.join("results");
+    let cub = d.join("cub.csv");
+    std::fs::write(
+        &cub,
+        "# device SAMPLE (made-up figures)\nimpl,op,n,ms_median,gitems_per_s\n\
+         cub,sort_keys_u32,2048,0.01,0.2\n",
+    )
+    .unwrap();
+    let r = vksort(
+        &[
+            "bench",
+            "--ops",
+            "sort",
+            "--counts",
+            "host,gpu",
+            "--algos",
+            "auto,onesweep,small",
+            "--keys",
+            "u32",
+            "--values",
+            "none,u32",
+            "--sizes",
+            "11",
+            "--reps",
+            "1",
+            "--warmup",
+            "0",
+            "--no-plots",
+            "--gpu-check-from",
+            "11",
+            "--out-dir",
+            path(&out),
+            "--compare",
+            path(&cub),
+        ],
+        None,
+    );
+    assert_eq!(r.code, 0, "{}\n{}", r.out(), r.stderr);
+    let text = r.out();
+    let csv = std::fs::read_to_string(out.join("bench.csv")).unwrap();
+    assert!(
+        csv.lines().next().unwrap().ends_with(",wall_s,count"),
+        "{csv}"
+    );
+    for want in [
+        "sort_keys_u32,sort,auto,u32,none,uniform,2048,",
+        "sort_keys_u32_gpucount,sort,auto,u32,none,uniform,2048,",
+        "sort_pairs_u32_u32,sort,onesweep,u32,u32,uniform,2048,",
+        "sort_pairs_u32_u32_gpucount,sort,onesweep,u32,u32,uniform,2048,",
+    ] {
+        assert!(csv.contains(want), "{want} missing:\n{csv}");
+    }
+    for line in csv.lines().skip(1) {
+        let form = if line.starts_with("sort_keys_u32_gpucount,")
+            || line.starts_with("sort_pairs_u32_u32_gpucount,")
+        {
+            "gpu"
+        } else {
+            "host"
+        };
+        assert!(line.ends_with(&format!(",{form}")), "{line}");
+    }
+    // the one-workgroup sort: run with the GPU-side count where its capacity takes 2N, else skipped at 2N
+    // (the library's "takes at most 2048 keys, not 4096", or the bench's note on the capacity)
+    let skipped = std::fs::read_to_string(out.join("skipped.csv")).unwrap();
+    let small_skipped = skipped.lines().find(|l| {
+        l.starts_with(
+            "sort_keys_u32_gpucount,sort,small,u32,none,uniform,2048,\"the small sort takes at most",
+        )
+    });
+    assert!(
+        csv.contains("sort_keys_u32_gpucount,sort,small,")
+            || small_skipped.is_some_and(|l| l.contains("4096") || l.contains("capacity is 2N")),
+        "{csv}\n{skipped}"
+    );
+    assert!(!skipped.contains("sort_keys_u32,sort,small,"), "{skipped}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("bench.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["verified"] == true), "{json}");
+    // GPU-count rows: what the sorter ran for the capacity, CUB's figure of the same op
+    let gpu = rows
+        .iter()
+        .find(|r| r["op"] == "sort_keys_u32_gpucount" && r["algo"] == "auto")
+        .unwrap();
+    assert_eq!(gpu["count"], "gpu", "{gpu}");
+    assert_eq!(gpu["base_op"], "sort_keys_u32_gpucount", "{gpu}");
+    assert!(gpu["ran"].as_str().is_some_and(|a| a != "auto"), "{gpu}");
+    assert_eq!(gpu["cub_ms"].as_f64(), Some(0.01), "{gpu}");
+    let cub_csv = std::fs::read_to_string(out.join("vksort-cub-format.csv")).unwrap();
+    assert!(
+        cub_csv.contains("vksort-auto-gpucount,sort_keys_u32,2048,"),
+        "{cub_csv}"
+    );
+    // the comparison: printed after the tables and written into bench.md
+    let md = std::fs::read_to_string(out.join("bench.md")).unwrap();
+    for doc in [&text, &md] {
+        assert!(doc.contains("## GPU-side count vs host count"), "{doc}");
+        assert!(
+            doc.contains(
+                "| op | algo | N | runs (host / GPU count) | host ms | GPU-count ms | GPU / host |"
+            ),
+            "{doc}"
+        );
+        for op in [
+            "| sort_keys_u32 | auto | 2^11 |",
+            "| sort_pairs_u32_u32 | onesweep | 2^11 | onesweep / onesweep |",
+        ] {
+            assert!(doc.contains(op), "{op} missing:\n{doc}");
+        }
+    }
+    assert!(md.contains("### sort_keys_u32_gpucount, uniform"), "{md}");
 }
 
 /// Sorts from `--gpu-check-from` on are verified where their result lies (`vksort::sort::check`); a wrong

@@ -25,14 +25,19 @@ impl CubFigures {
         self.ms.extend(other.ms);
     }
 
-    /// CUB's radix sort (or other primitive) time of `op` at `n`.
+    /// CUB's radix sort (or other primitive) time of `op` at `n` (a sort with a GPU-side count, `..._gpucount`,
+    /// is compared with CUB's sort of the same keys: [`super::ops::cub_op_name`]).
     pub fn radix_ms(&self, op: &str, n: u64) -> Option<f64> {
-        self.ms.get(&(op.to_string(), n)).copied()
+        self.ms
+            .get(&(super::ops::cub_op_name(op).to_string(), n))
+            .copied()
     }
 
-    /// CUB's merge sort time of sort `op` at `n`.
+    /// CUB's merge sort time of sort `op` at `n` (as [`CubFigures::radix_ms`]).
     pub fn merge_ms(&self, op: &str, n: u64) -> Option<f64> {
-        self.ms.get(&(format!("merge_{op}"), n)).copied()
+        self.ms
+            .get(&(format!("merge_{}", super::ops::cub_op_name(op)), n))
+            .copied()
     }
 }
 
@@ -95,16 +100,19 @@ pub fn attach(report: &mut Report, cub: &CubFigures) {
     }
 }
 
-/// vksort's rows as CUB-format CSV lines (`impl` = `vksort-<algo>`), to compare with the same tools.
+/// vksort's rows as CUB-format CSV lines (`impl` = `vksort-<algo>`), to compare with the same tools. A sort
+/// with a GPU-side count keeps CUB's operation name and says so in its `impl`: `vksort-<algo>-gpucount`.
 pub fn to_cub_csv(report: &Report) -> String {
     let mut s = format!(
         "# device {}, vksort {}\nimpl,op,n,ms_median,gitems_per_s\n",
         report.device, report.vksort_version
     );
     for r in report.rows.iter().filter(|r| r.verified) {
+        let op = super::ops::cub_op_name(&r.op);
+        let form = if r.count == "gpu" { "-gpucount" } else { "" };
         s.push_str(&format!(
-            "vksort-{},{},{},{:.5},{:.3}\n",
-            r.algo, r.op, r.n, r.ms_median, r.gitems_per_s
+            "vksort-{}{form},{op},{},{:.5},{:.3}\n",
+            r.algo, r.n, r.ms_median, r.gitems_per_s
         ));
     }
     s

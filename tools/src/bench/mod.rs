@@ -17,6 +17,16 @@
 //! cannot hold it. The reasons appear under the text table, in `bench.md` (the issue tables: algorithm x
 //! distribution per N, rate by N per key type, key-width ratios, the fastest algorithm per N) and in
 //! `skipped.csv`.
+//!
+//! GPU-side counts (`--counts host,gpu`, [`BenchOptions::counts`]): every sort configuration is also run as a
+//! renderer records a sort of a count that lives on the GPU, with `Sorter::cmd_sort_indirect`: a device-local
+//! count buffer holding N (written once; the sort only reads it), a capacity of 2N (the sorter's `max_n`,
+//! the key and value buffers and the scratch made for 2N keys; the keys and values past N hold a copy of the
+//! input, so that a sort reading past the count would fail its check), the first N restored before each run and
+//! verified as the host form's are. Its rows carry the operation name with [`ops::GPU_COUNT_SUFFIX`]
+//! (`sort_keys_u32_gpucount`: their own tables and plots; compared with CUB's figures of the operation without
+//! it) and `count` = `gpu`; their algorithm (`ran`) is what the sorter runs for the capacity (Auto chooses by
+//! the capacity with a GPU-side count). [`tables::count_comparison`] sets each beside its host form.
 
 pub mod compare;
 pub mod data;
@@ -30,7 +40,7 @@ pub mod verify;
 use crate::model::{self, Calibration};
 use data::ElemType;
 use dist::Dist;
-use ops::{DeviceInput, FlagMode, Input, OpSpec};
+use ops::{CountForm, DeviceInput, FlagMode, Input, OpSpec};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
@@ -75,6 +85,10 @@ pub struct BenchOptions {
     pub descending: bool,
     /// Also sweep key-only sorts on this bit range (CUB's `sort_keys_u32_bits0-16`).
     pub bits: Option<(u32, u32)>,
+    /// The count forms of every sort configuration: the host's n (`Sorter::cmd_sort`) and/or a GPU-side count
+    /// (`Sorter::cmd_sort_indirect`: a count buffer holding N, capacity 2N; see the module's docs). Default
+    /// host only.
+    pub counts: Vec<CountForm>,
     /// Up to this N, results are verified with the exact O(n log n) checks (a CPU sort each); above, with the
     /// linear ones. Default 2^18 (at 2^20 the CPU sorts took 10 s of a standard sweep on an H200 host).
     pub exact_check_max: usize,
@@ -109,6 +123,7 @@ impl BenchOptions {
             seed: 1234,
             descending: false,
             bits: None,
+            counts: vec![CountForm::Host],
             exact_check_max: 1 << 18,
             gpu_check_min: 1 << 22,
         }
@@ -163,13 +178,18 @@ impl BenchOptions {
                                     _ => vec![None],
                                 };
                                 for bits in ranges {
-                                    for algo in &sort_algos {
+                                    // each algorithm's count forms side by side (the same input)
+                                    for (algo, &count) in sort_algos
+                                        .iter()
+                                        .flat_map(|a| self.counts.iter().map(move |c| (a, c)))
+                                    {
                                         let spec = OpSpec::Sort {
                                             algo: algo.clone(),
                                             key,
                                             value,
                                             descending: desc,
                                             bits,
+                                            count,
                                         };
                                         let skip = checked
                                             .entry(format!("{spec:?}|{n}"))
@@ -286,6 +306,8 @@ pub struct Skipped {
     pub dist: String,
     pub n: u64,
     pub reason: String,
+    /// `host`, or `gpu` for a sort with a GPU-side count ([`CountForm`]).
+    pub count: String,
 }
 
 /// One pass of a measured configuration, next to the model.
@@ -350,6 +372,9 @@ pub struct Row {
     /// Wall time of this configuration, seconds, by phase as [`Report::phases_s`] (inputs, prepare, timing,
     /// readback, checks; inputs only where this configuration generated and uploaded them).
     pub wall_s: [f64; 5],
+    /// `host`, or `gpu` for a sort with a GPU-side count ([`CountForm`]: `Sorter::cmd_sort_indirect`, a count
+    /// buffer holding N, capacity 2N; its `op` ends in [`ops::GPU_COUNT_SUFFIX`]).
+    pub count: String,
 }
 
 /// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
@@ -360,6 +385,8 @@ pub struct AutoRow {
     pub dist: String,
     pub n: u64,
     pub choice: String,
+    /// The model's prediction for the choice (for a GPU-count sort, whose choice is made for the capacity 2N:
+    /// the prediction of a sort of 2N keys).
     pub choice_predicted_ms: f64,
     pub choice_ms: Option<f64>,
     pub best_algo: String,
@@ -415,7 +442,8 @@ pub fn max_items(ctx: &Context, spec: &OpSpec) -> u64 {
     };
     let by_memory =
         (caps.device_local_bytes as f64 * 0.6 / (4.0 * spec.item_bytes() as f64)) as u64;
-    by_range.min(by_memory)
+    // A sort with a GPU-side count holds its capacity, 2N, in its arrays and scratch.
+    by_range.min(by_memory) / spec.capacity(1)
 }
 
 /// Progress callback: (configurations done, total, what is running, the row just measured if any).
@@ -522,16 +550,17 @@ pub fn run(
             skipped.push(skip(reason));
             continue;
         }
-        let limit_key = format!("{}|{:?}", spec.algo(), spec.item_types());
+        let limit_key = format!("{}|{:?}|{:?}", spec.algo(), spec.item_types(), spec.count());
         if let Some((max, note)) = limits.get(&limit_key) {
-            if n > max {
+            // (a GPU-count sort's capacity is 2N)
+            if spec.capacity(*n) > *max {
                 skipped.push(skip(note.clone()));
                 continue;
             }
         }
         let mut remember = |e: &Error| -> String {
             if let Error::AlgorithmLimit { algorithm, max, .. } = e {
-                let note = ops::capacity_note(algorithm, *max);
+                let note = ops::capacity_note_for(spec, algorithm, *max);
                 limits.insert(limit_key.clone(), (*max, note.clone()));
                 return note;
             }
@@ -800,6 +829,7 @@ fn skipped_entry(spec: &OpSpec, dist: Dist, n: u64, reason: String) -> Skipped {
         dist: dist.to_string(),
         n,
         reason,
+        count: spec.count().name().into(),
     }
 }
 
@@ -897,6 +927,7 @@ fn make_row(
         cub_merge_ms: None,
         cub_merge_ratio: None,
         wall_s,
+        count: spec.count().name().into(),
     }
 }
 
@@ -925,7 +956,11 @@ fn auto_rows(rows: &[Row], cal: &Calibration, ctx: &Arc<Context>) -> Vec<AutoRow
         let key = ElemType::from_name(&r.key).unwrap_or(ElemType::U32);
         let value = ElemType::from_name(&r.value);
         let bits = (r.key_bits < key.bits()).then_some((0, r.key_bits));
-        let Some((choice, pred)) = cal.choose_sort(ctx, key, value, bits, r.n) else {
+        // a GPU-side count: the model chooses for the capacity, as the sorter does
+        let capacity = CountForm::from_name(&r.count)
+            .unwrap_or_default()
+            .capacity(r.n);
+        let Some((choice, pred)) = cal.choose_sort(ctx, key, value, bits, capacity) else {
             continue;
         };
         let choice_ms = same.iter().find(|x| x.algo == choice).map(|x| x.ms_median);

@@ -78,6 +78,68 @@ impl FlagMode {
     }
 }
 
+/// Where a sort's count lives: known on the host when the sort is recorded (`Sorter::cmd_sort`), or a u32 in
+/// a device buffer written before the sort runs (`Sorter::cmd_sort_indirect`: a renderer's cull count). The
+/// benchmark's GPU-count form ([`prepare`]) sorts N keys through a device-local count buffer holding N, with
+/// a capacity of 2N (the sorter's `max_n`, the key and value buffers and the scratch are made for 2N keys).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CountForm {
+    /// `Sorter::cmd_sort` with the host's n.
+    #[default]
+    Host,
+    /// `Sorter::cmd_sort_indirect`: a count buffer holding N, capacity 2N.
+    Gpu,
+}
+
+impl CountForm {
+    pub const ALL: [CountForm; 2] = [CountForm::Host, CountForm::Gpu];
+
+    /// `host` or `gpu` (the bench's `--counts` values and its rows' `count` column).
+    pub fn name(self) -> &'static str {
+        match self {
+            CountForm::Host => "host",
+            CountForm::Gpu => "gpu",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.name() == s)
+    }
+
+    pub fn is_host(&self) -> bool {
+        *self == CountForm::Host
+    }
+
+    /// What the form adds to a sort's operation name ([`OpSpec::op_name`]): nothing for host counts,
+    /// [`GPU_COUNT_SUFFIX`] for GPU-side ones.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            CountForm::Host => "",
+            CountForm::Gpu => GPU_COUNT_SUFFIX,
+        }
+    }
+
+    /// The capacity a sort of `n` keys is made for: n, or 2n with a GPU-side count.
+    pub fn capacity(self, n: u64) -> u64 {
+        match self {
+            CountForm::Host => n,
+            CountForm::Gpu => n.saturating_mul(2),
+        }
+    }
+}
+
+/// The end of the operation name of a sort with a GPU-side count (`sort_keys_u32_gpucount`,
+/// `sort_pairs_u32_u32_gaussian_gpucount`): after everything CUB's names carry, so that
+/// [`cub_op_name`] recovers CUB's name of the same sort by dropping it.
+pub const GPU_COUNT_SUFFIX: &str = "_gpucount";
+
+/// CUB's name of an operation (what CUB's figures are keyed by): the name without [`GPU_COUNT_SUFFIX`] (a sort
+/// with a GPU-side count is compared with CUB's sort of the same keys).
+pub fn cub_op_name(op: &str) -> &str {
+    op.strip_suffix(GPU_COUNT_SUFFIX).unwrap_or(op)
+}
+
 /// One runnable operation.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "family", rename_all = "lowercase")]
@@ -88,6 +150,9 @@ pub enum OpSpec {
         value: Option<ElemType>,
         descending: bool,
         bits: Option<(u32, u32)>,
+        /// Host or GPU-side count ([`CountForm`]; left out of the JSON for host counts).
+        #[serde(default, skip_serializing_if = "CountForm::is_host")]
+        count: CountForm,
     },
     Scan {
         algo: String,
@@ -131,7 +196,9 @@ impl OpSpec {
     }
 
     /// The operation's name in CUB's benchmark (`sort_pairs_u32_u32`, `exclusive_sum_u32`,
-    /// `select_if_odd_u32`, `memcpy_u32`, `sort_keys_u32_entropy0.544`, ...), so rows can be matched with it.
+    /// `select_if_odd_u32`, `memcpy_u32`, `sort_keys_u32_entropy0.544`, ...), so rows can be matched with it;
+    /// a sort with a GPU-side count ends in [`GPU_COUNT_SUFFIX`] (`sort_keys_u32_gpucount`: [`cub_op_name`]
+    /// gives CUB's name back).
     pub fn op_name(&self, dist: Dist) -> String {
         let mut s = match self {
             OpSpec::Sort {
@@ -174,7 +241,22 @@ impl OpSpec {
             Dist::Entropy(_) => s.push_str(&format!("_entropy{:.3}", dist.bit_entropy().unwrap())),
             d => s.push_str(&format!("_{d}")),
         }
+        s.push_str(self.count().suffix());
         s
+    }
+
+    /// Where a sort's count lives ([`CountForm::Host`] for every other operation).
+    pub fn count(&self) -> CountForm {
+        match self {
+            OpSpec::Sort { count, .. } => *count,
+            _ => CountForm::Host,
+        }
+    }
+
+    /// The most items a run over `n` is made for: n, or a GPU-count sort's capacity 2n
+    /// ([`CountForm::capacity`]).
+    pub fn capacity(&self, n: u64) -> u64 {
+        self.count().capacity(n)
     }
 
     /// The element type of the main input.
@@ -252,9 +334,11 @@ impl OpSpec {
                 key,
                 value,
                 bits,
+                count,
                 ..
             } => {
-                let algo = resolve_sort_algo(algo, n, *key, *value, caps);
+                // a GPU-side count: the algorithm Auto picks for the capacity, the passes of n keys
+                let algo = resolve_sort_algo(algo, count.capacity(n), *key, *value, caps);
                 let key_bits = bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo));
                 Shape::Sort {
                     passes: radix_workload(caps, &algo, *key, *value, key_bits, n),
@@ -533,7 +617,8 @@ pub fn sort_capacity(
     }
 }
 
-/// The library's configuration of a sort spec for `n` keys.
+/// The library's configuration of a sort spec for `n` keys: `max_n` is n, or with a GPU-side count the
+/// capacity 2n ([`OpSpec::capacity`]).
 pub fn sort_config(spec: &OpSpec, n: u64) -> Result<SortConfig> {
     let OpSpec::Sort {
         algo,
@@ -541,6 +626,7 @@ pub fn sort_config(spec: &OpSpec, n: u64) -> Result<SortConfig> {
         value,
         descending,
         bits,
+        ..
     } = spec
     else {
         return Err(Error::InvalidArgument("not a sort".into()));
@@ -557,13 +643,14 @@ pub fn sort_config(spec: &OpSpec, n: u64) -> Result<SortConfig> {
         algorithm: SortAlgorithm::from_name(algo)
             .ok_or_else(|| Error::InvalidArgument(format!("unknown sort algorithm {algo}")))?,
         stable: false,
-        max_n: n.max(1),
+        max_n: spec.capacity(n.max(1)),
     })
 }
 
 /// Why sort `spec` cannot run `n` keys on this device, or Ok: the library's own check of the configuration
 /// (a family that does not take the key type, a bad bit range, a missing device feature: the sorter's
-/// assembly, which builds no pipeline), then the algorithm's published capacity ([`sort_capacity`]).
+/// assembly, which builds no pipeline), then the algorithm's published capacity ([`sort_capacity`]). A sort
+/// with a GPU-side count is checked at its capacity (2n).
 pub fn sort_check(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> std::result::Result<(), String> {
     let OpSpec::Sort {
         algo, key, value, ..
@@ -572,11 +659,12 @@ pub fn sort_check(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> std::result::Res
         return Ok(());
     };
     let config = sort_config(spec, n).map_err(|e| e.to_string())?;
+    let capacity = config.max_n;
     Sorter::builder(ctx, config)
-        .choose(n.max(1))
+        .choose(capacity)
         .map_err(|e| e.to_string())?;
     match sort_capacity(algo, *key, *value, ctx.caps()) {
-        Some(cap) if n > cap => Err(capacity_note(algo, cap)),
+        Some(cap) if capacity > cap => Err(capacity_note_for(spec, algo, cap)),
         _ => Ok(()),
     }
 }
@@ -584,6 +672,17 @@ pub fn sort_check(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> std::result::Res
 /// The note of a sort skipped above its algorithm's capacity (no N in it, so that notes group).
 pub fn capacity_note(algo: &str, cap: u64) -> String {
     format!("the {algo} sort takes at most {cap} keys")
+}
+
+/// [`capacity_note`] for `spec`: with a GPU-side count, saying that the capacity is 2N.
+pub fn capacity_note_for(spec: &OpSpec, algo: &str, cap: u64) -> String {
+    match spec.count() {
+        CountForm::Host => capacity_note(algo, cap),
+        CountForm::Gpu => format!(
+            "{} (a GPU-side count's capacity is 2N)",
+            capacity_note(algo, cap)
+        ),
+    }
 }
 
 /// The sort algorithms of this build that take `spec`'s configuration for `n` keys (for error messages).
@@ -1122,6 +1221,7 @@ pub fn calibration_ops() -> Vec<OpSpec> {
             value: None,
             descending: false,
             bits: None,
+            count: CountForm::Host,
         })
         .collect();
     out.extend(scan_algorithms().into_iter().map(|a| OpSpec::Scan {
@@ -1247,40 +1347,100 @@ fn prepare_sort<'a>(
     input: &'a DeviceInput,
 ) -> Result<Box<dyn Runner + 'a>> {
     let n = input.n;
-    let OpSpec::Sort { key, value, .. } = spec else {
+    let OpSpec::Sort {
+        key, value, bits, ..
+    } = spec
+    else {
         unreachable!("prepare_sort takes sorts")
     };
+    // With a GPU-side count, the sorter, the key and value buffers and the scratch are made for the capacity 2n.
+    let capacity = spec.capacity(n as u64);
     let sorter = build_sorter(ctx, spec, n as u64)?;
-    let req = sorter.storage_requirements(n as u64)?;
+    let req = sorter.storage_requirements(capacity)?;
     let kb = (n * key.bytes()) as u64;
     let vb = (n * value.map_or(0, |v| v.bytes())) as u64;
-    Ok(Box::new(SortRunner {
+    let (cap_kb, cap_vb) = (
+        capacity * key.bytes() as u64,
+        capacity * value.map_or(0, |v| v.bytes()) as u64,
+    );
+    let runner = SortRunner {
         ctx: ctx.clone(),
         input,
-        keys: Buffer::device_local(ctx, &object_name("keys"), kb.max(16))?,
+        keys: Buffer::device_local(ctx, &object_name("keys"), cap_kb.max(16))?,
         values: value
-            .map(|_| Buffer::device_local(ctx, &object_name("values"), vb.max(16)))
+            .map(|_| Buffer::device_local(ctx, &object_name("values"), cap_vb.max(16)))
             .transpose()?,
         scratch: scratch(ctx, req.scratch_bytes, req.scratch_usage)?,
         sorter,
         key: *key,
         value: *value,
+        key_bits: bits.map_or(key.bits(), |(lo, hi)| hi.saturating_sub(lo)),
         kb,
         vb,
+        gpu_count: None,
+    };
+    if spec.count() == CountForm::Host {
+        return Ok(Box::new(runner));
+    }
+    // The count buffer holds n, written once: the sort only reads it (the clamped count, the raw count and
+    // the overflow flag go to the scratch's control block).
+    let count = Buffer::device_local(ctx, &object_name("count"), 16)?;
+    let words = [
+        u32::try_from(n)
+            .map_err(|_| Error::InvalidArgument(format!("a GPU-side count is a u32, not {n}")))?,
+        0,
+        0,
+        0,
+    ];
+    count.write(0, bytemuck::cast_slice(&words))?;
+    // Keys and values past n hold a copy of the input, written once: a sort that read past the count would
+    // sort those too, and its first n items would then (but for inputs of one repeated key) not be a
+    // permutation of the input's, which the checks see. Each run restores the first n only.
+    let label = object_name("gpu_count_tail");
+    ctx.submit(&label, |rec| {
+        if kb > 0 {
+            let (src, dst) = (input.keys.slice(0, kb), runner.keys.slice(kb, kb));
+            rec.copy(&label, src, dst, kb)?;
+        }
+        if let (Some(src), Some(dst)) = (&input.values, &runner.values) {
+            if vb > 0 {
+                rec.copy(&label, src.slice(0, vb), dst.slice(vb, vb), vb)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Box::new(SortRunner {
+        gpu_count: Some(GpuCount {
+            buffer: count,
+            capacity,
+        }),
+        ..runner
     }))
+}
+
+/// A GPU-count sort's count buffer (holding n) and capacity.
+struct GpuCount {
+    buffer: Buffer,
+    capacity: u64,
 }
 
 struct SortRunner<'a> {
     ctx: Arc<Context>,
     input: &'a DeviceInput,
+    /// Keys and values: n items (host count) or the capacity (GPU-side count), of which the first n are
+    /// restored from the input before each run, sorted and checked.
     keys: Buffer,
     values: Option<Buffer>,
     scratch: Buffer,
     sorter: Sorter,
     key: ElemType,
     value: Option<ElemType>,
+    key_bits: u32,
+    /// Bytes of n keys and of n values.
     kb: u64,
     vb: u64,
+    /// Set for the GPU-count form: the sort is recorded with `Sorter::cmd_sort_indirect`.
+    gpu_count: Option<GpuCount>,
 }
 
 impl Runner for SortRunner<'_> {
@@ -1297,14 +1457,29 @@ impl Runner for SortRunner<'_> {
         Ok(())
     }
     fn record(&self, rec: &mut Recorder) -> Result<()> {
-        let (keys, values) = self.regions();
-        self.sorter.cmd_sort(
-            rec,
-            keys,
-            values,
-            self.scratch.as_ref(),
-            self.input.n as u64,
-        )
+        match &self.gpu_count {
+            None => {
+                let (keys, values) = self.regions(self.input.n as u64);
+                self.sorter.cmd_sort(
+                    rec,
+                    keys,
+                    values,
+                    self.scratch.as_ref(),
+                    self.input.n as u64,
+                )
+            }
+            Some(c) => {
+                let (keys, values) = self.regions(c.capacity);
+                self.sorter.cmd_sort_indirect(
+                    rec,
+                    keys,
+                    values,
+                    self.scratch.as_ref(),
+                    c.buffer.slice(0, 4),
+                    c.capacity,
+                )
+            }
+        }
     }
     fn output(&self) -> Result<Output> {
         Ok(Output {
@@ -1313,21 +1488,24 @@ impl Runner for SortRunner<'_> {
                 (Some(b), Some(t)) => Some(download(b, t, self.input.n)?),
                 _ => None,
             },
-            algorithm: Some(self.sorter.algorithm_for(self.input.n as u64)),
+            algorithm: Some(self.algorithm()),
         })
     }
     fn sort_run(&self) -> Option<SortRun> {
         let n = self.input.n as u64;
-        Some(SortRun {
-            algorithm: self.sorter.algorithm_for(n),
-            passes: self.sorter.workload(n),
-        })
+        let algorithm = self.algorithm();
+        let passes = match &self.gpu_count {
+            None => self.sorter.workload(n),
+            Some(c) => self.gpu_count_workload(algorithm, n, c.capacity),
+        };
+        Some(SortRun { algorithm, passes })
     }
     fn gpu_check(&self) -> Option<Result<CheckReport>> {
         let n = self.input.n as u64;
         // the generated values are the input indices: a stable sort's equal keys carry rising ones
-        let stable = self.sorter.algorithm_for(n).stable();
-        let (keys, values) = self.regions();
+        let stable = self.algorithm().stable();
+        // the first n items (of the capacity, with a GPU-side count)
+        let (keys, values) = self.regions(n);
         Some(
             SortChecker::new(&self.ctx, self.sorter.config(), stable)
                 .and_then(|c| c.check(keys, values, n)),
@@ -1336,12 +1514,50 @@ impl Runner for SortRunner<'_> {
 }
 
 impl SortRunner<'_> {
-    /// The regions of the sorted keys and values.
-    fn regions(&self) -> (BufferRef<'_>, Option<BufferRef<'_>>) {
+    /// The regions of the first `items` keys and values.
+    fn regions(&self, items: u64) -> (BufferRef<'_>, Option<BufferRef<'_>>) {
+        let kb = items * self.key.bytes() as u64;
+        let vb = items * self.value.map_or(0, |v| v.bytes()) as u64;
         (
-            self.keys.slice(0, self.kb.max(4)),
-            self.values.as_ref().map(|v| v.slice(0, self.vb.max(4))),
+            self.keys.slice(0, kb.max(4)),
+            self.values.as_ref().map(|v| v.slice(0, vb.max(4))),
         )
+    }
+
+    /// The algorithm the sort runs: what the sorter picks for n keys, or with a GPU-side count for its capacity
+    /// (`Sorter::cmd_sort_indirect` chooses by the capacity: Auto may pick another algorithm than for n).
+    fn algorithm(&self) -> SortAlgorithm {
+        let n = self.input.n as u64;
+        self.sorter
+            .algorithm_for(self.gpu_count.as_ref().map_or(n, |c| c.capacity))
+    }
+
+    /// The modelled passes of a GPU-count sort of `n` keys with `algorithm` (the sorter's choice for the
+    /// capacity): the sorter's workload of n keys where it picks the same algorithm for n; else, for a radix
+    /// sort, the library's radix formulas at n; else the sorter's workload at the capacity (an overestimate:
+    /// the passes of a sort of `capacity` keys).
+    fn gpu_count_workload(
+        &self,
+        algorithm: SortAlgorithm,
+        n: u64,
+        capacity: u64,
+    ) -> Vec<PassModel> {
+        if self.sorter.algorithm_for(n) == algorithm {
+            return self.sorter.workload(n);
+        }
+        let caps = self.ctx.caps();
+        let radix = radix_workload(
+            caps,
+            algorithm.name(),
+            self.key,
+            self.value,
+            self.key_bits,
+            n,
+        );
+        if !radix.is_empty() {
+            return radix;
+        }
+        self.sorter.workload(capacity)
     }
 }
 

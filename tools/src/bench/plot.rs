@@ -199,7 +199,8 @@ pub fn write_plots(report: &Report, dir: &Path) -> Result<Vec<PathBuf>, String> 
                 None => series.push((name, vec![(r.n as f64, r.gitems_per_s)])),
             }
             if let Some(ms) = r.cub_ms {
-                let name = format!("CUB {}", r.op);
+                // (a GPU-count sort's CUB figure is its host form's: one CUB line for both)
+                let name = format!("CUB {}", super::ops::cub_op_name(&r.op));
                 let p = (r.n as f64, r.n as f64 / (ms * 1e6));
                 match cub.iter_mut().find(|s| s.0 == name) {
                     Some(s) => {

@@ -188,6 +188,10 @@ pub fn table(report: &Report) -> String {
             }
         }
     }
+    if let Some(table) = tables::count_comparison(report) {
+        writeln!(s, "\n{}", tables::COUNT_COMPARISON_TITLE).unwrap();
+        s.push_str(&table);
+    }
     if !report.skipped.is_empty() {
         writeln!(s, "\nskipped {} configurations:", report.skipped.len()).unwrap();
         for (algo, reason, ops, sizes, count) in skipped_groups(report) {
@@ -303,16 +307,18 @@ pub fn explain(report: &Report) -> String {
     s
 }
 
-/// The CSV header line (with its newline).
+/// The CSV header line (with its newline). Columns are only ever added at the end, so that existing readers
+/// keep their positions: `count` (`host`, or `gpu` for a sort with a GPU-side count, whose `op` ends in
+/// `_gpucount`).
 pub const CSV_HEADER: &str =
     "op,family,algo,key,value,dist,n,reps,verified,ms_median,ms_min,ms_max,gitems_per_s,\
 model_bytes,gbytes_per_s,roofline_fraction,predicted_ms,cub_ms,cub_ratio,cub_merge_ms,cub_merge_ratio,ran,\
-key_bits,wall_s\n";
+key_bits,wall_s,count\n";
 
 /// One row as a CSV line (with its newline).
 pub fn csv_line(r: &Row) -> String {
     format!(
-        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{},{},{},{},{},{:.3}\n",
+        "{},{},{},{},{},{},{},{},{},{:.6},{:.6},{:.6},{:.4},{:.0},{:.3},{:.4},{:.6},{},{},{},{},{},{},{:.3},{}\n",
         r.op,
         r.family,
         r.algo,
@@ -336,7 +342,8 @@ pub fn csv_line(r: &Row) -> String {
         r.cub_merge_ratio.map_or(String::new(), |x| format!("{x:.4}")),
         r.ran,
         r.key_bits,
-        r.wall_s.iter().sum::<f64>()
+        r.wall_s.iter().sum::<f64>(),
+        r.count
     )
 }
 

@@ -6,6 +6,9 @@
 //! - **key widths**: per operation shape (keys only or pairs, distribution), the time of each wider key type
 //!   relative to the narrowest one, per algorithm and N (Satish et al.'s key-width comparison), and the fastest
 //!   algorithm per key type and N (where the comparison sorts overtake the radix sorts);
+//! - **GPU-side count vs host count** (`--counts host,gpu`): per sort configuration and N, the time of the sort
+//!   recorded with a GPU-side count (`Sorter::cmd_sort_indirect`, capacity 2N) beside the host-count form's
+//!   ([`count_comparison`]);
 //!
 //! Configurations not run show `—` with a numbered note saying why (an algorithm that refuses the key type, a
 //! one-workgroup sort above its capacity, a device too small); failed verifications show `FAILED`.
@@ -498,8 +501,101 @@ impl<'a> Tables<'a> {
     }
 }
 
+/// The GPU-count sorts of a run beside their host-count forms, as a markdown table (`op | algo | N | runs
+/// (host / GPU count) | host ms | GPU-count ms | GPU / host`): one line per sort configuration and N run (or
+/// skipped) in both forms, in the run's order. `runs` is the algorithm each form ran (`auto` resolved: with a
+/// GPU-side count the sorter chooses for the capacity 2N); a configuration not run shows `—` (the reason is
+/// in the skipped list), a failed one `FAILED`. None when the run has no such pair (`--counts` without both
+/// `host` and `gpu`).
+pub fn count_comparison(report: &Report) -> Option<String> {
+    let sorts = || report.rows.iter().filter(|r| r.family == "sort");
+    let skipped = || report.skipped.iter().filter(|k| k.family == "sort");
+    // the GPU-count configurations, run or skipped: (op of the host form, algo, dist, n)
+    let mut keys: Vec<(String, String, String, u64)> = Vec::new();
+    let gpu = sorts()
+        .filter(|r| r.count == "gpu")
+        .map(|r| (&r.op, &r.algo, &r.dist, r.n))
+        .chain(
+            skipped()
+                .filter(|k| k.count == "gpu")
+                .map(|k| (&k.op, &k.algo, &k.dist, k.n)),
+        );
+    for (op, algo, dist, n) in gpu {
+        let k = (
+            super::ops::cub_op_name(op).to_string(),
+            algo.clone(),
+            dist.clone(),
+            n,
+        );
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let row_of = |op: &str, count: &str, algo: &str, dist: &str, n: u64| {
+        sorts().find(|r| {
+            r.op == op && r.count == count && r.algo == algo && r.dist == dist && r.n == n
+        })
+    };
+    let mut rows = Vec::new();
+    for (op, algo, dist, n) in keys {
+        let gpu_op = format!("{op}{}", super::ops::GPU_COUNT_SUFFIX);
+        let host = row_of(&op, "host", &algo, &dist, n);
+        let gpu = row_of(&gpu_op, "gpu", &algo, &dist, n);
+        let host_skipped =
+            skipped().any(|k| k.op == op && k.count == "host" && k.algo == algo && k.n == n);
+        if host.is_none() && (gpu.is_none() || !host_skipped) {
+            continue; // neither form measured, or the host form not swept
+        }
+        let ran = |r: Option<&Row>| r.map_or("—".to_string(), |r| r.ran.clone());
+        let ms = |r: Option<&Row>| match r {
+            Some(r) if r.verified => fmt_ms(r.ms_median),
+            Some(_) => "FAILED".into(),
+            None => "—".into(),
+        };
+        let ratio = match (host, gpu) {
+            (Some(h), Some(g)) if h.verified && g.verified && h.ms_median > 0.0 => {
+                format!("{:.3}", g.ms_median / h.ms_median)
+            }
+            _ => "—".into(),
+        };
+        rows.push(vec![
+            op,
+            algo,
+            fmt_n(n),
+            format!("{} / {}", ran(host), ran(gpu)),
+            ms(host),
+            ms(gpu),
+            ratio,
+        ]);
+    }
+    if rows.is_empty() {
+        return None;
+    }
+    let header: Vec<String> = [
+        "op",
+        "algo",
+        "N",
+        "runs (host / GPU count)",
+        "host ms",
+        "GPU-count ms",
+        "GPU / host",
+    ]
+    .iter()
+    .map(|h| h.to_string())
+    .collect();
+    let mut out = String::new();
+    grid(&mut out, &header, &rows);
+    Some(out)
+}
+
+/// The title and introduction of [`count_comparison`]'s table (markdown).
+pub const COUNT_COMPARISON_TITLE: &str = "## GPU-side count vs host count\n\nThe same sort recorded with a \
+     GPU-side count (`Sorter::cmd_sort_indirect`: a count buffer holding N, capacity 2N) and with the host's N \
+     (`Sorter::cmd_sort`): median ms, and the ratio GPU-count time / host-count time (1.05: 5% slower).\n";
+
 /// The markdown tables of a run (`bench.md`): the header, the three kinds of table where the run has their
-/// axes (several distributions, several sizes, several key widths), and the notes of skipped configurations.
+/// axes (several distributions, several sizes, several key widths), the GPU-side count comparison
+/// ([`count_comparison`], with `--counts host,gpu`), and the notes of skipped configurations.
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     writeln!(
@@ -525,6 +621,10 @@ pub fn markdown(report: &Report) -> String {
     t.by_distribution(&mut out);
     t.by_size(&mut out);
     t.by_key_width(&mut out);
+    if let Some(table) = count_comparison(report) {
+        writeln!(out, "{COUNT_COMPARISON_TITLE}").unwrap();
+        out.push_str(&table);
+    }
     if !t.notes.0.is_empty() {
         writeln!(out, "## Notes\n").unwrap();
         for (i, n) in t.notes.0.iter().enumerate() {

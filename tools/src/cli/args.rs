@@ -214,6 +214,14 @@ pub struct BenchArgs {
     /// Also sweep key-only sorts on bits LO..HI (e.g. 0..16, as CUB's sort_keys_u32_bits0-16).
     #[arg(long, value_name = "LO..HI")]
     pub bits: Option<String>,
+    /// Count forms of every sort swept (default host): `host`, the host's N (`Sorter::cmd_sort`); `gpu`, a
+    /// count that lives on the GPU as a renderer's cull count does (`Sorter::cmd_sort_indirect`: a device
+    /// buffer holding N, capacity 2N; Auto chooses its algorithm for 2N). GPU-count rows have ops ending in
+    /// `_gpucount` (compared with CUB's figures of the op without it) and `count` = `gpu` in bench.csv and
+    /// bench.json; with `host,gpu` a "GPU-side count vs host count" table (ratio GPU / host per op and N)
+    /// follows the tables and goes into bench.md.
+    #[arg(long, value_delimiter = ',', value_name = "host,gpu")]
+    pub counts: Option<Vec<String>>,
     /// Seed of the inputs.
     #[arg(long, default_value_t = 1234)]
     pub seed: u64,

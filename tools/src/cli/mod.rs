@@ -425,6 +425,7 @@ fn sort(a: SortArgs, device: Option<String>, start: Instant) -> Result<i32> {
         value,
         descending: a.descending,
         bits,
+        count: ops::CountForm::Host,
     };
     check_fits(&ctx, &spec, n)?;
     let stages = crate::progress::Stages::new(n >= LARGE);
@@ -727,6 +728,21 @@ fn bench_cmd(a: BenchArgs, device: Option<String>) -> Result<i32> {
     if let Some(b) = &a.bits {
         opts.bits = Some(parse_bits(b, ElemType::U128)?);
     }
+    if let Some(c) = &a.counts {
+        let mut counts = Vec::new();
+        for name in c {
+            let form = ops::CountForm::from_name(name).ok_or_else(|| {
+                anyhow::anyhow!("unknown count form `{name}` in --counts (host, gpu)")
+            })?;
+            if !counts.contains(&form) {
+                counts.push(form);
+            }
+        }
+        if counts.is_empty() {
+            bail!("--counts: host, gpu or both");
+        }
+        opts.counts = counts;
+    }
     let mut cub: Option<bench::compare::CubFigures> = None;
     for p in &a.compare {
         let text =
@@ -927,6 +943,7 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
         value: Some(ElemType::U32),
         descending: false,
         bits: None,
+        count: ops::CountForm::Host,
     });
     specs.push(OpSpec::Copy {
         elem: ElemType::U32,
