@@ -98,7 +98,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let bucket_spec = rank_spec(bucket_kpt)
         .with(buckets_sh::RANK_MAX, p.msd_rank_max)
         .with(buckets_sh::MAX_TILES, max_tiles)
-        .with(buckets_sh::SW, super::policy::MSD_SWEEP_KEYS);
+        .with(buckets_sh::SW, p.msd_sweep_keys);
     let buckets = s.kernel(
         if p.use_partitioned {
             buckets_sh::PARTITIONED

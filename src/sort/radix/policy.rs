@@ -8,8 +8,6 @@ use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
 
-/// Keys per invocation per step of the MSD bucket pass's helper sweeps (its spec constant `SW`).
-pub(crate) const MSD_SWEEP_KEYS: u32 = 16;
 /// The most keys [`SortAlgorithm::Msd`] takes: its bucket pass keeps one entry per split tile in shared memory.
 pub const MSD_MAX_KEYS: u64 = 1 << 20;
 
@@ -125,6 +123,9 @@ pub struct RadixPolicy {
     /// larger than the bucket tile share max_n / bucket tile x this many helpers (at most 2048). More helpers
     /// leave each a smaller share of a skewed bucket; each costs a short workgroup when no bucket is that large.
     pub msd_helper_ratio: u32,
+    /// Keys per invocation per step of the MSD helpers' sweeps over their bucket (the bucket pass's spec constant
+    /// `SW`, 1..=32; unrolled, so the bucket pass's pipeline builds faster with fewer). Default 8.
+    pub msd_sweep_keys: u32,
     /// Invocations of the hybrid sort's group pass ([`SortAlgorithm::Hybrid`], `hybrid::local`).
     pub hybrid_workgroup_size: u32,
     /// Keys per invocation of the hybrid sort's group pass: groups of up to hybrid_workgroup_size x this many
@@ -303,7 +304,7 @@ impl RadixPolicy {
         let wg = self.msd_bucket_workgroup_size;
         let max_sg = (wg / plan.min.max(1)) as u64;
         let runs = (2 * self.msd_max_tiles() + 1) * 4;
-        let helpers = (MSD_SWEEP_KEYS as u64 * max_sg + 9) * 4;
+        let helpers = (self.msd_sweep_keys as u64 * max_sg + 9) * 4;
         self.rank_shared_bytes(plan, wg, wg * kpt)
             .max(self.msd_rank_max as u64 * 8)
             .max(runs)
@@ -436,6 +437,7 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_max_keys_per_thread)
+            || !(1..=32).contains(&self.msd_sweep_keys)
             || !(1..=32).contains(&self.hybrid_keys_per_thread)
             || self.msd_single_kpt > 32
         {
@@ -558,9 +560,9 @@ impl RadixPolicy {
     /// LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
-    /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio), hwg,
-    /// hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean fields take 0 or 1. Nothing is
-    /// checked against a device here (the sorter does that).
+    /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
+    /// msweep (msd_sweep_keys), hwg, hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean
+    /// fields take 0 or 1. Nothing is checked against a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
             0 => Ok(PeerMatch::Vote),
@@ -606,6 +608,7 @@ impl RadixPolicy {
                 "mrank" => self.msd_rank_max = v,
                 "msingle" => self.msd_single_kpt = v,
                 "mhelp" => self.msd_helper_ratio = v,
+                "msweep" => self.msd_sweep_keys = v,
                 "hwg" => self.hybrid_workgroup_size = v,
                 "hkpt" => self.hybrid_keys_per_thread = v,
                 "hmax" => self.hybrid_max = v,

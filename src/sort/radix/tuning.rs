@@ -42,6 +42,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     msd_rank_max: 256,
     msd_single_kpt: 4,
     msd_helper_ratio: 2,
+    msd_sweep_keys: 8,
     hybrid_workgroup_size: 512,
     hybrid_keys_per_thread: 10,
     hybrid_max: u32::MAX,
