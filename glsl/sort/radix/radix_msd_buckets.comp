@@ -51,7 +51,7 @@ layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 layout(constant_id = 7) const uint RANK_MAX = 0;
 // The most split tiles a sort may have (the run-length table in shared memory holds one entry per tile).
 layout(constant_id = 8) const uint MAX_TILES = 1024;
-// Bucket keys per invocation per step of a helper's sweeps (RadixPolicy::msd_sweep_keys, which counts its shared memory).
+// Bucket keys per invocation per step of a helper's sweeps (RadixPolicy::msd_sweep_keys; its shared memory is counted).
 layout(constant_id = 9) const uint SW = 16;
 
 const uint RADIX = 1u << DIGIT_BITS;
