@@ -101,13 +101,12 @@ pub struct RadixPolicy {
     pub msd_bucket_workgroup_size: u32,
     /// Keys per invocation of the MSD bucket pass (at least; sorts of more than 2^digit_bits x
     /// msd_bucket_workgroup_size x this / 2 keys get more, up to `msd_bucket_max_keys_per_thread`, where the
-    /// shared memory allows: a bucket
-    /// tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
+    /// shared memory allows: a bucket tile then holds twice the average bucket): buckets of up to msd_bucket_workgroup_size x keys per
     /// invocation (and more than msd_rank_max) are sorted in registers; larger ones are shared by the pass's
     /// helper workgroups (`msd_helper_ratio` per bucket tile of the sort), by quantiles of a sample.
     pub msd_bucket_keys_per_thread: u32,
-    /// The most keys per invocation the MSD bucket pass grows to for large sorts (a power of two, at least
-    /// `msd_bucket_keys_per_thread`, at most 32). Its pipeline's compile time grows with it (the keys of an
+    /// The most keys per invocation the MSD bucket pass grows to for large sorts (1..=32; at or below
+    /// `msd_bucket_keys_per_thread`: no growth). Its pipeline's compile time grows with it (the keys of an
     /// invocation are unrolled): a larger bucket tile leaves fewer buckets to the helpers. Default 16.
     pub msd_bucket_max_keys_per_thread: u32,
     /// MSD buckets of at most this many keys (0: none; at most 32 x msd_bucket_workgroup_size) are placed by
@@ -313,8 +312,8 @@ impl RadixPolicy {
     }
 
     /// Keys per invocation of the MSD bucket pass for sorts of up to `max_n` keys: the policy's, or more (a power
-    /// of two up to `msd_bucket_max_keys_per_thread`, as far as `shared` bytes allow) so that a bucket tile holds twice the average bucket
-    /// (max_n / 2^digit_bits keys) and buckets rarely take the slow path.
+    /// of two up to `msd_bucket_max_keys_per_thread`, as far as `shared` bytes allow) so that a bucket tile holds
+    /// twice the average bucket (max_n / 2^digit_bits keys) and buckets rarely take the slow path.
     pub(crate) fn msd_bucket_kpt(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
         let wg = self.msd_bucket_workgroup_size.max(1) as u64;
         let want = (2 * max_n.div_ceil(self.radix() as u64))

@@ -109,7 +109,11 @@ pub fn to_cub_csv(report: &Report) -> String {
     );
     for r in report.rows.iter().filter(|r| r.verified) {
         let op = super::ops::cub_op_name(&r.op);
-        let form = if r.count == "gpu" { "-gpucount" } else { "" };
+        let form = if r.count == super::ops::CountForm::Gpu {
+            "-gpucount"
+        } else {
+            ""
+        };
         s.push_str(&format!(
             "vksort-{}{form},{op},{},{:.5},{:.3}\n",
             r.algo, r.n, r.ms_median, r.gitems_per_s

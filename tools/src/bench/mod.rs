@@ -306,8 +306,8 @@ pub struct Skipped {
     pub dist: String,
     pub n: u64,
     pub reason: String,
-    /// `host`, or `gpu` for a sort with a GPU-side count ([`CountForm`]).
-    pub count: String,
+    /// `host`, or `gpu` for a sort with a GPU-side count.
+    pub count: CountForm,
 }
 
 /// One pass of a measured configuration, next to the model.
@@ -374,7 +374,7 @@ pub struct Row {
     pub wall_s: [f64; 5],
     /// `host`, or `gpu` for a sort with a GPU-side count ([`CountForm`]: `Sorter::cmd_sort_indirect`, a count
     /// buffer holding N, capacity 2N; its `op` ends in [`ops::GPU_COUNT_SUFFIX`]).
-    pub count: String,
+    pub count: CountForm,
 }
 
 /// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
@@ -829,7 +829,7 @@ fn skipped_entry(spec: &OpSpec, dist: Dist, n: u64, reason: String) -> Skipped {
         dist: dist.to_string(),
         n,
         reason,
-        count: spec.count().name().into(),
+        count: spec.count(),
     }
 }
 
@@ -927,7 +927,7 @@ fn make_row(
         cub_merge_ms: None,
         cub_merge_ratio: None,
         wall_s,
-        count: spec.count().name().into(),
+        count: spec.count(),
     }
 }
 
@@ -957,9 +957,7 @@ fn auto_rows(rows: &[Row], cal: &Calibration, ctx: &Arc<Context>) -> Vec<AutoRow
         let value = ElemType::from_name(&r.value);
         let bits = (r.key_bits < key.bits()).then_some((0, r.key_bits));
         // a GPU-side count: the model chooses for the capacity, as the sorter does
-        let capacity = CountForm::from_name(&r.count)
-            .unwrap_or_default()
-            .capacity(r.n);
+        let capacity = r.count.capacity(r.n);
         let Some((choice, pred)) = cal.choose_sort(ctx, key, value, bits, capacity) else {
             continue;
         };

@@ -343,7 +343,7 @@ pub fn csv_line(r: &Row) -> String {
         r.ran,
         r.key_bits,
         r.wall_s.iter().sum::<f64>(),
-        r.count
+        r.count.name()
     )
 }
 

@@ -13,6 +13,7 @@
 //! Configurations not run show `—` with a numbered note saying why (an algorithm that refuses the key type, a
 //! one-workgroup sort above its capacity, a device too small); failed verifications show `FAILED`.
 
+use super::ops::CountForm;
 use super::report::fmt_n;
 use super::{Report, Row};
 use std::fmt::Write as _;
@@ -513,11 +514,11 @@ pub fn count_comparison(report: &Report) -> Option<String> {
     // the GPU-count configurations, run or skipped: (op of the host form, algo, dist, n)
     let mut keys: Vec<(String, String, String, u64)> = Vec::new();
     let gpu = sorts()
-        .filter(|r| r.count == "gpu")
+        .filter(|r| r.count == CountForm::Gpu)
         .map(|r| (&r.op, &r.algo, &r.dist, r.n))
         .chain(
             skipped()
-                .filter(|k| k.count == "gpu")
+                .filter(|k| k.count == CountForm::Gpu)
                 .map(|k| (&k.op, &k.algo, &k.dist, k.n)),
         );
     for (op, algo, dist, n) in gpu {
@@ -531,7 +532,7 @@ pub fn count_comparison(report: &Report) -> Option<String> {
             keys.push(k);
         }
     }
-    let row_of = |op: &str, count: &str, algo: &str, dist: &str, n: u64| {
+    let row_of = |op: &str, count: CountForm, algo: &str, dist: &str, n: u64| {
         sorts().find(|r| {
             r.op == op && r.count == count && r.algo == algo && r.dist == dist && r.n == n
         })
@@ -539,10 +540,10 @@ pub fn count_comparison(report: &Report) -> Option<String> {
     let mut rows = Vec::new();
     for (op, algo, dist, n) in keys {
         let gpu_op = format!("{op}{}", super::ops::GPU_COUNT_SUFFIX);
-        let host = row_of(&op, "host", &algo, &dist, n);
-        let gpu = row_of(&gpu_op, "gpu", &algo, &dist, n);
-        let host_skipped =
-            skipped().any(|k| k.op == op && k.count == "host" && k.algo == algo && k.n == n);
+        let host = row_of(&op, CountForm::Host, &algo, &dist, n);
+        let gpu = row_of(&gpu_op, CountForm::Gpu, &algo, &dist, n);
+        let host_skipped = skipped()
+            .any(|k| k.op == op && k.count == CountForm::Host && k.algo == algo && k.n == n);
         if host.is_none() && (gpu.is_none() || !host_skipped) {
             continue; // neither form measured, or the host form not swept
         }
