@@ -21,7 +21,7 @@ fi
 # The Vulkan anchors (vrdx, Fuchsia) travel with the device files when the shared folder has them.
 [ -x ../shared/anchors/vulkan/anchor_bench ] && cp ../shared/anchors/vulkan/anchor_bench .device/
 rm -f .gpu/bin/*
-cargo build --release -p vksort-tools --bin vksort
+cargo build --release -p vksort-tools --bin vksort --examples
 cargo build --release -p vksort --features diagnostics,compile-shaders,wgpu --examples
 # The C API's example, built here (the GPU machine has no C compiler): test-c_api runs it (VKSORT_C_EXAMPLE).
 cargo build --release -p vksort-capi
@@ -54,5 +54,6 @@ rm -f .gpu/bin/test-vksort
 # test file (tests/merge.rs -> test-merge) needs no line here; gpu-run.sh `tests-sorts` runs the comparison sorts'.
 echo "carried: $(ls .gpu/bin | tr '\n' ' ')"
 # One compressed pack keeps the carried tree under the device tool's 64 MiB.
-tar -C .gpu -cJf .gpu/pack.tar.xz bin vvl
+# xz -9: a 64 MiB window, so the shaders every binary embeds compress once (the pack must fit the 64 MiB carry).
+tar -C .gpu -cf - bin vvl | xz -9 -T2 > .gpu/pack.tar.xz
 du -sh .gpu/bin .gpu/vvl .gpu/pack.tar.xz
