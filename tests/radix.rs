@@ -1655,6 +1655,108 @@ fn tile_clocks_record_every_tile() {
     );
 }
 
+#[test]
+fn msd_clocks_record_every_workgroup() {
+    // Its own device: the clock extension is enabled only when asked for at creation.
+    let _guard = common::lock();
+    let ctx = Context::new(vksort::ContextOptions {
+        shader_clock: true,
+        ..vksort::ContextOptions::from_env()
+    })
+    .expect("Vulkan context");
+    if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
+        return common::skip(
+            "shader-clock",
+            &format!(
+                "{}: no shader clock or no bufferDeviceAddress",
+                ctx.caps().name
+            ),
+        );
+    }
+    // Small bucket tiles and no counted buckets: entropy-3 keys leave large buckets to the helpers.
+    let mut policy = sort_policy(&ctx, KeyType::U32, ValueType::U32);
+    policy.msd_bucket_keys_per_thread = 1;
+    policy.msd_rank_max = 0;
+    let n = 40 * policy.msd_bucket_workgroup_size as usize + 7;
+    let radix_size = 1usize << policy.digit_bits;
+    let groups = radix_size + 2048;
+    let records = Buffer::device_local(&ctx, "test::msd_clocks", groups as u64 * 64).unwrap();
+    let c = msd_case(KeyType::U32, Order::Ascending, None, policy);
+    let config = SortConfig {
+        key: c.key,
+        value: c.value,
+        algorithm: SortAlgorithm::Msd,
+        max_n: n as u64,
+        ..Default::default()
+    };
+    let debug = RadixDebug {
+        msd_clocks: records.device_address().unwrap(),
+        ..Default::default()
+    };
+    let sorter = sorter_with(&ctx, config, Some(policy), debug).unwrap();
+    let raw = gen(KeyType::U32, Dist::Entropy(3), n, 31);
+    let keys: Vec<u32> = raw.iter().map(|&k| k as u32).collect();
+    let vals: Vec<u32> = (0..n as u32).collect();
+    let kb = Buffer::from_slice(&ctx, "test::keys", &keys).unwrap();
+    let vb = Buffer::from_slice(&ctx, "test::vals", &vals).unwrap();
+    let scratch = Buffer::device_local(
+        &ctx,
+        "test::scratch",
+        sorter.storage_requirements(n as u64).unwrap().scratch_bytes,
+    )
+    .unwrap();
+    records.write(0, &vec![0u8; groups * 64]).unwrap();
+    ctx.submit("test::msd_clocks", |rec| {
+        sorter.cmd_sort(
+            rec,
+            kb.as_ref(),
+            Some(vb.as_ref()),
+            scratch.as_ref(),
+            n as u64,
+        )
+    })
+    .unwrap();
+    // The clocked kernel still sorts (stable: values are the original indices).
+    let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(vals.iter().copied()).collect();
+    want.sort_by_key(|p| p.0);
+    assert!(want.iter().map(|p| p.0).eq(kb.read_vec::<u32>(n).unwrap()));
+    assert!(want.iter().map(|p| p.1).eq(vb.read_vec::<u32>(n).unwrap()));
+    // One record per bucket workgroup; the keys that the buckets and the helpers' shares wrote add up to n.
+    use radix::clocks::msd::{decode, summarize, Path};
+    let words: Vec<u32> = records.read_vec(groups * 16).unwrap();
+    let recs = decode(&words);
+    let buckets = recs
+        .iter()
+        .filter(|r| !matches!(r.path, Path::Share | Path::ShareGlobal | Path::Idle));
+    assert_eq!(buckets.count(), radix_size);
+    assert!(
+        recs.iter().any(|r| r.path == Path::Left),
+        "no bucket left to the helpers"
+    );
+    let placed: u64 = recs
+        .iter()
+        .filter(|r| !matches!(r.path, Path::Left | Path::Idle))
+        .map(|r| r.keys as u64)
+        .sum();
+    assert_eq!(placed, n as u64);
+    for r in &recs {
+        let set: Vec<u32> = r.cycles.iter().copied().filter(|&c| c != 0).collect();
+        assert!(set.len() >= 2, "{r:?}");
+        assert!(
+            set.windows(2).all(|w| w[1].wrapping_sub(w[0]) < 1 << 31),
+            "{r:?}"
+        );
+        assert!(r.end_ns >= r.entry_ns, "{r:?}");
+    }
+    assert!(summarize(&recs, 4).contains("span"));
+    let errors = ctx.take_validation_errors();
+    assert!(
+        errors.is_empty(),
+        "validation errors:\n{}",
+        errors.join("\n")
+    );
+}
+
 /// Short tiles (`short_max`, `short_keys_per_thread`): sorts up to short_max keys run with the short tile,
 /// larger ones with the full tile; sizes around both tiles and around short_max, host and GPU-side counts; the
 /// scratch for a capacity covers every smaller sort.

@@ -28,10 +28,52 @@
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
+// @variant ballot_clock CLOCKS=1
+// @variant partitioned_clock PARTITIONED=1 CLOCKS=1 SMID=1
+//
+// CLOCKS=1 variants (diagnostics, `RadixDebug::msd_clocks`): invocation 0 of each workgroup reads the SM clock
+// at the phase boundaries below (each after a barrier) and the device's real-time clock at entry and exit, and
+// writes one 16-word record per workgroup that had something to do through the device address in push
+// constants clk_lo/clk_hi (layout: src/sort/radix/clocks.rs, `msd`). SMID=1 adds the SM id.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
 #include "msd_range.glsl"
+#ifndef CLOCKS
+#define CLOCKS 0
+#endif
+#if CLOCKS
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_buffer_reference_uvec2 : require
+#extension GL_ARB_shader_clock : require
+#extension GL_EXT_shader_realtime_clock : require
+#ifdef SMID
+#extension GL_NV_shader_sm_builtins : require
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
+// Record words: 0..7 SM clock (low word) at entry, role known (runs found), sample bounds, count sweep,
+// compaction sweep, keys in registers, sorted, end (0: phase not passed); 8 SM id; 9 group + 1; 10 path
+// (bits 0..7, P_* below) | bucket << 8 | digit places sorted << 24; 11 keys; 12/13 real-time clock at entry,
+// 14/15 at the end. Kept in shared memory by invocation 0.
+shared uint clk[16];
+#define CLOCK(i) if (gl_LocalInvocationID.x == 0u) clk[i] = clock2x32ARB().x
+#define NOTE(path, bucket, keys) if (gl_LocalInvocationID.x == 0u) { clk[10] = (path) | (bucket) << 8u; clk[11] = (keys); }
+#define NOTE_PLACES(p) if (gl_LocalInvocationID.x == 0u) clk[10] |= (p) << 24u
+#else
+#define CLOCK(i)
+#define NOTE(path, bucket, keys)
+#define NOTE_PLACES(p)
+#endif
+// Paths of a clock record: an empty bucket; a counted bucket; a bucket sorted in registers; a large bucket
+// left to the helpers; a helper's share sorted in registers; a helper's share sorted through global memory; a
+// helper with nothing to do (no large bucket for it, or an empty share).
+const uint P_EMPTY = 0u;
+const uint P_COUNTED = 1u;
+const uint P_REGISTERS = 2u;
+const uint P_LEFT = 3u;
+const uint P_SHARE = 4u;
+const uint P_SHARE_GLOBAL = 5u;
+const uint P_IDLE = 6u;
 
 // The split pass's bias (meta[CTRL_MSD_BIAS ..], set at the start of main): every key this pass ranks,
 // compares or counts is biased as the split pass's were (msd_range.glsl), so buckets and their sort agree.
@@ -82,6 +124,8 @@ layout(push_constant) uniform Push {
     uint stride;       // the run table's row length (tiles of the capacity)
     uint split_tile;   // keys per split tile
     uint helpers;      // helper workgroups after the RADIX bucket groups (0 only when no bucket can exceed TILE)
+    uint clk_lo;       // CLOCKS: the records' device address
+    uint clk_hi;
 } pc;
 
 shared uint smem[SMEM_WORDS];
@@ -195,20 +239,20 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
 
 #include "radix_range.glsl"
 
-// Items [0, m) of the registers from bucket keys [0, m) of the split side (through the run tables of find_runs).
+// Items [0, m) of the registers from bucket keys [0, m) of the split side (through the run tables of find_runs;
+// m >= 1). Two loops, no per-item branch around a load: every item's load is issued before any is used (items
+// past m read bucket key m - 1 and become zero padding).
 void gather_items(uint m, uint tiles) {
-    local_clear();
+    uint e[KPT];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) e[j] = gather_index(min(item_pos(j), m - 1u), tiles);
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        uint i = item_pos(j);
-        if (i < m) {
-            uint e = gather_index(i, tiles);
-            uvec2 k = get_key(SPLIT, e);
-            uvec2 v = get_vals(SPLIT, e);
-            g_w0[j] = k.x;
-            g_w1[j] = k.y;
-            g_v0[j] = v.x;
-            g_v1[j] = v.y;
-        }
+        uvec2 k = get_key(SPLIT, e[j]);
+        uvec2 v = get_vals(SPLIT, e[j]);
+        bool ok = item_pos(j) < m;
+        g_w0[j] = ok ? k.x : 0u;
+        g_w1[j] = ok ? k.y : 0u;
+        g_v0[j] = ok ? v.x : 0u;
+        g_v1[j] = ok ? v.y : 0u;
     }
 }
 
@@ -374,28 +418,43 @@ bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
 uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
     uint lid = gl_LocalInvocationID.x;
     uvec3 role = helper_role(q);
+    NOTE(P_IDLE, role.x, 0u);
     if (role.x == RADIX) return uvec4(0u);
     uvec2 sc = find_runs(role.x, n, tiles);
+    CLOCK(1);
     uint start = sc.x;
     uint cnt = sc.y;
     uvec2 m = range_mask(pc.lo, shift);
-    // 1. The sample (in s_tot, s_lstart, s_run: key words and index) and this share's bounds (s_split).
+    // 1. The sample and this share's bounds (s_split). Sample slot x (< ns <= 2^DIGIT_BITS) holds bucket key
+    // x cnt / ns, whose place in the (key, index) order is its number (bits [lo, shift) of the key) << DIGIT_BITS
+    // | x: unique, at most 64 bits (shift <= 64 - DIGIT_BITS), one word where they fit; in s_tot (low words) and
+    // s_lstart (high words). Each slot's rank is the count of smaller numbers, four compared per step.
     uint ns = min(min(WG_SIZE, RADIX), cnt);
     uvec2 sk = uvec2(0u);
     uint si = 0u;
+    uvec2 num = uvec2(0u);
     if (lid < ns) {
         si = lid * cnt / ns;
         sk = key_transform(get_key(SPLIT, gather_index(si, tiles)), kind, desc) & m;
-        s_tot[lid] = sk.x;
-        s_lstart[lid] = sk.y;
-        s_run[lid] = si;
+        num = shl64(shr64(sk, pc.lo), DIGIT_BITS) | uvec2(lid, 0u);
+        s_tot[lid] = num.x;
+        s_lstart[lid] = num.y;
     }
     uint rl = role.y * ns / role.z;          // the lower bound's rank (helper 0: none)
     uint ru = (role.y + 1u) * ns / role.z;   // the upper bound's rank (the last helper: none)
     barrier();
     if (lid < ns) {
         uint r = 0u;
-        for (uint x = 0u; x < ns; x++) r += before(uvec2(s_tot[x], s_lstart[x]), s_run[x], sk, si) ? 1u : 0u;
+        uint x = 0u;
+        if (shift - pc.lo + DIGIT_BITS <= 32u) {
+            for (; x + 4u <= ns; x += 4u) {
+                uvec4 y = uvec4(s_tot[x], s_tot[x + 1u], s_tot[x + 2u], s_tot[x + 3u]);
+                r += (y.x < num.x ? 1u : 0u) + (y.y < num.x ? 1u : 0u) + (y.z < num.x ? 1u : 0u) + (y.w < num.x ? 1u : 0u);
+            }
+            for (; x < ns; x++) r += s_tot[x] < num.x ? 1u : 0u;
+        } else {
+            for (; x < ns; x++) r += lt64(uvec2(s_tot[x], s_lstart[x]), num) ? 1u : 0u;
+        }
         if (r == rl) {
             s_split[0] = sk.x;
             s_split[1] = sk.y;
@@ -408,6 +467,7 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         }
     }
     barrier();
+    CLOCK(2);
     bool has_lo = role.y != 0u;
     bool has_hi = role.y + 1u < role.z;
     uvec2 lk = uvec2(s_split[0], s_split[1]), hk = uvec2(s_split[3], s_split[4]);
@@ -421,8 +481,10 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
             uint e[SW];
             gather_run(base + lid, cnt, tiles, e);
+            // Every item's load issued before any is used, none behind a per-item branch (items past the
+            // bucket read element 0 and are never selected).
             uvec2 k[SW];
-            [[unroll]] for (uint x = 0u; x < SW; x++) k[x] = e[x] != NONE ? get_key(SPLIT, e[x]) : uvec2(0u);
+            [[unroll]] for (uint x = 0u; x < SW; x++) k[x] = get_key(SPLIT, e[x] != NONE ? e[x] : 0u);
             uint sel = 0u;   // bit x: item x (bucket key base + x x WG_SIZE + lid) is in the share
             [[unroll]] for (uint x = 0u; x < SW; x++) {
                 uint i = base + x * WG_SIZE + lid;
@@ -459,11 +521,13 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
                 ex += c;
             }
             barrier();
+            uvec2 v[SW];
+            [[unroll]] for (uint x = 0u; x < SW; x++) v[x] = get_vals(SPLIT, e[x] != NONE ? e[x] : 0u);
             [[unroll]] for (uint x = 0u; x < SW; x++) {
                 if (((sel >> x) & 1u) != 0u) {
                     uint o = at + s_slice[x * nsg + gl_SubgroupID] + pre[x];
                     put_key(BIG, o, k[x]);
-                    put_vals(BIG, o, get_vals(SPLIT, e[x]));
+                    put_vals(BIG, o, v[x]);
                 }
             }
             at += total;
@@ -472,16 +536,44 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         if (pass == 0u) {
             runs_exclusive_add(nb, off);
             runs_exclusive_add(nm, g);
+            CLOCK(3);
             if (g == 0u) return uvec4(0u);
         }
     }
     sync_buffers();
+    CLOCK(4);
     if (g > TILE) {
+        NOTE(P_SHARE_GLOBAL, role.x, g);
         sort_range(BIG, CALLER, start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
+    NOTE(P_SHARE, role.x, g);
     return uvec4(start + off, g, shift, 1u);
 }
+
+#if CLOCKS
+// Invocation 0 writes workgroup g's clock record (at every exit after main's first check).
+void clock_flush(uint g) {
+    if (gl_LocalInvocationID.x != 0u) return;
+    uvec2 rt = clockRealtime2x32EXT();
+    clk[7] = clock2x32ARB().x;
+    clk[14] = rt.x;
+    clk[15] = rt.y;
+#ifdef SMID
+    clk[8] = gl_SMIDNV;
+#else
+    clk[8] = 0u;
+#endif
+    clk[9] = g + 1u;
+    // base + g x 64 + i x 4 in 64 bits
+    uint c;
+    uint lo = uaddCarry(pc.clk_lo, g * 64u, c);
+    for (uint i = 0u; i < 16u; i++) WordRef(uvec2(lo + i * 4u, pc.clk_hi + c)).word = clk[i];
+}
+#define CLOCK_FLUSH() clock_flush(g)
+#else
+#define CLOCK_FLUSH()
+#endif
 
 void main() {
     uint msd = meta[CTRL_MSD];
@@ -489,6 +581,15 @@ void main() {
     uint shift = msd - 1u;
     g_bias = uvec2(meta[CTRL_MSD_BIAS], meta[CTRL_MSD_BIAS + 1u]);
     uint g = flat_group_id();
+#if CLOCKS
+    if (gl_LocalInvocationID.x == 0u) {
+        for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
+        uvec2 rt = clockRealtime2x32EXT();
+        clk[0] = clock2x32ARB().x;
+        clk[12] = rt.x;
+        clk[13] = rt.y;
+    }
+#endif
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, pc.split_tile);
     bool desc = (pc.flags & 1u) != 0u;
@@ -499,21 +600,33 @@ void main() {
     bool helper = g < pc.helpers;
     if (helper) {
         uvec4 job = help(g, shift, n, tiles, pc.key_kind, desc);
-        if (job.w == 0u) return;
+        if (job.w == 0u) {
+            CLOCK_FLUSH();
+            return;
+        }
         dst = job.x;
         cnt = job.y;
     } else {
         uint d = g - pc.helpers;
         if (d >= RADIX) return;
         uvec2 sc = find_runs(d, n, tiles);
+        CLOCK(1);
         dst = sc.x;
         cnt = sc.y;
-        if (cnt == 0u) return;
-        if (cnt <= RANK_MAX) {
-            place_counted(dst, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
+        NOTE(cnt == 0u ? P_EMPTY : (cnt <= RANK_MAX ? P_COUNTED : (cnt > LARGE ? P_LEFT : P_REGISTERS)), d, cnt);
+        if (cnt == 0u) {
+            CLOCK_FLUSH();
             return;
         }
-        if (cnt > LARGE) return;   // the helpers' (the host dispatches some whenever a bucket can be this large)
+        if (cnt <= RANK_MAX) {
+            place_counted(dst, cnt, pc.lo, shift, pc.key_kind, desc, tiles);
+            CLOCK_FLUSH();
+            return;
+        }
+        if (cnt > LARGE) {   // the helpers' (the host dispatches some whenever a bucket can be this large)
+            CLOCK_FLUSH();
+            return;
+        }
     }
     if (helper) {
         range_load(BIG, dst, cnt);
@@ -521,10 +634,21 @@ void main() {
         gather_items(cnt, tiles);
     }
     barrier();   // the run tables in smem are no longer read
+    CLOCK(5);
     if (cnt > 1u && shift > pc.lo) {
-        local_sort(cnt, pc.lo, shift, pc.key_kind, desc, local_differ(cnt, pc.key_kind, desc));
+        uvec2 differ = local_differ(cnt, pc.key_kind, desc);
+#if CLOCKS
+        uint places = 0u;
+        for (uint s = pc.lo; s < shift; s += DIGIT_BITS) {
+            places += key_digit(differ, s, (1u << min(DIGIT_BITS, shift - s)) - 1u) != 0u ? 1u : 0u;
+        }
+        NOTE_PLACES(places);
+#endif
+        local_sort(cnt, pc.lo, shift, pc.key_kind, desc, differ);
     }
+    CLOCK(6);
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         if (item_pos(j) < cnt) store_item(CALLER, j, dst + item_pos(j));
     }
+    CLOCK_FLUSH();
 }

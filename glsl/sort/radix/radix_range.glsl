@@ -9,10 +9,13 @@
 // next to radix_local.glsl's arrays. The buffers of both sides are `coherent`: a workgroup reads back what its
 // own invocations wrote in the previous place.
 
-// Stores of this workgroup become visible to its loads after this.
+// Stores of this workgroup become visible to its loads after this: a release fence, the barrier, and an
+// acquire fence after it (barrier() alone orders shared memory only, so without the second fence a compiler may
+// move the next loads of buffer memory above the barrier).
 void sync_buffers() {
     memoryBarrierBuffer();
     barrier();
+    memoryBarrierBuffer();
 }
 
 // Items [0, m) of the registers from elements [at, at + m) of one side (padding: zeros).

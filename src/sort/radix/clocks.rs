@@ -1,4 +1,5 @@
-//! Per-tile phase clocks of the Onesweep pass (diagnostics; [`super::RadixPolicy::tile_clocks`]).
+//! Per-tile phase clocks of the Onesweep pass (diagnostics; [`super::RadixDebug::tile_clocks`]), and per-workgroup
+//! clocks of the MSD sort's bucket pass ([`msd`]).
 //!
 //! With `tile_clocks` set to a buffer's device address, the passes run the `radix_onesweep_*_clock` kernels:
 //! invocation 0 of every tile reads the SM clock right after each of the tile's barriers and writes a
@@ -185,6 +186,206 @@ pub fn summarize(tiles: &[TileClock]) -> String {
         peak_max
     );
     out
+}
+
+/// Per-workgroup clocks of the MSD sort's bucket pass (diagnostics; [`super::RadixDebug::msd_clocks`]).
+///
+/// With `msd_clocks` set to a buffer's device address, the bucket pass runs its `_clock` variants: invocation 0
+/// of every workgroup that had something to do (once the split pass found keys to sort) writes a
+/// [`RECORD_WORDS`]-word record at `msd_clocks + group x 64` bytes (helpers first, then one
+/// group per bucket). [`summarize`] tells where the pass's time goes: the span from the first entry to the last
+/// exit, each path's workgroups (keys, lifetimes, SM cycles per phase) and the longest-lived workgroups.
+pub mod msd {
+    use super::quantiles;
+
+    /// Record words 0..=7: the SM clock (low 32 bits) at these phase boundaries (0: not passed).
+    pub const PHASES: [&str; 8] = [
+        "entry",
+        "role and runs",
+        "sample bounds",
+        "count sweep",
+        "compaction sweep",
+        "keys in registers",
+        "sorted",
+        "end",
+    ];
+    /// Word of the SM id (0 without `VK_NV_shader_sm_builtins`).
+    pub const W_SM: usize = 8;
+    /// Word of the workgroup's index in the dispatch + 1 (0: no record written).
+    pub const W_GROUP: usize = 9;
+    /// Word of the path (bits 0..7), the bucket (bits 8..23) and the digit places sorted (bits 24..31).
+    pub const W_PATH: usize = 10;
+    /// Word of the keys the workgroup handled (its bucket's or its share's).
+    pub const W_KEYS: usize = 11;
+    /// Words of the device real-time clock (lo, hi) at entry and at the end.
+    pub const W_RT_ENTRY: usize = 12;
+    pub const W_RT_END: usize = 14;
+
+    /// What a workgroup of the bucket pass did.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum Path {
+        /// A bucket with no keys.
+        Empty,
+        /// A bucket placed by counting (at most `msd_rank_max` keys).
+        Counted,
+        /// A bucket sorted in registers.
+        Registers,
+        /// A bucket larger than the bucket tile, left to the helpers.
+        Left,
+        /// A helper's share of a large bucket, sorted in registers.
+        Share,
+        /// A helper's share larger than the bucket tile, sorted through global memory.
+        ShareGlobal,
+        /// A helper with nothing to do (no large bucket for it, or an empty share).
+        Idle,
+    }
+
+    impl Path {
+        fn from_word(w: u32) -> Self {
+            match w & 0xFF {
+                0 => Path::Empty,
+                1 => Path::Counted,
+                2 => Path::Registers,
+                3 => Path::Left,
+                4 => Path::Share,
+                5 => Path::ShareGlobal,
+                _ => Path::Idle,
+            }
+        }
+    }
+
+    /// One workgroup's record, decoded.
+    #[derive(Clone, Copy, Debug)]
+    pub struct GroupClock {
+        pub group: u32,
+        pub sm: u32,
+        pub path: Path,
+        /// The bucket (split digit value) it sorted or helped with (2^digit_bits: none).
+        pub bucket: u32,
+        /// Digit places of the register sort that had differing keys (skipped places are not counted).
+        pub places: u32,
+        pub keys: u32,
+        /// SM clock at the phase boundaries (0 where the workgroup did not pass a phase).
+        pub cycles: [u32; 8],
+        pub entry_ns: u64,
+        pub end_ns: u64,
+    }
+
+    impl GroupClock {
+        /// Device time from entry to end, in ns.
+        pub fn life_ns(&self) -> u64 {
+            self.end_ns.saturating_sub(self.entry_ns)
+        }
+
+        /// SM cycles from the previous boundary passed to boundary `i` (None: not passed).
+        pub fn phase(&self, i: usize) -> Option<u32> {
+            if i == 0 || self.cycles[i] == 0 {
+                return None;
+            }
+            let prev = (0..i).rev().find(|&k| self.cycles[k] != 0)?;
+            Some(self.cycles[i].wrapping_sub(self.cycles[prev]))
+        }
+    }
+
+    /// Decodes the written records of `words` (slots of workgroups that wrote none are skipped).
+    pub fn decode(words: &[u32]) -> Vec<GroupClock> {
+        words
+            .chunks_exact(super::RECORD_WORDS)
+            .filter(|r| r[W_GROUP] != 0)
+            .map(|r| {
+                let mut cycles = [0u32; 8];
+                cycles.copy_from_slice(&r[..8]);
+                let rt = |w: usize| r[w] as u64 | (r[w + 1] as u64) << 32;
+                GroupClock {
+                    group: r[W_GROUP] - 1,
+                    sm: r[W_SM],
+                    path: Path::from_word(r[W_PATH]),
+                    bucket: (r[W_PATH] >> 8) & 0xFFFF,
+                    places: r[W_PATH] >> 24,
+                    keys: r[W_KEYS],
+                    cycles,
+                    entry_ns: rt(W_RT_ENTRY),
+                    end_ns: rt(W_RT_END),
+                }
+            })
+            .collect()
+    }
+
+    /// A text report: the span, per path its workgroups' keys, lifetimes and SM cycles per phase (medians and
+    /// maxima), then the `longest` longest-lived workgroups with their phases.
+    pub fn summarize(groups: &[GroupClock], longest: usize) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let Some(first) = groups.iter().map(|g| g.entry_ns).min() else {
+            return "no workgroup records\n".into();
+        };
+        let last = groups.iter().map(|g| g.end_ns).max().unwrap_or(first);
+        let _ = writeln!(
+            out,
+            "{} workgroups; span {:.2} us (first entry to last end)",
+            groups.len(),
+            (last - first) as f64 / 1e3
+        );
+        let mut paths: Vec<Path> = groups.iter().map(|g| g.path).collect();
+        paths.sort_unstable();
+        paths.dedup();
+        for path in paths {
+            let of: Vec<&GroupClock> = groups.iter().filter(|g| g.path == path).collect();
+            let keys = quantiles(of.iter().map(|g| g.keys as f64).collect());
+            let life = quantiles(of.iter().map(|g| g.life_ns() as f64).collect());
+            let max_life = of.iter().map(|g| g.life_ns()).max().unwrap_or(0);
+            let start = quantiles(of.iter().map(|g| (g.entry_ns - first) as f64).collect());
+            if let (Some(k), Some(l), Some(s)) = (keys, life, start) {
+                let kmax = of.iter().map(|g| g.keys).max().unwrap_or(0);
+                let _ = writeln!(
+                    out,
+                    "  {:?}: {} groups, keys median {:.0} max {}; life median {:.2} us max {:.2} us; entry median +{:.2} us",
+                    path,
+                    of.len(),
+                    k.1,
+                    kmax,
+                    l.1 / 1e3,
+                    max_life as f64 / 1e3,
+                    s.1 / 1e3
+                );
+            }
+            for (i, name) in PHASES.iter().enumerate().skip(1) {
+                let d: Vec<f64> = of.iter().filter_map(|g| g.phase(i)).map(|c| c as f64).collect();
+                let max = d.iter().copied().fold(0.0, f64::max);
+                if let Some((_, p50, _, mean)) = quantiles(d) {
+                    let _ = writeln!(
+                        out,
+                        "    {:<18} cycles median {:>8.0} mean {:>8.0} max {:>8.0}",
+                        name, p50, mean, max
+                    );
+                }
+            }
+        }
+        let mut by_life: Vec<&GroupClock> = groups.iter().collect();
+        by_life.sort_by_key(|g| std::cmp::Reverse(g.life_ns()));
+        let _ = writeln!(
+            out,
+            "  longest: group path bucket keys places | entry +us life us | cycles per phase (role, sample, count, compact, load, sort, end)"
+        );
+        for g in by_life.into_iter().take(longest) {
+            let phases: Vec<String> = (1..8)
+                .map(|i| g.phase(i).map_or("-".into(), |c| c.to_string()))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:>5} {:?} {} {} {} | +{:.2} {:.2} | {}",
+                g.group,
+                g.path,
+                g.bucket,
+                g.keys,
+                g.places,
+                (g.entry_ns - first) as f64 / 1e3,
+                g.life_ns() as f64 / 1e3,
+                phases.join(" ")
+            );
+        }
+        out
+    }
 }
 
 #[cfg(test)]

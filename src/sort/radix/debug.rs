@@ -32,6 +32,10 @@ pub struct RadixDebug {
     /// [`DeviceCaps::shader_clock`] (`ContextOptions::shader_clock`) and buffer device addresses. Each place
     /// overwrites the records of the previous one.
     pub tile_clocks: u64,
+    /// The device address of a buffer that receives one 64-byte clock record per workgroup of the MSD sort's
+    /// bucket pass (2^digit_bits bucket workgroups after the helpers: at most 2^digit_bits + 2048 records; see
+    /// [`super::clocks::msd`]); 0: off. Same requirements as `tile_clocks`.
+    pub msd_clocks: u64,
 }
 
 impl RadixDebug {
@@ -55,17 +59,18 @@ impl RadixDebug {
 
     /// Checks the knobs against the device (`use_partitioned`: whether the policy ranks with match-any).
     pub(crate) fn check(&self, caps: &DeviceCaps, use_partitioned: bool) -> Result<()> {
-        if self.tile_clocks != 0 && !(caps.shader_clock && caps.buffer_device_address) {
+        let clocks = self.tile_clocks != 0 || self.msd_clocks != 0;
+        if clocks && !(caps.shader_clock && caps.buffer_device_address) {
             return Err(Error::Unsupported {
                 device: caps.name.clone(),
-                what: "tile_clocks needs VK_KHR_shader_clock (ContextOptions::shader_clock) and buffer device addresses"
+                what: "tile_clocks and msd_clocks need VK_KHR_shader_clock (ContextOptions::shader_clock) and buffer device addresses"
                     .into(),
             });
         }
-        if self.tile_clocks != 0 && use_partitioned && !caps.sm_builtins {
+        if clocks && use_partitioned && !caps.sm_builtins {
             return Err(Error::Unsupported {
                 device: caps.name.clone(),
-                what: "tile_clocks with use_partitioned needs VK_NV_shader_sm_builtins".into(),
+                what: "tile_clocks and msd_clocks with use_partitioned need VK_NV_shader_sm_builtins".into(),
             });
         }
         if !(1..=60000).contains(&self.stall_every.max(1)) {

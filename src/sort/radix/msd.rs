@@ -64,6 +64,9 @@ pub struct BucketsPush {
     /// Helper workgroups dispatched before the 2^digit_bits bucket workgroups (buckets too large for one
     /// workgroup share them; 0 when no bucket can outgrow the bucket tile).
     pub helpers: u32,
+    /// Diagnostics: the device address of the workgroups' clock records (the `_clock` variants; see
+    /// [`super::clocks::msd`]), low word first; 0 otherwise.
+    pub clocks: [u32; 2],
 }
 
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
@@ -99,11 +102,13 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         .with(buckets_sh::RANK_MAX, p.msd_rank_max)
         .with(buckets_sh::MAX_TILES, max_tiles)
         .with(buckets_sh::SW, p.msd_sweep_keys);
+    let clocks = s.debug.msd_clocks;
     let buckets = s.kernel(
-        if p.use_partitioned {
-            buckets_sh::PARTITIONED
-        } else {
-            buckets_sh::BALLOT
+        match (p.use_partitioned, clocks != 0) {
+            (false, false) => buckets_sh::BALLOT,
+            (true, false) => buckets_sh::PARTITIONED,
+            (false, true) => buckets_sh::BALLOT_CLOCK,
+            (true, true) => buckets_sh::PARTITIONED_CLOCK,
         },
         p.msd_bucket_workgroup_size,
         bucket_spec,
@@ -163,6 +168,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         stride,
         split_tile,
         helpers,
+        clocks: [clocks as u32, (clocks >> 32) as u32],
     };
     rec.dispatch(
         "vksort::radix::msd::buckets",
