@@ -1550,24 +1550,33 @@ fn beyond_one_binding() {
     });
 }
 
-#[test]
-fn tile_clocks_record_every_tile() {
-    // Its own device: the clock extension is enabled only when asked for at creation.
-    let _guard = common::lock();
+/// A device of its own with the shader clock (the extension is enabled only when asked for at creation), or
+/// None (the check is skipped and logged) where the clock or buffer device addresses are missing.
+fn clock_context() -> Option<Arc<Context>> {
     let ctx = Context::new(vksort::ContextOptions {
         shader_clock: true,
         ..vksort::ContextOptions::from_env()
     })
     .expect("Vulkan context");
     if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
-        return common::skip(
+        common::skip(
             "shader-clock",
             &format!(
                 "{}: no shader clock or no bufferDeviceAddress",
                 ctx.caps().name
             ),
         );
+        return None;
     }
+    Some(ctx)
+}
+
+#[test]
+fn tile_clocks_record_every_tile() {
+    let _guard = common::lock();
+    let Some(ctx) = clock_context() else {
+        return;
+    };
     let policy = RadixPolicy::for_sort(ctx.caps(), KeyType::U32, ValueType::U32);
     let tile = policy.tile() as u64;
     let n = 5 * tile + 7;
@@ -1657,22 +1666,10 @@ fn tile_clocks_record_every_tile() {
 
 #[test]
 fn msd_clocks_record_every_workgroup() {
-    // Its own device: the clock extension is enabled only when asked for at creation.
     let _guard = common::lock();
-    let ctx = Context::new(vksort::ContextOptions {
-        shader_clock: true,
-        ..vksort::ContextOptions::from_env()
-    })
-    .expect("Vulkan context");
-    if !ctx.caps().shader_clock || !ctx.caps().buffer_device_address {
-        return common::skip(
-            "shader-clock",
-            &format!(
-                "{}: no shader clock or no bufferDeviceAddress",
-                ctx.caps().name
-            ),
-        );
-    }
+    let Some(ctx) = clock_context() else {
+        return;
+    };
     // Small bucket tiles and no counted buckets: entropy-3 keys leave large buckets to the helpers.
     let mut policy = sort_policy(&ctx, KeyType::U32, ValueType::U32);
     policy.msd_bucket_keys_per_thread = 1;
