@@ -565,7 +565,7 @@ void clock_flush(uint g) {
     clk[8] = 0u;
 #endif
     clk[9] = g + 1u;
-    // base + g x 64 + i x 4 in 64 bits
+    // base + g x 64 in 64 bits; + i x 4 within the record (the base is 64-byte aligned: RadixDebug::msd_clocks)
     uint c;
     uint lo = uaddCarry(pc.clk_lo, g * 64u, c);
     for (uint i = 0u; i < 16u; i++) WordRef(uvec2(lo + i * 4u, pc.clk_hi + c)).word = clk[i];

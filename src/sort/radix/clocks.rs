@@ -59,16 +59,20 @@ pub fn decode(words: &[u32]) -> Vec<TileClock> {
         .map(|r| {
             let mut cycles = [0u32; 9];
             cycles.copy_from_slice(&r[..9]);
-            let rt = |w: usize| r[w] as u64 | (r[w + 1] as u64) << 32;
             TileClock {
                 tile: r[W_TILE] - 1,
                 sm: r[W_SM],
                 cycles,
-                entry_ns: rt(W_RT_ENTRY),
-                end_ns: rt(W_RT_END),
+                entry_ns: word64(r, W_RT_ENTRY),
+                end_ns: word64(r, W_RT_END),
             }
         })
         .collect()
+}
+
+/// The 64-bit value of record words `w` (low) and `w + 1` (high): the device clock.
+fn word64(r: &[u32], w: usize) -> u64 {
+    r[w] as u64 | (r[w + 1] as u64) << 32
 }
 
 fn quantiles(mut v: Vec<f64>) -> Option<(f64, f64, f64, f64)> {
@@ -295,7 +299,6 @@ pub mod msd {
             .map(|r| {
                 let mut cycles = [0u32; 8];
                 cycles.copy_from_slice(&r[..8]);
-                let rt = |w: usize| r[w] as u64 | (r[w + 1] as u64) << 32;
                 GroupClock {
                     group: r[W_GROUP] - 1,
                     sm: r[W_SM],
@@ -304,8 +307,8 @@ pub mod msd {
                     places: r[W_PATH] >> 24,
                     keys: r[W_KEYS],
                     cycles,
-                    entry_ns: rt(W_RT_ENTRY),
-                    end_ns: rt(W_RT_END),
+                    entry_ns: super::word64(r, W_RT_ENTRY),
+                    end_ns: super::word64(r, W_RT_END),
                 }
             })
             .collect()

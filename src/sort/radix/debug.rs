@@ -34,7 +34,8 @@ pub struct RadixDebug {
     pub tile_clocks: u64,
     /// The device address of a buffer that receives one 64-byte clock record per workgroup of the MSD sort's
     /// bucket pass (2^digit_bits bucket workgroups after the helpers: at most 2^digit_bits + 2048 records; see
-    /// [`super::clocks::msd`]); 0: off. Same requirements as `tile_clocks`.
+    /// [`super::clocks::msd`]); 0: off. The address must be 64-byte aligned (a record never crosses a 4 GiB
+    /// boundary of the address). Same requirements as `tile_clocks`.
     pub msd_clocks: u64,
 }
 
