@@ -1722,9 +1722,12 @@ fn msd_clocks_record_every_workgroup() {
     use radix::clocks::msd::{decode, summarize, Path};
     let words: Vec<u32> = records.read_vec(groups * 16).unwrap();
     let recs = decode(&words);
-    let buckets = recs
-        .iter()
-        .filter(|r| !matches!(r.path, Path::Share | Path::ShareGlobal | Path::Idle));
+    let buckets = recs.iter().filter(|r| {
+        !matches!(
+            r.path,
+            Path::Share | Path::ShareCoop | Path::ShareGlobal | Path::Idle
+        )
+    });
     assert_eq!(buckets.count(), radix_size);
     assert!(
         recs.iter().any(|r| r.path == Path::Left),
@@ -1736,6 +1739,14 @@ fn msd_clocks_record_every_workgroup() {
         .map(|r| r.keys as u64)
         .sum();
     assert_eq!(placed, n as u64);
+    // A bucket's helpers decide together whether they cooperate: its shares are all cooperative or all alone.
+    for b in 0..radix_size as u32 {
+        let coop = recs
+            .iter()
+            .any(|r| r.bucket == b && r.path == Path::ShareCoop);
+        let alone = recs.iter().any(|r| r.bucket == b && r.path == Path::Share);
+        assert!(!(coop && alone), "bucket {b}: cooperative and lone shares");
+    }
     for r in &recs {
         let set: Vec<u32> = r.cycles.iter().copied().filter(|&c| c != 0).collect();
         assert!(set.len() >= 2, "{r:?}");
@@ -1924,6 +1935,71 @@ fn msd_skewed_buckets_on_helpers() {
                     (many, Order::Ascending, Some((3, top)), None),
                 ] {
                     let c = msd_case(key, order, bits, p);
+                    check(ctx, &c, raw, gpu_n);
+                }
+            }
+        }
+    });
+}
+
+/// Cooperative MSD helpers (`msd_coop_min_keys`): a large bucket's helpers each read a part of it and exchange
+/// counts, waiting for each other a bounded time. Buckets of many helpers (skewed and crowded keys), large
+/// buckets cooperating beside smaller ones alone, a bucket of two helpers, and helpers that arrive late (stall emulation: the others give up and each works alone).
+/// u32 and f64 keys with values (stability), both orders, a GPU-side count; each against the CPU reference.
+/// (lavapipe runs one workgroup at a time, so there the helpers always end up alone.)
+#[test]
+fn msd_cooperative_helpers() {
+    with_gpu(|ctx| {
+        let mut coop = lavapipe_policy(ctx);
+        coop.msd_bucket_keys_per_thread = 1;
+        coop.msd_split_keys_per_thread = 3;
+        coop.msd_rank_max = 0;
+        coop.msd_coop_min_keys = 1;
+        let tile = coop.msd_bucket_workgroup_size as usize;
+        let mut pair = coop;
+        pair.msd_helper_ratio = 1;
+        // Entropy-3 keys: the bucket of top digit 0 (~1/3 of the keys) cooperates, those of one bit set (~8%
+        // each) work alone.
+        let mut mixed = coop;
+        mixed.msd_coop_min_keys = 8 * tile as u32;
+        let mut hurried = coop;
+        hurried.spin_limit = 1;
+        let stalled = RadixDebug {
+            stall_every: 2,
+            ..Default::default()
+        };
+        for key in [KeyType::U32, KeyType::F64] {
+            let mut r = Rng(key as u64 + 5);
+            // 3/4 of the keys one value: one bucket holds them (a node of equal keys).
+            let x = r.next_u64() & 0xffff_ff00;
+            let mut crowded = |n: usize| -> Vec<u64> {
+                (0..n)
+                    .map(|_| {
+                        if r.next_u32() % 4 != 0 {
+                            x
+                        } else {
+                            x ^ (r.next_u64() & 0xff_ffff)
+                        }
+                    })
+                    .collect()
+            };
+            let n = 40 * tile + 7;
+            let many = [gen(key, Dist::Entropy(3), n, key as u64 + 3), crowded(n)];
+            // 1.9 bucket tiles, one helper per tile: two helpers, both on the crowded bucket.
+            let two = crowded(tile * 19 / 10);
+            for (i, raw) in many.iter().chain([&two]).enumerate() {
+                let order = if i % 2 == 0 {
+                    Order::Ascending
+                } else {
+                    Order::Descending
+                };
+                for (p, d, gpu_n) in [
+                    ([mixed, coop, pair][i], RadixDebug::default(), None),
+                    (coop, stalled, Some(raw.len() - 3)),
+                    (hurried, stalled, None),
+                ] {
+                    let mut c = msd_case(key, order, None, p);
+                    c.debug = d;
                     check(ctx, &c, raw, gpu_n);
                 }
             }

@@ -17,14 +17,16 @@
 //   - A bucket of more than LARGE keys (TILE, or RANK_MAX if larger) is left to helper workgroups (the first
 //     `helpers` groups of the dispatch, before the RADIX bucket groups). The split pass added each digit's count
 //     over all tiles to the counts row of the tables; every helper reads those counts, and the large buckets
-//     share the helpers in proportion to their keys (at least one each). A bucket's helpers divide it with no
-//     communication: each reads the same sample of the bucket and takes the keys between two of its quantiles
-//     (see help()); it counts the keys before its share and compacts the share, in bucket order, to its final
-//     range of the second scratch (big_keys/big_vals: no other workgroup touches it), from where it is sorted
-//     in registers into the caller's buffers, or, past TILE keys, one digit place at a time through global
-//     memory between that range and the caller's. Every helper's two sweeps read the whole bucket from the
-//     split side (L2-resident); the shares do not depend on how the keys' bits are spread (skewed digits, few
-//     distinct keys).
+//     share the helpers in proportion to their keys (at least one each). Each of a bucket's helpers reads the
+//     same sample of the bucket, and helper j's share is the keys between two of its quantiles (see help()),
+//     so the shares do not depend on how the keys' bits are spread (skewed digits, few distinct keys). A
+//     bucket of at least COOP_MIN keys has its helpers cooperate (coop_share()): each reads 1/h of the bucket,
+//     they exchange their counts per share through the tables and each scatters its part to the shares in
+//     the second scratch (big_keys/big_vals). Otherwise, or when a helper is not running in time, each helper
+//     works alone: it counts the keys before its share and compacts the share, in bucket order, sweeping the
+//     whole bucket twice. Either way the share lands, in bucket order, in its final range of the second
+//     scratch, from where its helper sorts it in registers into the caller's buffers, or, past TILE keys, one
+//     digit place at a time through global memory between that range and the caller's.
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -66,7 +68,7 @@ shared uint clk[16];
 #endif
 // Paths of a clock record: an empty bucket; a counted bucket; a bucket sorted in registers; a large bucket
 // left to the helpers; a helper's share sorted in registers; a helper's share sorted through global memory; a
-// helper with nothing to do (no large bucket for it, or an empty share).
+// helper with nothing to do (no large bucket for it, or an empty share); a share of cooperative helpers.
 const uint P_EMPTY = 0u;
 const uint P_COUNTED = 1u;
 const uint P_REGISTERS = 2u;
@@ -74,6 +76,7 @@ const uint P_LEFT = 3u;
 const uint P_SHARE = 4u;
 const uint P_SHARE_GLOBAL = 5u;
 const uint P_IDLE = 6u;
+const uint P_SHARE_COOP = 7u;   // a helper's share split off cooperatively (coop_share), sorted in registers
 
 // The split pass's bias (meta[CTRL_MSD_BIAS ..], set at the start of main): every key this pass ranks,
 // compares or counts is biased as the split pass's were (msd_range.glsl), so buckets and their sort agree.
@@ -95,6 +98,14 @@ layout(constant_id = 7) const uint RANK_MAX = 0;
 layout(constant_id = 8) const uint MAX_TILES = 1024;
 // Bucket keys per invocation per step of a helper's sweeps (RadixPolicy::msd_sweep_keys; its shared memory is counted).
 layout(constant_id = 9) const uint SW = 16;
+// Buckets of at least this many keys have cooperative helpers (RadixPolicy::msd_coop_min_keys; see
+// coop_share()); 0: none.
+layout(constant_id = 10) const uint COOP_MIN = 0;
+// Polls of a cooperative helper's waits before it gives up (RadixPolicy::spin_limit, <= 60000).
+layout(constant_id = 11) const uint COOP_SPIN = 1024;
+// Stall emulation (tests, RadixDebug::stall_every): cooperative helpers j with j % COOP_STALL == 1 % COOP_STALL
+// arrive late (after polling about 4 x COOP_SPIN times), so their bucket's others give up waiting.
+layout(constant_id = 13) const uint COOP_STALL = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
@@ -115,7 +126,7 @@ layout(set = 0, binding = 3, std430) readonly buffer AltVals { uint alt_vals[]; 
 layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
 layout(set = 0, binding = 5, std430) coherent buffer BigKeys { uint big_keys[]; };
 layout(set = 0, binding = 6, std430) coherent buffer BigVals { uint big_vals[]; };
-layout(set = 0, binding = 7, std430) readonly buffer Tables { uint tables[]; };
+layout(set = 0, binding = 7, std430) coherent buffer Tables { uint tables[]; };
 
 layout(push_constant) uniform Push {
     uint lo;
@@ -401,6 +412,160 @@ uvec3 helper_role(uint q) {
     return r;
 }
 
+// ---- Cooperative helpers (COOP_MIN): a large bucket's helpers split it by position, then exchange counts ----
+//
+// The tables' region past the counts row: 4 control words per bucket (arrivals, the decision, finished
+// scatters; zeroed by the differ pass, or by the split pass of a one-tile sort), then one row of RADIX words per
+// helper (its chunk's keys per share).
+uint coop_ctl(uint x) { return (4u + RADIX) * pc.stride + RADIX + 4u * x; }
+uint coop_row(uint q) { return (4u + RADIX) * pc.stride + 5u * RADIX + q * RADIX; }
+const uint COOP_GO = 1u;      // every helper of the bucket arrived: they cooperate
+const uint COOP_ALONE = 2u;   // one gave up waiting: each sweeps the bucket alone (help())
+shared uint s_coop[2];        // the last wait's outcome, the bucket's decision
+
+uint coop_load(uint w) {
+    return atomicLoad(tables[w], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// Counts this workgroup into control word w, after its buffer stores (release: a fence in every invocation, in
+// uniform control flow, then the barrier), and waits until the word reaches `target` or `polls` polls have
+// passed; true when it was reached. Subgroup 0 waits, all its lanes polling, so it stays converged; relaxed
+// atomics, with fences around in every invocation (lavapipe breaks barriers around divergent acquire/release
+// operations; see lookback.glsl). `late` (stall emulation) polls a dead word about 4 x COOP_SPIN times before
+// arriving. All invocations call it; ends with an acquire fence.
+bool coop_arrive(uint w, uint target, uint polls, bool late) {
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        uint v = 0u;
+        if (late) {
+            uint rounds = min(COOP_SPIN * 4u + 64u, 60000u);
+            uint dead = w | 3u;   // the bucket's word 3: always 0
+            for (uint i = 0u; i < rounds; i++) v += coop_load(dead);
+            if (subgroupMax(v) == 0xdeadbeefu && subgroupElect()) tables[dead] = 0u;   // keeps the loop
+            v = 0u;
+        }
+        if (subgroupElect()) v = atomicAdd(tables[w], 1u) + 1u;
+        v = subgroupMax(v);
+        for (uint spins = 0u; v < target && spins < polls; spins++) v = subgroupMax(coop_load(w));
+        if (subgroupElect()) s_coop[0] = v >= target ? 1u : 0u;
+    }
+    barrier();
+    bool reached = s_coop[0] != 0u;
+    memoryBarrierBuffer();
+    barrier();   // s_coop[0] is read before the next wait writes it
+    return reached;
+}
+
+// Cooperative form of help() for helper q (role: bucket, index j among the bucket's h helpers, h), with the
+// bucket's sorted sample in s_tot / s_lstart (ns numbers, as help() ranks them) and its run tables in smem:
+//   1. Helper j reads bucket keys [j cnt / h, (j + 1) cnt / h) (its chunk, at most TILE) into registers and
+//      finds each key's share by a binary search of the sample (the shares of help()'s bounds), ranks them by
+//      share (stable) and publishes its count per share (its row).
+//   2. It waits until the bucket's h helpers have published (at most COOP_SPIN polls: the GPU need not run
+//      them all at once); the first to decide settles it for all: cooperate (all arrived) or work alone.
+//   3. Cooperating, it reads the h rows (share s starts after the keys of shares < s, and its chunk's keys of
+//      share s follow those of chunks < j), scatters its chunk to the second scratch, and waits until all h
+//      have scattered.
+// Each helper reads cnt / h keys of the bucket instead of sweeping all of it twice. Returns (share start in the
+// bucket, keys, 1), or (0, 0, 0) to work alone: the helpers decided so, or the last wait timed out (the
+// helpers all run by then, so that is a guard only: help()'s compaction writes the same keys to the same
+// places). The run tables in smem are gone either way.
+uvec3 coop_share(uint q, uvec3 role, uint start, uint cnt, uint ns, uint tiles, uint kind, bool desc, uvec2 m) {
+    uint lid = gl_LocalInvocationID.x;
+    uint j = role.y, h = role.z;
+    uint c0 = j * cnt / h;
+    uint cm = (j + 1u) * cnt / h - c0;
+    uint ctl = coop_ctl(role.x);
+    // 1. The chunk, and each key's share: r = the sample's numbers at most the key's (its bits << DIGIT_BITS
+    // | the last sample slot at or before it in the bucket), share = the last s whose lower bound, the sample
+    // number of rank s ns / h, is among them (padding: RADIX - 1, never a share since h < RADIX).
+    // An invocation's items lie in increasing bucket order: one binary search of the run tables, then a walk.
+    uint e[KPT];
+    uint run = 0u;
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        uint i = c0 + min(item_pos(x), cm - 1u);
+        if (x == 0u) {
+            uint b = tiles;
+            while (b - run > 1u) {
+                uint mid = (run + b) >> 1u;
+                if (smem[mid] <= i) run = mid; else b = mid;
+            }
+        }
+        while (smem[run + 1u] <= i) run++;   // smem[tiles] = cnt ends the walk
+        e[x] = smem[MAX_TILES + 1u + run] + i - smem[run];
+    }
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        uvec2 k = get_key(SPLIT, e[x]);
+        uvec2 v = get_vals(SPLIT, e[x]);
+        g_w0[x] = k.x;
+        g_w1[x] = k.y;
+        g_v0[x] = v.x;
+        g_v1[x] = v.y;
+        uint i = c0 + item_pos(x);
+        uvec2 t = key_transform(k, kind, desc) & m;
+        uint slot = min(ns - 1u, ((i + 1u) * ns + cnt - 1u) / cnt - 1u);
+        uvec2 num = shl64(shr64(t, pc.lo), DIGIT_BITS) | uvec2(slot, 0u);
+        uint a = 0u, b = ns;
+        while (a < b) {
+            uint mid = (a + b) >> 1u;
+            if (lt64(num, uvec2(s_tot[mid], s_lstart[mid]))) b = mid; else a = mid + 1u;
+        }
+        uint share = a == 0u ? 0u : min(h - 1u, (a * h + ns - 1u) / ns - 1u);
+        g_digit[x] = item_pos(x) < cm ? share : RADIX - 1u;
+    }
+    barrier();   // the sample is read: rank_digits writes s_tot / s_lstart
+    rank_digits(DIGIT_BITS);
+    uint row = coop_row(q);
+    for (uint s = lid; s < h; s += WG_SIZE) tables[row + s] = s_tot[s];
+    bool late = COOP_STALL != 0u && j % COOP_STALL == 1u % COOP_STALL;
+    bool all = coop_arrive(ctl, h, COOP_SPIN, late);
+    if (lid == 0u) {
+        uint mine = all ? COOP_GO : COOP_ALONE;
+        uint d = atomicCompSwap(tables[ctl + 1u], 0u, mine);
+        s_coop[1] = d != 0u ? d : mine;
+    }
+    barrier();
+    CLOCK(3);
+    if (s_coop[1] != COOP_GO) return uvec3(0u);
+    // 3. Each share's keys (s_tot, scanned into s_lstart: where it starts) and those of chunks before j
+    // (s_run), from the h x h counts, four loads in flight per invocation.
+    for (uint s = lid; s < RADIX; s += WG_SIZE) {
+        s_tot[s] = 0u;
+        s_run[s] = 0u;
+    }
+    barrier();
+    uint first = q - j;
+    uint hh = h * h;
+    for (uint p0 = lid; p0 < hh; p0 += 4u * WG_SIZE) {
+        uint c[4];
+        [[unroll]] for (uint u = 0u; u < 4u; u++) {
+            uint p = min(p0 + u * WG_SIZE, hh - 1u);
+            c[u] = tables[coop_row(first + p / h) + p % h];
+        }
+        [[unroll]] for (uint u = 0u; u < 4u; u++) {
+            uint p = p0 + u * WG_SIZE;
+            if (p < hh) {
+                atomicAdd(s_tot[p % h], c[u]);
+                if (p / h < j) atomicAdd(s_run[p % h], c[u]);
+            }
+        }
+    }
+    barrier();
+    scan_digit_totals();
+    for (uint s = lid; s < h; s += WG_SIZE) s_run[s] += start + s_lstart[s];
+    uvec3 r = uvec3(s_lstart[j], s_tot[j], 1u);
+    barrier();
+    // Item x of share d goes after the chunk's earlier keys of d: rank_digits' per-subgroup prefix + rank.
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        if (item_pos(x) < cm) {
+            uint d = g_digit[x];
+            store_item(BIG, x, s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[x]);
+        }
+    }
+    return coop_arrive(ctl + 2u, h, min(COOP_SPIN * 16u, 60000u), false) ? r : uvec3(0u);
+}
+
 // Whether (key bits a, bucket index ia) comes before (b, ib): the order of a bucket's sorted keys (stable).
 bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
     return a.y < b.y || (a.y == b.y && (a.x < b.x || (a.x == b.x && ia < ib)));
@@ -443,8 +608,8 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
     uint rl = role.y * ns / role.z;          // the lower bound's rank (helper 0: none)
     uint ru = (role.y + 1u) * ns / role.z;   // the upper bound's rank (the last helper: none)
     barrier();
+    uint r = 0u;
     if (lid < ns) {
-        uint r = 0u;
         uint x = 0u;
         if (shift - pc.lo + DIGIT_BITS <= 32u) {
             for (; x + 4u <= ns; x += 4u) {
@@ -467,15 +632,31 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         }
     }
     barrier();
-    CLOCK(2);
     bool has_lo = role.y != 0u;
     bool has_hi = role.y + 1u < role.z;
     uvec2 lk = uvec2(s_split[0], s_split[1]), hk = uvec2(s_split[3], s_split[4]);
     uint li = s_split[2], hi = s_split[5];
-    if (has_lo && has_hi && rl == ru) return uvec4(0u);   // an empty share (more helpers than samples)
-    // 2. and 3.: pass 0 counts, pass 1 compacts.
+    // Cooperative helpers (coop_share) for a bucket of at least COOP_MIN keys whose helpers are 2..RADIX - 1
+    // and each one's chunk fits its registers (the same for all of the bucket's helpers).
+    bool coop = COOP_MIN != 0u && cnt >= COOP_MIN && role.z >= 2u && role.z < RADIX && div_ceil(cnt, role.z) <= TILE;
+    if (coop && lid < ns) {   // the sample in rank order
+        s_tot[r] = num.x;
+        s_lstart[r] = num.y;
+    }
+    barrier();
+    CLOCK(2);
     uint off = 0u, g = 0u;
-    for (uint pass = 0u; pass < 2u; pass++) {
+    bool alone = true;
+    if (coop) {
+        uvec3 c = coop_share(q, role, start, cnt, ns, tiles, kind, desc, m);
+        alone = c.z == 0u;
+        off = c.x;
+        g = c.y;
+        if (alone) find_runs(role.x, n, tiles);   // the sweeps read the run tables again
+    }
+    if (alone && has_lo && has_hi && rl == ru) return uvec4(0u);   // an empty share (more helpers than samples)
+    // 2. and 3. (alone): pass 0 counts, pass 1 compacts.
+    for (uint pass = 0u; alone && pass < 2u; pass++) {
         uint at = start + off;
         uint nb = 0u, nm = 0u;
         for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
@@ -540,14 +721,15 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
             if (g == 0u) return uvec4(0u);
         }
     }
-    sync_buffers();
+    if (g == 0u) return uvec4(0u);   // cooperating: an empty share
+    if (alone) sync_buffers();
     CLOCK(4);
     if (g > TILE) {
         NOTE(P_SHARE_GLOBAL, role.x, g);
         sort_range(BIG, CALLER, start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
-    NOTE(P_SHARE, role.x, g);
+    NOTE(alone ? P_SHARE : P_SHARE_COOP, role.x, g);
     return uvec4(start + off, g, shift, 1u);
 }
 

@@ -5,7 +5,7 @@
 // combines them (msd_range.glsl). Workgroup 0 records n in the
 // control block (the host's count, or the GPU-side count clamped to the capacity, with the raw count and the
 // overflow flag), where the bucket pass reads it, and zeroes the counts row of the tables ((4 + RADIX) x stride
-// words in: the split pass adds each digit's count there).
+// words in: the split pass adds each digit's count there) and the bucket pass's control words after it.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
@@ -48,7 +48,8 @@ void main() {
             meta[CTRL_RAW_COUNT] = raw;
             meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
         }
-        for (uint d = lid; d < RADIX; d += WG_SIZE) tables[(4u + RADIX) * pc.stride + d] = 0u;
+        // The counts row, then the bucket pass's cooperative-helper control words (4 per bucket).
+        for (uint d = lid; d < 5u * RADIX; d += WG_SIZE) tables[(4u + RADIX) * pc.stride + d] = 0u;
     }
     if (t * TILE >= n) return;
     // Indices past n read key n - 1 again, which changes no min or max.

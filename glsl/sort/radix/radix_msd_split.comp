@@ -12,7 +12,8 @@
 //      place, and writes where each digit's run starts in the tile: tables[4 x stride + d x stride + t] (digit
 //      d's row of the run table, one word per tile; stride: tiles of the capacity), and adds each digit's count
 //      to the counts row, tables[(4 + RADIX) x stride + d] (zeroed by the differ pass; a sort of one tile
-//      writes it), from which the bucket pass's helpers find the buckets too large for one workgroup.
+//      writes it, and zeroes the bucket pass's control words after it), from which the bucket pass's helpers
+//      find the buckets too large for one workgroup.
 // Workgroup 0 also writes meta[CTRL_MSD] = shift + 1 (0: nothing to sort, n <= 1 or all keys equal on [lo, hi))
 // and the bias to meta[CTRL_MSD_BIAS ..] (low, high word).
 // The bucket pass gathers each bucket's runs from all tiles, in tile order.
@@ -138,6 +139,8 @@ void main() {
         uint c = min(s_lstart[d] + s_tot[d], m) - min(s_lstart[d], m);
         if (pc.one_tile != 0u) {
             tables[COUNTS_ROW + d] = c;
+            // The bucket pass's cooperative-helper control words of bucket d (the differ pass's job otherwise).
+            for (uint w = 0u; w < 4u; w++) tables[COUNTS_ROW + RADIX + 4u * d + w] = 0u;
         } else if (c != 0u) {
             atomicAdd(tables[COUNTS_ROW + d], c);
         }

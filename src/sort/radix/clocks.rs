@@ -242,6 +242,10 @@ pub mod msd {
         ShareGlobal,
         /// A helper with nothing to do (no large bucket for it, or an empty share).
         Idle,
+        /// A share of cooperating helpers (each read 1/h of the bucket and scattered it to the shares), sorted
+        /// in registers. Its phases "count sweep" and "compaction sweep" are: its part read, ranked and its
+        /// counts published, the helpers agreed; the scatter done and all helpers finished theirs.
+        ShareCoop,
     }
 
     impl Path {
@@ -253,6 +257,7 @@ pub mod msd {
                 3 => Path::Left,
                 4 => Path::Share,
                 5 => Path::ShareGlobal,
+                7 => Path::ShareCoop,
                 _ => Path::Idle,
             }
         }

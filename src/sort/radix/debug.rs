@@ -15,8 +15,10 @@ pub struct RadixDebug {
     /// (`subgroupBarrier()`) instead of shared memory only, for comparison; bit 5 leaves out the plan (the
     /// passes then run no workgroups), bit 6 stops the upfront pass after its shared-memory counting.
     pub debug_mode: u32,
-    /// Stall emulation (tests of Onesweep's forward progress): tiles with id % stall_every == 1 never publish
-    /// their look-back status, so their successors must count their digits themselves (0: off).
+    /// Stall emulation (tests of forward progress, 0: off): Onesweep tiles with id % stall_every == 1 never
+    /// publish their look-back status, so their successors must count their digits themselves; cooperative MSD
+    /// helpers with index % stall_every == 1 among their bucket's arrive late, so the others give up waiting
+    /// and the bucket's helpers work alone.
     pub stall_every: u32,
     /// Tiles per portion: 0 cuts a sort into as few portions as the look-back status (2^30 - 1 keys) and the
     /// binding range allow; a smaller value forces more portions (tests of the portion path).

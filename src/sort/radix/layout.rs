@@ -63,7 +63,9 @@ pub struct Layout {
     /// The MSD sort's regions (empty when the sorter never uses it): the second scratch arrays, where buckets
     /// larger than the bucket tile are sorted (keys, then values: up to `MSD_MAX_KEYS` keys), and its tables:
     /// the differ pass's min/max words (4 u32 per split tile), then the split pass's run table (2^digit_bits rows
-    /// of `msd_stride` u32), then the counts row (2^digit_bits u32: each split digit's keys).
+    /// of `msd_stride` u32), then the counts row (2^digit_bits u32: each split digit's keys), then the bucket
+    /// pass's cooperative helpers' control words (4 u32 per split digit) and rows (2^digit_bits u32 per helper,
+    /// `msd_coop_rows` of them).
     pub msd_keys_off: u64,
     pub msd_keys_bytes: u64,
     pub msd_vals_off: u64,
@@ -72,6 +74,8 @@ pub struct Layout {
     pub msd_tables_bytes: u64,
     /// Split tiles of the MSD sort's capacity (the run table's row length).
     pub msd_stride: u64,
+    /// Helpers whose rows the MSD tables hold (the most helpers a bucket pass of the capacity can have).
+    pub msd_coop_rows: u64,
     /// The hybrid sort's group starts (2^groups + 1 u32, [`super::RadixPolicy::hybrid_geometry`]; empty when
     /// the sorter never uses it).
     pub hybrid_off: u64,
@@ -150,7 +154,11 @@ impl RadixSort {
         let msd_vals_bytes = msd_cap * self.val_words as u64 * 4;
         let msd_tables_off = (msd_vals_off + msd_vals_bytes).next_multiple_of(ALIGN);
         let msd_stride = msd_cap.div_ceil(self.policy.msd_split_tile() as u64);
-        let msd_tables_bytes = ((4 + radix) * msd_stride + radix) * 4;
+        // The most helpers: the policy's least bucket keys per invocation (a bucket pass's may grow, never shrink).
+        let msd_coop_rows = self
+            .policy
+            .msd_helpers(msd_cap, self.policy.msd_bucket_keys_per_thread) as u64;
+        let msd_tables_bytes = ((4 + radix) * msd_stride + 5 * radix + msd_coop_rows * radix) * 4;
         let hybrid_off = (msd_tables_off + msd_tables_bytes).next_multiple_of(ALIGN);
         let hybrid_bytes = if self.hybrid_reachable() {
             let (_, g) = self.hybrid_geometry(cap);
@@ -178,6 +186,7 @@ impl RadixSort {
             msd_tables_off,
             msd_tables_bytes,
             msd_stride,
+            msd_coop_rows,
             hybrid_off,
             hybrid_bytes,
             portions,

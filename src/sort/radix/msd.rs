@@ -1,12 +1,14 @@
 //! `vksort::radix::msd` (glsl/sort/radix/: radix_msd_differ.comp, radix_msd_split.comp and radix_msd_buckets.comp,
 //! the last two in variants `ballot` / `partitioned`): a three-dispatch sort for small inputs, most significant
-//! digit first, with no waiting between workgroups and no zeroed memory beyond 2^digit_bits counts (zeroed by
-//! the differ pass).
+//! digit first. No workgroup waits for another, except a large bucket's cooperating helpers (a bounded wait,
+//! with a fallback), and no memory is zeroed beyond 5 x 2^digit_bits words (the split-digit counts and the
+//! helpers' control words, zeroed by the differ pass).
 //!
 //! - `vksort::radix::msd::differ`: one workgroup per split tile of `msd_split_workgroup_size` x
 //!   `msd_split_keys_per_thread` keys writes the smallest and largest of its transformed keys on the sorted
 //!   bits (4 words per tile) to the MSD tables; workgroup 0 records n (and, with a GPU-side count, the raw count
-//!   and the overflow flag) in the control block and zeroes the split-digit counts.
+//!   and the overflow flag) in the control block and zeroes the split-digit counts and the helpers' control
+//!   words.
 //! - `vksort::radix::msd::split`: one workgroup per split tile combines the tiles' ranges. Keys are biased by
 //!   the smallest (`glsl/sort/radix/msd_range.glsl`: order kept, no borrow across the bit range), and the split
 //!   digit is the `digit_bits` bits ending at the highest bit of max - min: keys whose high bits barely vary
@@ -22,16 +24,19 @@
 //!   m^2 comparisons), else in registers when it holds at most `msd_bucket_workgroup_size` x
 //!   `msd_bucket_keys_per_thread` keys. Larger buckets go to the pass's helper workgroups
 //!   ([`RadixPolicy::msd_helpers`](super::RadixPolicy) of them, before the bucket workgroups), shared in
-//!   proportion to the buckets' keys. A bucket's helpers divide it with no communication: each reads the same
-//!   sample of the bucket and takes the keys between two of its quantiles (a total order: equal keys by their
-//!   place in the bucket), counts the keys before its share and compacts the share to its final range of the
-//!   second scratch, from where it is sorted into the caller's buffers (in registers, or past the bucket tile
-//!   one digit place at a time through global memory). Skewed keys (most of them in one split digit, or few
-//!   distinct keys) thus still spread over many workgroups.
+//!   proportion to the buckets' keys. Each helper of a bucket reads the same sample of it, and its share is
+//!   the keys between two of the sample's quantiles (a total order: equal keys by their place in the bucket).
+//!   The helpers of a bucket of at least `msd_coop_min_keys` keys cooperate: each reads 1/h of the bucket,
+//!   they exchange counts per share through the tables (waiting for each other at most `spin_limit` polls)
+//!   and each scatters its part to the shares. Otherwise (or when one of them is not running in time) each
+//!   sweeps the whole bucket twice: it counts the keys before its share and compacts the share. The share
+//!   lands in its final range of the second scratch, from where its helper sorts it into the caller's
+//!   buffers (in registers, or past the bucket tile one digit place at a time through global memory). Skewed
+//!   keys (most of them in one split digit, or few distinct keys) thus still spread over many workgroups.
 //!
 //! Reads the caller's keys twice (and values once) and writes the scratch once; reads the scratch once and
-//! writes the caller's buffers once (large buckets: each of their helpers reads the bucket's keys twice, and
-//! writes its share to the second scratch and reads it back). The host
+//! writes the caller's buffers once (large buckets: each of their helpers reads 1/h of the bucket's keys when
+//! they cooperate, else all of them twice, and its share goes through the second scratch). The host
 //! records the three dispatches with a barrier between them and no barrier after (the sort's barrier contract).
 
 use super::small::{count_push, SmallPush};
@@ -98,10 +103,20 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     // RANK_MAX: the counted-bucket limit; MAX_TILES: the most split tiles (the run tables in shared memory);
     // SW: keys per invocation of a helper's sweeps.
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
+    // COOP_MIN: cooperative helpers (buckets of at least this many keys), where the tables hold a row for each.
+    let helpers = p.msd_helpers(b.max_n, bucket_kpt);
+    let coop = if helpers as u64 <= b.layout.msd_coop_rows {
+        p.msd_coop_min_keys
+    } else {
+        0
+    };
     let bucket_spec = rank_spec(bucket_kpt)
         .with(buckets_sh::RANK_MAX, p.msd_rank_max)
         .with(buckets_sh::MAX_TILES, max_tiles)
-        .with(buckets_sh::SW, p.msd_sweep_keys);
+        .with(buckets_sh::SW, p.msd_sweep_keys)
+        .with(buckets_sh::COOP_MIN, coop)
+        .with(buckets_sh::COOP_SPIN, p.spin_limit)
+        .with(buckets_sh::COOP_STALL, s.debug.stall_every);
     let clocks = s.debug.msd_clocks;
     let buckets = s.kernel(
         match (p.use_partitioned, clocks != 0) {
@@ -160,7 +175,6 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         tiles,
     )?;
     rec.barrier();
-    let helpers = p.msd_helpers(b.max_n, bucket_kpt);
     let push = BucketsPush {
         lo: s.lo,
         key_kind: s.key.kind(),

@@ -125,6 +125,13 @@ pub struct RadixPolicy {
     /// Keys per invocation per step of the MSD helpers' sweeps over their bucket (the bucket pass's spec constant
     /// `SW`, 1..=32; unrolled, so the bucket pass's pipeline builds faster with fewer). Default 8.
     pub msd_sweep_keys: u32,
+    /// The MSD helpers of a bucket of at least this many keys cooperate (0: never): each reads 1/h of the
+    /// bucket, they exchange counts through global memory and each scatters its part to the others' shares,
+    /// instead of each sweeping the whole bucket twice (whose cost grows with the bucket, while cooperating
+    /// costs a fixed exchange). Their waits poll at most `spin_limit` times: when some helper is not running
+    /// yet, the bucket's helpers fall back to working alone. 0 on CPU drivers (lavapipe runs one workgroup at
+    /// a time, so the waits would only time out).
+    pub msd_coop_min_keys: u32,
     /// Invocations of the hybrid sort's group pass ([`SortAlgorithm::Hybrid`], `hybrid::local`).
     pub hybrid_workgroup_size: u32,
     /// Keys per invocation of the hybrid sort's group pass: groups of up to hybrid_workgroup_size x this many
@@ -560,7 +567,7 @@ impl RadixPolicy {
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
     /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
-    /// msweep (msd_sweep_keys), hwg, hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean
+    /// msweep (msd_sweep_keys), mcoop (msd_coop_min_keys), hwg, hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean
     /// fields take 0 or 1. Nothing is checked against a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
@@ -608,6 +615,7 @@ impl RadixPolicy {
                 "msingle" => self.msd_single_kpt = v,
                 "mhelp" => self.msd_helper_ratio = v,
                 "msweep" => self.msd_sweep_keys = v,
+                "mcoop" => self.msd_coop_min_keys = v,
                 "hwg" => self.hybrid_workgroup_size = v,
                 "hkpt" => self.hybrid_keys_per_thread = v,
                 "hmax" => self.hybrid_max = v,
