@@ -1866,6 +1866,16 @@ fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy
     c
 }
 
+/// The device's policy with MSD bucket tiles of one key per invocation, 3-key split tiles and no counted buckets:
+/// small sorts reach the bucket pass's helpers.
+fn tiny_msd_policy(ctx: &Arc<Context>) -> RadixPolicy {
+    let mut p = lavapipe_policy(ctx);
+    p.msd_bucket_keys_per_thread = 1;
+    p.msd_split_keys_per_thread = 3;
+    p.msd_rank_max = 0;
+    p
+}
+
 /// Skewed keys in the MSD sort: buckets larger than the bucket tile, shared by the bucket pass's helper
 /// workgroups, divided one or more digits down (entropy-reduced keys), with nodes of equal keys (a copy), shares
 /// larger than the bucket tile (sorted through global memory: few helpers), narrow float ranges and narrow ranges
@@ -1874,10 +1884,7 @@ fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy
 #[test]
 fn msd_skewed_buckets_on_helpers() {
     with_gpu(|ctx| {
-        let mut tiny = lavapipe_policy(ctx);
-        tiny.msd_bucket_keys_per_thread = 1;
-        tiny.msd_split_keys_per_thread = 3;
-        tiny.msd_rank_max = 0;
+        let tiny = tiny_msd_policy(ctx);
         let tile = tiny.msd_bucket_workgroup_size as usize;
         let mut few = tiny;
         few.msd_helper_ratio = 1;
@@ -1944,16 +1951,14 @@ fn msd_skewed_buckets_on_helpers() {
 
 /// Cooperative MSD helpers (`msd_coop_min_keys`): a large bucket's helpers each read a part of it and exchange
 /// counts, waiting for each other a bounded time. Buckets of many helpers (skewed and crowded keys), large
-/// buckets cooperating beside smaller ones alone, a bucket of two helpers, and helpers that arrive late (stall emulation: the others give up and each works alone).
-/// u32 and f64 keys with values (stability), both orders, a GPU-side count; each against the CPU reference.
-/// (lavapipe runs one workgroup at a time, so there the helpers always end up alone.)
+/// buckets cooperating beside smaller ones alone, a bucket of two helpers, and helpers that arrive late (stall
+/// emulation: the others give up and each works alone). u32 and f64 keys with values (stability), both orders,
+/// a GPU-side count; each against the CPU reference. (lavapipe runs one workgroup at a time, so there the
+/// helpers always end up alone.)
 #[test]
 fn msd_cooperative_helpers() {
     with_gpu(|ctx| {
-        let mut coop = lavapipe_policy(ctx);
-        coop.msd_bucket_keys_per_thread = 1;
-        coop.msd_split_keys_per_thread = 3;
-        coop.msd_rank_max = 0;
+        let mut coop = tiny_msd_policy(ctx);
         coop.msd_coop_min_keys = 1;
         let tile = coop.msd_bucket_workgroup_size as usize;
         let mut pair = coop;
@@ -2015,10 +2020,7 @@ fn msd_cooperative_helpers() {
 fn msd_buckets_large_and_small() {
     with_gpu(|ctx| {
         let base = lavapipe_policy(ctx);
-        let mut tiny = base;
-        tiny.msd_bucket_keys_per_thread = 1;
-        tiny.msd_split_keys_per_thread = 3;
-        tiny.msd_rank_max = 0;
+        let tiny = tiny_msd_policy(ctx);
         let bucket_tile = tiny.msd_bucket_workgroup_size as usize;
         // Buckets up to half the bucket tile counted, up to the tile in registers, larger ones alone.
         let mut mixed = tiny;
