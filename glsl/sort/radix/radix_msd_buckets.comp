@@ -191,14 +191,28 @@ void put_vals(uint side, uint i, uvec2 v) {
 }
 
 // The bucket's runs (after find_runs): smem[t] is run t's first index in the bucket (t < tiles; smem[tiles] the
-// bucket's count), smem[MAX_TILES + 1 + t] its first element in the split side. Element of bucket key i.
-uint gather_index(uint i, uint tiles) {
-    uint a = 0u, b = tiles;   // smem[a] <= i; the run holding i is the last t in [a, b) with smem[t] <= i
+// bucket's count), smem[MAX_TILES + 1 + t] its first element in the split side.
+// The run holding bucket key i: the last t in [0, tiles) with smem[t] <= i (a binary search).
+uint run_holding(uint i, uint tiles) {
+    uint a = 0u, b = tiles;   // smem[a] <= i
     while (b - a > 1u) {
         uint m = (a + b) >> 1u;
         if (smem[m] <= i) a = m; else b = m;
     }
+    return a;
+}
+// The run holding bucket key i < cnt, walked to from run a (at or before it).
+uint walk_run(uint a, uint i) {
+    while (smem[a + 1u] <= i) a++;   // smem[tiles] = cnt ends the walk
+    return a;
+}
+// Element in the split side of bucket key i, which run a holds.
+uint run_element(uint a, uint i) {
     return smem[MAX_TILES + 1u + a] + i - smem[a];
+}
+// Element of bucket key i.
+uint gather_index(uint i, uint tiles) {
+    return run_element(run_holding(i, tiles), i);
 }
 
 // Digit d's run in split tile t: [start, end) within the tile (the table's starts, clamped to the tile's keys:
@@ -355,20 +369,13 @@ shared uint s_slice[SW * MAX_SUBGROUPS];   // a compaction step's counts per (it
 // Elements in the split side of bucket keys i0 + x x WG_SIZE, x < SW (NONE past cnt; coalesced across the
 // workgroup): one binary search of the run tables (find_runs), then a walk along the runs.
 void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
-    uint a = 0u;
-    if (i0 < cnt) {
-        uint b = tiles;
-        while (b - a > 1u) {
-            uint m = (a + b) >> 1u;
-            if (smem[m] <= i0) a = m; else b = m;
-        }
-    }
+    uint a = i0 < cnt ? run_holding(i0, tiles) : 0u;
     [[unroll]] for (uint x = 0u; x < SW; x++) {
         uint i = i0 + x * WG_SIZE;
         e[x] = NONE;
         if (i < cnt) {
-            while (smem[a + 1u] <= i) a++;   // smem[tiles] = cnt ends the walk
-            e[x] = smem[MAX_TILES + 1u + a] + i - smem[a];
+            a = walk_run(a, i);
+            e[x] = run_element(a, i);
         }
     }
 }
@@ -482,18 +489,11 @@ uvec3 coop_share(uint q, uvec3 role, uint start, uint cnt, uint ns, uint tiles, 
     // number of rank s ns / h, is among them (padding: RADIX - 1, never a share since h < RADIX).
     // An invocation's items lie in increasing bucket order: one binary search of the run tables, then a walk.
     uint e[KPT];
-    uint run = 0u;
+    uint run = run_holding(c0 + min(item_pos(0u), cm - 1u), tiles);
     [[unroll]] for (uint x = 0u; x < KPT; x++) {
         uint i = c0 + min(item_pos(x), cm - 1u);
-        if (x == 0u) {
-            uint b = tiles;
-            while (b - run > 1u) {
-                uint mid = (run + b) >> 1u;
-                if (smem[mid] <= i) run = mid; else b = mid;
-            }
-        }
-        while (smem[run + 1u] <= i) run++;   // smem[tiles] = cnt ends the walk
-        e[x] = smem[MAX_TILES + 1u + run] + i - smem[run];
+        run = walk_run(run, i);
+        e[x] = run_element(run, i);
     }
     [[unroll]] for (uint x = 0u; x < KPT; x++) {
         uvec2 k = get_key(SPLIT, e[x]);
