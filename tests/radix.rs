@@ -1135,19 +1135,25 @@ fn passes_are_labelled_and_profiled() {
             sorted.sort_by_key(|&x| if bits.is_some() { x & 0xffff } else { x });
             assert!(kb.read_vec::<u32>(n).unwrap() == sorted, "{alg:?}");
         }
-        // Partitioned ranking needs VK_NV_shader_subgroup_partitioned.
+        // Partitioned ranking (of every pass, of the MSD passes) needs VK_NV_shader_subgroup_partitioned.
         if !ctx.caps().subgroup_partitioned {
-            let mut p = lavapipe_policy(ctx);
-            p.use_partitioned = true;
-            let r = sorter_with(
-                ctx,
-                SortConfig {
-                    ..Default::default()
-                },
-                Some(p),
-                RadixDebug::default(),
-            );
-            assert!(matches!(r, Err(Error::Unsupported { .. })));
+            for msd_only in [false, true] {
+                let mut p = lavapipe_policy(ctx);
+                p.use_partitioned = !msd_only;
+                p.msd_partitioned = true;
+                let r = sorter_with(
+                    ctx,
+                    SortConfig {
+                        ..Default::default()
+                    },
+                    Some(p),
+                    RadixDebug::default(),
+                );
+                assert!(
+                    matches!(&r, Err(Error::Unsupported { what, .. }) if what.contains("partitioned")),
+                    "msd_only {msd_only}"
+                );
+            }
         }
     });
 }

@@ -92,7 +92,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             .with(split_sh::BALLOT_WORDS, s.ballot_words())
     };
     let split = s.kernel(
-        if p.use_partitioned {
+        if p.msd_partitioned {
             split_sh::PARTITIONED
         } else {
             split_sh::BALLOT
@@ -119,7 +119,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         .with(buckets_sh::COOP_STALL, s.debug.stall_every);
     let clocks = s.debug.msd_clocks;
     let buckets = s.kernel(
-        match (p.use_partitioned, clocks != 0) {
+        match (p.msd_partitioned, clocks != 0) {
             (false, false) => buckets_sh::BALLOT,
             (true, false) => buckets_sh::PARTITIONED,
             (false, true) => buckets_sh::BALLOT_CLOCK,

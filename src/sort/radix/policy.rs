@@ -132,6 +132,10 @@ pub struct RadixPolicy {
     /// yet, the bucket's helpers fall back to working alone. 0 on CPU drivers (lavapipe runs one workgroup at
     /// a time, so the waits would only time out).
     pub msd_coop_min_keys: u32,
+    /// The MSD passes (split and buckets) rank with match-any instead of ballots; needs
+    /// VK_NV_shader_subgroup_partitioned. Apart from `use_partitioned`: on NVIDIA, 32-bit keys rank the
+    /// Onesweep passes with ballots but the MSD passes with match-any (lighter pipelines, same speed).
+    pub msd_partitioned: bool,
     /// Invocations of the hybrid sort's group pass ([`SortAlgorithm::Hybrid`], `hybrid::local`).
     pub hybrid_workgroup_size: u32,
     /// Keys per invocation of the hybrid sort's group pass: groups of up to hybrid_workgroup_size x this many
@@ -526,11 +530,16 @@ impl RadixPolicy {
                 self.small_sort_max
             ));
         }
-        if self.use_partitioned && !caps.subgroup_partitioned {
-            return Err(Error::Unsupported {
-                device: caps.name.clone(),
-                what: "use_partitioned needs VK_NV_shader_subgroup_partitioned".into(),
-            });
+        for (what, on) in [
+            ("use_partitioned", self.use_partitioned),
+            ("msd_partitioned", self.msd_partitioned),
+        ] {
+            if on && !caps.subgroup_partitioned {
+                return Err(Error::Unsupported {
+                    device: caps.name.clone(),
+                    what: format!("{what} needs VK_NV_shader_subgroup_partitioned"),
+                });
+            }
         }
         let shared = caps.max_shared_memory as u64;
         let a = self.onesweep_shared_bytes(
@@ -567,8 +576,9 @@ impl RadixPolicy {
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
     /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
-    /// msweep (msd_sweep_keys), mcoop (msd_coop_min_keys), hwg, hkpt (the hybrid group pass's workgroup size and keys per invocation); boolean
-    /// fields take 0 or 1. Nothing is checked against a device here (the sorter does that).
+    /// msweep (msd_sweep_keys), mcoop (msd_coop_min_keys), mpart (msd_partitioned), hwg, hkpt (the hybrid group
+    /// pass's workgroup size and keys per invocation), hmax (hybrid_max); boolean fields take 0 or 1. Nothing is
+    /// checked against a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         let peer_match = |v: u32| match v {
             0 => Ok(PeerMatch::Vote),
@@ -616,6 +626,7 @@ impl RadixPolicy {
                 "mhelp" => self.msd_helper_ratio = v,
                 "msweep" => self.msd_sweep_keys = v,
                 "mcoop" => self.msd_coop_min_keys = v,
+                "mpart" => self.msd_partitioned = v != 0,
                 "hwg" => self.hybrid_workgroup_size = v,
                 "hkpt" => self.hybrid_keys_per_thread = v,
                 "hmax" => self.hybrid_max = v,
