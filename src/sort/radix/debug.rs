@@ -60,8 +60,14 @@ impl RadixDebug {
         Ok(self)
     }
 
-    /// Checks the knobs against the device (`use_partitioned`: whether the policy ranks with match-any).
-    pub(crate) fn check(&self, caps: &DeviceCaps, use_partitioned: bool) -> Result<()> {
+    /// Checks the knobs against the device (`use_partitioned` / `msd_partitioned`: whether the policy's Onesweep
+    /// passes / MSD passes rank with match-any, whose clock variants read the SM id).
+    pub(crate) fn check(
+        &self,
+        caps: &DeviceCaps,
+        use_partitioned: bool,
+        msd_partitioned: bool,
+    ) -> Result<()> {
         let clocks = self.tile_clocks != 0 || self.msd_clocks != 0;
         if clocks && !(caps.shader_clock && caps.buffer_device_address) {
             return Err(Error::Unsupported {
@@ -70,10 +76,13 @@ impl RadixDebug {
                     .into(),
             });
         }
-        if clocks && use_partitioned && !caps.sm_builtins {
+        let partitioned_clocks =
+            (self.tile_clocks != 0 && use_partitioned) || (self.msd_clocks != 0 && msd_partitioned);
+        if partitioned_clocks && !caps.sm_builtins {
             return Err(Error::Unsupported {
                 device: caps.name.clone(),
-                what: "tile_clocks and msd_clocks with use_partitioned need VK_NV_shader_sm_builtins".into(),
+                what: "tile_clocks with use_partitioned and msd_clocks with msd_partitioned need VK_NV_shader_sm_builtins"
+                    .into(),
             });
         }
         if !(1..=60000).contains(&self.stall_every.max(1)) {

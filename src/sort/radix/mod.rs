@@ -192,7 +192,7 @@ impl RadixSort {
         let plan = SubgroupPlan::for_device(caps);
         let item_words = (config.key.bytes() + config.value.bytes()) / 4;
         policy.check_with(caps, &plan, item_words, debug.ballot_words)?;
-        debug.check(caps, policy.use_partitioned || policy.msd_partitioned)?;
+        debug.check(caps, policy.use_partitioned, policy.msd_partitioned)?;
         if config.max_n > MAX_KEYS {
             return Err(Error::TooLarge {
                 n: config.max_n,

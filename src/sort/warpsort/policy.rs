@@ -172,7 +172,7 @@ impl WarpSortPolicy {
     /// the key words).
     pub fn for_limits(limits: &Limits, key_words: u32) -> Self {
         let cpu = limits.cpu;
-        let spi = 8u32;
+        let mut spi = 8u32;
         let mut swg = limits.workgroup(1024);
         while swg > limits.max_subgroup
             && sample_shared_bytes((swg * spi) as u64, key_words) > limits.max_shared as u64
@@ -182,7 +182,6 @@ impl WarpSortPolicy {
         // GPUs: the sample on twice the invocations at 4 items each where the workgroup allows (the same
         // capacity), and chunks of 4 items per lane: both pipelines build ~2x faster and sort as fast or faster
         // (docs/tuning.md, "Lighter pipelines"). CPUs keep 8 (measured there).
-        let mut spi = spi;
         if !cpu && swg * 2 <= limits.workgroup(1024) {
             swg *= 2;
             spi = 4;
