@@ -413,6 +413,18 @@ impl DeviceCaps {
 /// A kernel's name and specialization, and the driver's statistics of it as (name, value) pairs.
 pub type KernelStatistics = (String, Vec<(String, String)>);
 
+/// The host form's command pool and the command buffer every submission re-records.
+///
+/// One buffer, reset by each `vkBeginCommandBuffer`, rather than one allocated and freed per submission: a
+/// freed buffer's handle comes straight back from the next allocation, and Khronos' validation layer before
+/// 1.3.243 (Debian 12 ships 1.3.239) can then drop its state for the freed one on its queue thread while this
+/// thread labels the new one, without a lock (the heap faults of `docs/tuning.md`, "Open problems").
+pub(crate) struct CommandSlot {
+    pub(crate) pool: vk::CommandPool,
+    /// `None` until the first submission, and again after one that failed (its buffer is freed then).
+    pub(crate) cmd: Option<vk::CommandBuffer>,
+}
+
 /// Kept validation messages (errors only).
 #[derive(Default)]
 pub(crate) struct ValidationLog {
@@ -445,7 +457,9 @@ pub struct Context {
     /// Whether pipeline creation feedback is available (Vulkan 1.3 or `VK_EXT_pipeline_creation_feedback`).
     pub(crate) creation_feedback: bool,
     pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
-    pub(crate) command_pool: Mutex<vk::CommandPool>,
+    /// The host form's command pool and its one command buffer (allocated on first use), locked for a whole
+    /// submission ([`Context::submit`]).
+    pub(crate) command_pool: Mutex<CommandSlot>,
     pub(crate) caps: DeviceCaps,
     pub(crate) wait_timeout: Duration,
     pub(crate) validation: Option<Arc<ValidationLog>>,
@@ -991,10 +1005,7 @@ impl Context {
         checkpoint(CreationStep::PipelineCache)?;
         let pool_info = vk::CommandPoolCreateInfo::default()
             .queue_family_index(queue_family)
-            .flags(
-                vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER
-                    | vk::CommandPoolCreateFlags::TRANSIENT,
-            );
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
         let command_pool =
             unsafe { device.create_command_pool(&pool_info, None) }.vk("vkCreateCommandPool")?;
         // SAFETY (the closure): called only on the unused pool just created, on its device.
@@ -1034,7 +1045,10 @@ impl Context {
             creation_feedback,
             kernels: Mutex::new(HashMap::new()),
             pipeline_times: Mutex::new(Vec::new()),
-            command_pool: Mutex::new(command_pool),
+            command_pool: Mutex::new(CommandSlot {
+                pool: command_pool,
+                cmd: None,
+            }),
             caps,
             wait_timeout,
             validation,
@@ -1621,7 +1635,7 @@ impl Drop for Context {
                 k.destroy(&self.device);
             }
             self.device
-                .destroy_command_pool(*self.command_pool.lock().unwrap(), None);
+                .destroy_command_pool(self.command_pool.lock().unwrap().pool, None);
             self.device
                 .destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);

@@ -459,25 +459,38 @@ impl Context {
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
-        let pool = self.command_pool.lock().unwrap();
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(*pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is locked for the whole recording and submission.
-        let cmd =
-            unsafe { dev.allocate_command_buffers(&alloc) }.vk("vkAllocateCommandBuffers")?[0];
+        let mut slot = self.command_pool.lock().unwrap();
+        let cmd = match slot.cmd {
+            Some(cmd) => cmd,
+            None => {
+                let alloc = vk::CommandBufferAllocateInfo::default()
+                    .command_pool(slot.pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1);
+                // SAFETY: the pool is locked for the whole recording and submission.
+                let cmd = unsafe { dev.allocate_command_buffers(&alloc) }
+                    .vk("vkAllocateCommandBuffers")?[0];
+                slot.cmd = Some(cmd);
+                cmd
+            }
+        };
         self.name(cmd, label);
         let fence = unsafe { dev.create_fence(&vk::FenceCreateInfo::default(), None) }
             .vk("vkCreateFence")?;
-        let cleanup = || unsafe {
-            dev.free_command_buffers(*pool, &[cmd]);
+        // After a failure the buffer is freed (the next submission allocates a fresh one), so no state of a
+        // failed recording or submission carries over; after a wait that returned, it is kept for the next.
+        let mut cleanup = |failed: bool| unsafe {
+            if failed {
+                dev.free_command_buffers(slot.pool, &[cmd]);
+                slot.cmd = None;
+            }
             dev.destroy_fence(fence, None);
         };
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: the buffer is not pending (the last wait on it returned) and its pool allows resets.
         if let Err(e) = unsafe { dev.begin_command_buffer(cmd, &begin) } {
-            cleanup();
+            cleanup(true);
             return Err(Error::Vulkan {
                 call: "vkBeginCommandBuffer",
                 result: e,
@@ -551,12 +564,12 @@ impl Context {
         );
         if let Err(e) = recorded {
             unsafe { dev.end_command_buffer(cmd).ok() };
-            cleanup();
+            cleanup(true);
             release(&mut crumbs);
             return Err(e);
         }
         if let Err(e) = unsafe { dev.end_command_buffer(cmd) } {
-            cleanup();
+            cleanup(true);
             release(&mut crumbs);
             return Err(Error::Vulkan {
                 call: "vkEndCommandBuffer",
@@ -568,7 +581,7 @@ impl Context {
         {
             let queue = self.queue.lock().unwrap();
             if let Err(e) = unsafe { dev.queue_submit(*queue, &[submit], fence) } {
-                cleanup();
+                cleanup(true);
                 release(&mut crumbs);
                 if e == vk::Result::ERROR_DEVICE_LOST {
                     self.mark_lost();
@@ -588,7 +601,7 @@ impl Context {
         // SAFETY: the fence belongs to this device; the wait is bounded.
         match unsafe { dev.wait_for_fences(&[fence], true, timeout_ns) } {
             Ok(()) => {
-                cleanup();
+                cleanup(false);
                 release(&mut crumbs);
                 Ok(())
             }
