@@ -404,8 +404,9 @@ impl<'a> Recorder<'a> {
 }
 
 impl Context {
-    /// The host form's engine: records `f` into a fresh command buffer (between full memory barriers), submits
-    /// it, and waits at most [`Context::wait_timeout`]. `label` names the submission in captures.
+    /// The host form's engine: records `f` into the context's own command buffer (between full memory
+    /// barriers), submits it, and waits at most [`Context::wait_timeout`]. `label` names the submission in
+    /// captures. One host-form submission runs at a time per context.
     ///
     /// The command buffer is vksort's own, so this is a safe function; the [`BufferRef`]s that `f` records
     /// with must stay valid until this call returns (a [`crate::Buffer`]'s region borrows it; a raw one

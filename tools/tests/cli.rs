@@ -50,13 +50,10 @@ fn vksort_env(args: &[&str], env: &[(&str, &str)]) -> Run {
     vksort_run(&cache_dir(), args, None, env)
 }
 
-/// Children run one at a time: the tests of this file run in parallel, and a dozen vksort processes at once put
-/// a dozen lavapipe thread pools (and validation-layer threads) on the machine's two cores. Under that load a
-/// child now and then died of a glibc heap check in a driver or layer thread (`tcache_thread_shutdown():
-/// unaligned tcache chunk detected`, `malloc_consolidate(): unaligned fastbin chunk detected`, a C++ exception
-/// through Rust frames) after its work had passed its checks: about 1 run in 8 of this file, never alone,
-/// never under valgrind (docs/tuning.md, "Open problems"). A child killed by a signal is therefore run once
-/// more, and the first attempt's output is printed; a second death fails the test.
+/// Children run one at a time: the tests of this file run in parallel, and a dozen vksort processes at once would
+/// put a dozen lavapipe thread pools (and validation-layer threads) on the machine's two cores. A child killed by
+/// a signal fails its test: the heap faults that once made this file rerun such a child came from the validation
+/// layer's handling of freed command buffers (docs/tuning.md, "Open problems"), which vksort no longer frees.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn vksort_in(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
@@ -65,15 +62,14 @@ fn vksort_in(cache: &Path, args: &[&str], stdin: Option<&[u8]>) -> Run {
 
 fn vksort_run(cache: &Path, args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Run {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let mut run = vksort_once(cache, args, stdin, env);
-    if let Some(sig) = run.signal {
-        eprintln!(
-            "warning: `vksort {}` was killed by signal {sig}; running it once more. Its stderr:\n{}",
-            args.join(" "),
-            run.stderr
-        );
-        run = vksort_once(cache, args, stdin, env);
-    }
+    let run = vksort_once(cache, args, stdin, env);
+    assert!(
+        run.signal.is_none(),
+        "`vksort {}` was killed by signal {:?}; its stderr:\n{}",
+        args.join(" "),
+        run.signal,
+        run.stderr
+    );
     assert!(
         !run.stderr.contains("[vksort validation]"),
         "validation errors in `vksort {}`:\n{}",
