@@ -459,7 +459,7 @@ pub struct Context {
     pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
     /// The host form's command pool and its one command buffer (allocated on first use), locked for a whole
     /// submission ([`Context::submit`]).
-    pub(crate) command_pool: Mutex<CommandSlot>,
+    pub(crate) commands: Mutex<CommandSlot>,
     pub(crate) caps: DeviceCaps,
     pub(crate) wait_timeout: Duration,
     pub(crate) validation: Option<Arc<ValidationLog>>,
@@ -1045,7 +1045,7 @@ impl Context {
             creation_feedback,
             kernels: Mutex::new(HashMap::new()),
             pipeline_times: Mutex::new(Vec::new()),
-            command_pool: Mutex::new(CommandSlot {
+            commands: Mutex::new(CommandSlot {
                 pool: command_pool,
                 cmd: None,
             }),
@@ -1635,7 +1635,7 @@ impl Drop for Context {
                 k.destroy(&self.device);
             }
             self.device
-                .destroy_command_pool(self.command_pool.lock().unwrap().pool, None);
+                .destroy_command_pool(self.commands.lock().unwrap().pool, None);
             self.device
                 .destroy_pipeline_cache(self.pipeline_cache, None);
             ManuallyDrop::drop(&mut self.allocator);

@@ -460,7 +460,7 @@ impl Context {
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
-        let mut slot = self.command_pool.lock().unwrap();
+        let mut slot = self.commands.lock().unwrap();
         let cmd = match slot.cmd {
             Some(cmd) => cmd,
             None => {
