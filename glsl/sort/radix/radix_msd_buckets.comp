@@ -23,10 +23,12 @@
 //     bucket of at least COOP_MIN keys has its helpers cooperate (coop_share()): each reads 1/h of the bucket,
 //     they exchange their counts per share through the tables and each scatters its part to the shares in
 //     the second scratch (big_keys/big_vals). Otherwise, or when a helper is not running in time, each helper
-//     works alone: it counts the keys before its share and compacts the share, in bucket order, sweeping the
-//     whole bucket twice. Either way the share lands, in bucket order, in its final range of the second
-//     scratch, from where its helper sorts it in registers into the caller's buffers, or, past TILE keys, one
-//     digit place at a time through global memory between that range and the caller's.
+//     works alone: it reads the bucket twice, in parts of at most TILE keys ranked by before / in / after its
+//     share, counting the keys before its share the first time and writing the share's keys the second (the
+//     same code as a cooperating helper's part, so the pass holds one helper path). Either way the share lands,
+//     in bucket order, in its final range of the second scratch, from where its helper sorts it in registers
+//     into the caller's buffers, or, past TILE keys, one digit place at a time through global memory between
+//     that range and the caller's.
 // Buffers are coherent: a workgroup reads back what its own invocations wrote in the previous place.
 // @variant ballot
 // @variant partitioned PARTITIONED=1
@@ -53,8 +55,8 @@
 #extension GL_NV_shader_sm_builtins : require
 #endif
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
-// Record words: 0..7 SM clock (low word) at entry, role known (runs found), sample bounds, count sweep,
-// compaction sweep, keys in registers, sorted, end (0: phase not passed); 8 SM id; 9 group + 1; 10 path
+// Record words: 0..7 SM clock (low word) at entry, role known (runs found), sample ranked, counted (alone: the
+// first pass over the parts), share written, keys in registers, sorted, end (0: phase not passed); 8 SM id; 9 group + 1; 10 path
 // (bits 0..7, P_* below) | bucket << 8 | digit places sorted << 24; 11 keys; 12/13 real-time clock at entry,
 // 14/15 at the end. Kept in shared memory by invocation 0.
 shared uint clk[16];
@@ -96,8 +98,6 @@ layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 layout(constant_id = 7) const uint RANK_MAX = 0;
 // The most split tiles a sort may have (the run-length table in shared memory holds one entry per tile).
 layout(constant_id = 8) const uint MAX_TILES = 1024;
-// Bucket keys per invocation per step of a helper's sweeps (RadixPolicy::msd_sweep_keys; its shared memory is counted).
-layout(constant_id = 9) const uint SW = 16;
 // Buckets of at least this many keys have cooperative helpers (RadixPolicy::msd_coop_min_keys; see
 // coop_share()); 0: none.
 layout(constant_id = 10) const uint COOP_MIN = 0;
@@ -144,7 +144,6 @@ shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 shared uint s_run[RADIX];   // large ranges: each digit's next destination within the range
 shared uint s_node[3];      // helpers: the bucket, the helper's index among its helpers, their number
-shared uint s_split[6];     // helpers: the share's lower and upper bound (key words, bucket index)
 const uint MATCH_OR = 0u;
 const uint MATCH_BASE = 0u;
 
@@ -364,21 +363,7 @@ void place_counted(uint start, uint cnt, uint lo, uint hi, uint kind, bool desc,
 // ---- Helpers: buckets of more than LARGE keys, shared by several workgroups (see the file comment) ----
 
 const uint NONE = ~0u;
-shared uint s_slice[SW * MAX_SUBGROUPS];   // a compaction step's counts per (item, subgroup), then their scan
-
-// Elements in the split side of bucket keys i0 + x x WG_SIZE, x < SW (NONE past cnt; coalesced across the
-// workgroup): one binary search of the run tables (find_runs), then a walk along the runs.
-void gather_run(uint i0, uint cnt, uint tiles, out uint e[SW]) {
-    uint a = i0 < cnt ? run_holding(i0, tiles) : 0u;
-    [[unroll]] for (uint x = 0u; x < SW; x++) {
-        uint i = i0 + x * WG_SIZE;
-        e[x] = NONE;
-        if (i < cnt) {
-            a = walk_run(a, i);
-            e[x] = run_element(a, i);
-        }
-    }
-}
+shared uint s_sample[2u * RADIX];   // the bucket's sample numbers in rank order: low words, then high words
 
 // Helper q's bucket, its index among the bucket's helpers and their number; bucket RADIX: nothing to do. The
 // buckets of more than LARGE keys (from the counts row) take the helpers in order, each one plus a share of the
@@ -419,15 +404,59 @@ uvec3 helper_role(uint q) {
     return r;
 }
 
+// Part p of a bucket cut into `parts` by position (about cnt / parts keys each, at most TILE) into the
+// registers, each key's share (below) as its digit, ranked by it (rank_digits, stable): s_tot[d] is the part's
+// keys of digit d, and item x's place among them smem[subgroup x RADIX + d] + g_sub[x]. Each key's share: r =
+// the sample's numbers at most the key's (its bits << DIGIT_BITS | the last sample slot at or before it in the
+// bucket), share = the last s of h whose lower bound, the sample number of rank s ns / h, is among them
+// (help()'s shares). The digit is the share (mine = NONE: cooperating, h < RADIX) or, for helper `mine` alone,
+// 0 / 1 / 2 for a share before / equal to / after its own; padding RADIX - 1. Needs the run tables in smem
+// (find_runs) and the sample in s_sample; the run tables are gone after it. Returns the part's keys.
+uint load_part(uint p, uint parts, uint cnt, uint ns, uint h, uint mine, uint tiles, uint kind, bool desc, uvec2 m) {
+    uint c0 = p * (cnt / parts) + min(p, cnt % parts);   // the first cnt % parts parts take one key more
+    uint cm = cnt / parts + (p < cnt % parts ? 1u : 0u);
+    // An invocation's items lie in increasing bucket order: one binary search of the run tables, then a walk.
+    uint e[KPT];
+    uint run = run_holding(c0 + min(item_pos(0u), cm - 1u), tiles);
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        uint i = c0 + min(item_pos(x), cm - 1u);
+        run = walk_run(run, i);
+        e[x] = run_element(run, i);
+    }
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        uvec2 k = get_key(SPLIT, e[x]);
+        uvec2 v = get_vals(SPLIT, e[x]);
+        g_w0[x] = k.x;
+        g_w1[x] = k.y;
+        g_v0[x] = v.x;
+        g_v1[x] = v.y;
+        uint i = c0 + item_pos(x);
+        uvec2 t = key_transform(k, kind, desc) & m;
+        uint slot = min(ns - 1u, ((i + 1u) * ns + cnt - 1u) / cnt - 1u);
+        uvec2 num = shl64(shr64(t, pc.lo), DIGIT_BITS) | uvec2(slot, 0u);
+        uint a = 0u, b = ns;
+        while (a < b) {
+            uint mid = (a + b) >> 1u;
+            if (lt64(num, uvec2(s_sample[mid], s_sample[RADIX + mid]))) b = mid; else a = mid + 1u;
+        }
+        uint share = a == 0u ? 0u : min(h - 1u, (a * h + ns - 1u) / ns - 1u);
+        uint d = mine == NONE ? share : (share < mine ? 0u : (share == mine ? 1u : 2u));
+        g_digit[x] = item_pos(x) < cm ? d : RADIX - 1u;
+    }
+    barrier();   // the run tables are read: rank_digits writes smem
+    rank_digits(DIGIT_BITS);
+    return cm;
+}
+
 // ---- Cooperative helpers (COOP_MIN): a large bucket's helpers split it by position, then exchange counts ----
 //
 // The tables' region past the counts row: 4 control words per bucket (arrivals, the decision, finished
 // scatters; zeroed by the differ pass, or by the split pass of a one-tile sort), then one row of RADIX words per
-// helper (its chunk's keys per share).
+// helper (its part's keys per share).
 uint coop_ctl(uint x) { return (4u + RADIX) * pc.stride + RADIX + 4u * x; }
 uint coop_row(uint q) { return (4u + RADIX) * pc.stride + 5u * RADIX + q * RADIX; }
 const uint COOP_GO = 1u;      // every helper of the bucket arrived: they cooperate
-const uint COOP_ALONE = 2u;   // one gave up waiting: each sweeps the bucket alone (help())
+const uint COOP_ALONE = 2u;   // one gave up waiting: each works alone (help())
 shared uint s_coop[2];        // the last wait's outcome, the bucket's decision
 
 uint coop_load(uint w) {
@@ -464,58 +493,16 @@ bool coop_arrive(uint w, uint target, uint polls, bool late) {
     return reached;
 }
 
-// Cooperative form of help() for helper q (role: bucket, index j among the bucket's h helpers, h), with the
-// bucket's sorted sample in s_tot / s_lstart (ns numbers, as help() ranks them) and its run tables in smem:
-//   1. Helper j reads bucket keys [j cnt / h, (j + 1) cnt / h) (its chunk, at most TILE) into registers and
-//      finds each key's share by a binary search of the sample (the shares of help()'s bounds), ranks them by
-//      share (stable) and publishes its count per share (its row).
-//   2. It waits until the bucket's h helpers have published (at most COOP_SPIN polls: the GPU need not run
-//      them all at once); the first to decide settles it for all: cooperate (all arrived) or work alone.
-//   3. Cooperating, it reads the h rows (share s starts after the keys of shares < s, and its chunk's keys of
-//      share s follow those of chunks < j), scatters its chunk to the second scratch, and waits until all h
-//      have scattered.
-// Each helper reads cnt / h keys of the bucket instead of sweeping all of it twice. Returns (share start in the
-// bucket, keys, 1), or (0, 0, 0) to work alone: the helpers decided so, or the last wait timed out (the
-// helpers all run by then, so that is a guard only: help()'s compaction writes the same keys to the same
-// places). The run tables in smem are gone either way.
-uvec3 coop_share(uint q, uvec3 role, uint start, uint cnt, uint ns, uint tiles, uint kind, bool desc, uvec2 m) {
+// Cooperating helper q (role: bucket, index j among the bucket's h helpers, h), its part ranked by share
+// (load_part): publishes its count per share (its row) and waits until the bucket's h helpers have published (at
+// most COOP_SPIN polls: the GPU need not run them all at once); the first to finish waiting settles it for all:
+// cooperate (all arrived) or work alone. Cooperating, it reads the h rows: s_run[s] = where the part's keys of
+// share s go (the bucket start + the keys of shares < s + those of share s in parts < j). Returns (share j's
+// first key in the bucket, its keys, 1), or (0, 0, 0) to work alone.
+uvec3 coop_bases(uint q, uvec3 role, uint start) {
     uint lid = gl_LocalInvocationID.x;
     uint j = role.y, h = role.z;
-    uint c0 = j * cnt / h;
-    uint cm = (j + 1u) * cnt / h - c0;
     uint ctl = coop_ctl(role.x);
-    // 1. The chunk, and each key's share: r = the sample's numbers at most the key's (its bits << DIGIT_BITS
-    // | the last sample slot at or before it in the bucket), share = the last s whose lower bound, the sample
-    // number of rank s ns / h, is among them (padding: RADIX - 1, never a share since h < RADIX).
-    // An invocation's items lie in increasing bucket order: one binary search of the run tables, then a walk.
-    uint e[KPT];
-    uint run = run_holding(c0 + min(item_pos(0u), cm - 1u), tiles);
-    [[unroll]] for (uint x = 0u; x < KPT; x++) {
-        uint i = c0 + min(item_pos(x), cm - 1u);
-        run = walk_run(run, i);
-        e[x] = run_element(run, i);
-    }
-    [[unroll]] for (uint x = 0u; x < KPT; x++) {
-        uvec2 k = get_key(SPLIT, e[x]);
-        uvec2 v = get_vals(SPLIT, e[x]);
-        g_w0[x] = k.x;
-        g_w1[x] = k.y;
-        g_v0[x] = v.x;
-        g_v1[x] = v.y;
-        uint i = c0 + item_pos(x);
-        uvec2 t = key_transform(k, kind, desc) & m;
-        uint slot = min(ns - 1u, ((i + 1u) * ns + cnt - 1u) / cnt - 1u);
-        uvec2 num = shl64(shr64(t, pc.lo), DIGIT_BITS) | uvec2(slot, 0u);
-        uint a = 0u, b = ns;
-        while (a < b) {
-            uint mid = (a + b) >> 1u;
-            if (lt64(num, uvec2(s_tot[mid], s_lstart[mid]))) b = mid; else a = mid + 1u;
-        }
-        uint share = a == 0u ? 0u : min(h - 1u, (a * h + ns - 1u) / ns - 1u);
-        g_digit[x] = item_pos(x) < cm ? share : RADIX - 1u;
-    }
-    barrier();   // the sample is read: rank_digits writes s_tot / s_lstart
-    rank_digits(DIGIT_BITS);
     uint row = coop_row(q);
     for (uint s = lid; s < h; s += WG_SIZE) tables[row + s] = s_tot[s];
     bool late = COOP_STALL != 0u && j % COOP_STALL == 1u % COOP_STALL;
@@ -526,10 +513,10 @@ uvec3 coop_share(uint q, uvec3 role, uint start, uint cnt, uint ns, uint tiles, 
         s_coop[1] = d != 0u ? d : mine;
     }
     barrier();
-    CLOCK(3);
     if (s_coop[1] != COOP_GO) return uvec3(0u);
-    // 3. Each share's keys (s_tot, scanned into s_lstart: where it starts) and those of chunks before j
-    // (s_run), from the h x h counts, four loads in flight per invocation.
+    // Each share's keys (s_tot, scanned into s_lstart: where it starts) and those of parts before j (s_run),
+    // from the h x h counts, four loads in flight per invocation. rank_digits' per-subgroup prefixes in smem
+    // stay for the scatter.
     for (uint s = lid; s < RADIX; s += WG_SIZE) {
         s_tot[s] = 0u;
         s_run[s] = 0u;
@@ -556,19 +543,7 @@ uvec3 coop_share(uint q, uvec3 role, uint start, uint cnt, uint ns, uint tiles, 
     for (uint s = lid; s < h; s += WG_SIZE) s_run[s] += start + s_lstart[s];
     uvec3 r = uvec3(s_lstart[j], s_tot[j], 1u);
     barrier();
-    // Item x of share d goes after the chunk's earlier keys of d: rank_digits' per-subgroup prefix + rank.
-    [[unroll]] for (uint x = 0u; x < KPT; x++) {
-        if (item_pos(x) < cm) {
-            uint d = g_digit[x];
-            store_item(BIG, x, s_run[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[x]);
-        }
-    }
-    return coop_arrive(ctl + 2u, h, min(COOP_SPIN * 16u, 60000u), false) ? r : uvec3(0u);
-}
-
-// Whether (key bits a, bucket index ia) comes before (b, ib): the order of a bucket's sorted keys (stable).
-bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
-    return a.y < b.y || (a.y == b.y && (a.x < b.x || (a.x == b.x && ia < ib)));
+    return r;
 }
 
 // Helper workgroup q: its share of a bucket of more than LARGE keys (split digit below bit `shift`).
@@ -576,8 +551,14 @@ bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
 //      order: equal keys by index), the same in every helper of the bucket, ranked by counting. Helper j of h
 //      takes the keys from the sample of rank j x ns / h (or the first key) up to the one of rank
 //      (j + 1) x ns / h (or past the last): the helpers' shares tile the bucket in sorted order.
-//   2. A sweep over the bucket counts the keys before the share (its place in the bucket) and in it.
-//   3. A second sweep compacts the share's keys, in bucket order, to its final range of the second scratch.
+//   2. The share to its final range of the second scratch, in bucket order, over the bucket's parts (load_part):
+//      cooperating (a bucket of at least COOP_MIN keys whose h helpers' parts fit the tile), helper j ranks part
+//      j of h by share, the helpers exchange their counts (coop_bases) and each scatters its part to all shares,
+//      then waits until all h have scattered. Alone (smaller buckets, or when a helper was not running in time),
+//      it reads the bucket's parts of at most TILE keys twice, ranked by before / in / after its share: the
+//      first time it counts the keys before its share (its place) and in it, the second it writes its share's
+//      keys. The places are the same either way (shares in sorted order, a share's keys in bucket order), so a
+//      cooperating helper's late scatter writes what the others wrote alone.
 // Returns (first key, keys, shift, 1) when the caller is to sort that range on bits [lo, shift) in registers into
 // the caller's buffers; a share of more than TILE keys is sorted here through global memory (0, 0, 0, 0).
 uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
@@ -590,27 +571,21 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
     uint start = sc.x;
     uint cnt = sc.y;
     uvec2 m = range_mask(pc.lo, shift);
-    // 1. The sample and this share's bounds (s_split). Sample slot x (< ns <= 2^DIGIT_BITS) holds bucket key
-    // x cnt / ns, whose place in the (key, index) order is its number (bits [lo, shift) of the key) << DIGIT_BITS
-    // | x: unique, at most 64 bits (shift <= 64 - DIGIT_BITS), one word where they fit; in s_tot (low words) and
-    // s_lstart (high words). Each slot's rank is the count of smaller numbers, four compared per step.
+    // 1. The sample in rank order (s_sample). Sample slot x (< ns <= 2^DIGIT_BITS) holds bucket key x cnt / ns,
+    // whose place in the (key, index) order is its number (bits [lo, shift) of the key) << DIGIT_BITS | x:
+    // unique, at most 64 bits (shift <= 64 - DIGIT_BITS), one word where they fit; in s_tot (low words) and
+    // s_lstart (high words) while ranked. Each slot's rank is the count of smaller numbers, four compared per step.
     uint ns = min(min(WG_SIZE, RADIX), cnt);
-    uvec2 sk = uvec2(0u);
-    uint si = 0u;
     uvec2 num = uvec2(0u);
     if (lid < ns) {
-        si = lid * cnt / ns;
-        sk = key_transform(get_key(SPLIT, gather_index(si, tiles)), kind, desc) & m;
+        uvec2 sk = key_transform(get_key(SPLIT, gather_index(lid * cnt / ns, tiles)), kind, desc) & m;
         num = shl64(shr64(sk, pc.lo), DIGIT_BITS) | uvec2(lid, 0u);
         s_tot[lid] = num.x;
         s_lstart[lid] = num.y;
     }
-    uint rl = role.y * ns / role.z;          // the lower bound's rank (helper 0: none)
-    uint ru = (role.y + 1u) * ns / role.z;   // the upper bound's rank (the last helper: none)
     barrier();
-    uint r = 0u;
     if (lid < ns) {
-        uint x = 0u;
+        uint r = 0u, x = 0u;
         if (shift - pc.lo + DIGIT_BITS <= 32u) {
             for (; x + 4u <= ns; x += 4u) {
                 uvec4 y = uvec4(s_tot[x], s_tot[x + 1u], s_tot[x + 2u], s_tot[x + 3u]);
@@ -620,116 +595,80 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         } else {
             for (; x < ns; x++) r += lt64(uvec2(s_tot[x], s_lstart[x]), num) ? 1u : 0u;
         }
-        if (r == rl) {
-            s_split[0] = sk.x;
-            s_split[1] = sk.y;
-            s_split[2] = si;
-        }
-        if (r == ru) {
-            s_split[3] = sk.x;
-            s_split[4] = sk.y;
-            s_split[5] = si;
-        }
-    }
-    barrier();
-    bool has_lo = role.y != 0u;
-    bool has_hi = role.y + 1u < role.z;
-    uvec2 lk = uvec2(s_split[0], s_split[1]), hk = uvec2(s_split[3], s_split[4]);
-    uint li = s_split[2], hi = s_split[5];
-    // Cooperative helpers (coop_share) for a bucket of at least COOP_MIN keys whose helpers are 2..RADIX - 1
-    // and each one's chunk fits its registers (the same for all of the bucket's helpers).
-    bool coop = COOP_MIN != 0u && cnt >= COOP_MIN && role.z >= 2u && role.z < RADIX && div_ceil(cnt, role.z) <= TILE;
-    if (coop && lid < ns) {   // the sample in rank order
-        s_tot[r] = num.x;
-        s_lstart[r] = num.y;
+        s_sample[r] = num.x;
+        s_sample[RADIX + r] = num.y;
     }
     barrier();
     CLOCK(2);
-    uint off = 0u, g = 0u;
-    bool alone = true;
-    if (coop) {
-        uvec3 c = coop_share(q, role, start, cnt, ns, tiles, kind, desc, m);
-        alone = c.z == 0u;
-        off = c.x;
-        g = c.y;
-        if (alone) find_runs(role.x, n, tiles);   // the sweeps read the run tables again
-    }
-    if (alone && has_lo && has_hi && rl == ru) return uvec4(0u);   // an empty share (more helpers than samples)
-    // 2. and 3. (alone): pass 0 counts, pass 1 compacts.
-    for (uint pass = 0u; alone && pass < 2u; pass++) {
-        uint at = start + off;
-        uint nb = 0u, nm = 0u;
-        for (uint base = 0u; base < cnt; base += WG_SIZE * SW) {
-            uint e[SW];
-            gather_run(base + lid, cnt, tiles, e);
-            // Every item's load issued before any is used, none behind a per-item branch (items past the
-            // bucket read element 0 and are never selected).
-            uvec2 k[SW];
-            [[unroll]] for (uint x = 0u; x < SW; x++) k[x] = get_key(SPLIT, e[x] != NONE ? e[x] : 0u);
-            uint sel = 0u;   // bit x: item x (bucket key base + x x WG_SIZE + lid) is in the share
-            [[unroll]] for (uint x = 0u; x < SW; x++) {
-                uint i = base + x * WG_SIZE + lid;
-                uvec2 t = key_transform(k[x], kind, desc) & m;
-                bool after_lo = !has_lo || !before(t, i, lk, li);
-                if (e[x] != NONE) {
-                    if (!after_lo) nb++;
-                    else if (!has_hi || before(t, i, hk, hi)) sel |= 1u << x;
-                }
-            }
-            if (pass == 0u) {
-                nm += bitCount(sel);
+    uint j = role.y, h = role.z;
+    bool coop = COOP_MIN != 0u && cnt >= COOP_MIN && h >= 2u && h < RADIX && div_ceil(cnt, h) <= TILE;
+    // An empty share alone: its bounds are the same sample (more helpers than samples).
+    if (!coop && j != 0u && j + 1u < h && j * ns / h == (j + 1u) * ns / h) return uvec4(0u);
+    // 2. Pass 0: the cooperative part; 1: alone, counting; 2: alone, writing the share. off / g: the share's
+    // first key in the bucket and its keys; at: where the next part's keys of the share go (alone).
+    uint pass = coop ? 0u : 1u;
+    uint parts = coop ? h : div_ceil(cnt, TILE);
+    uint p = coop ? j : 0u;
+    uint off = 0u, g = 0u, at = 0u;
+    uint IN = 1u;   // alone: the digit of the share's keys (a variable: s_tot's size is a spec constant)
+    bool runs = true;   // the run tables are in smem
+    for (;;) {
+        if (!runs) find_runs(role.x, n, tiles);
+        runs = false;
+        uint cm = load_part(p, parts, cnt, ns, h, pass == 0u ? NONE : j, tiles, kind, desc, m);
+        if (pass == 0u) {
+            uvec3 c = coop_bases(q, role, start);
+            off = c.x;
+            g = c.y;
+            if (c.z == 0u) {   // alone, from the first part
+                pass = 1u;
+                parts = div_ceil(cnt, TILE);
+                p = 0u;
                 continue;
             }
-            // Places in bucket order (item x, then invocation): each subgroup's count per item into s_slice,
-            // scanned in that order.
-            uint pre[SW];
-            uint nsg = gl_NumSubgroups;
-            [[unroll]] for (uint x = 0u; x < SW; x++) {
-                uvec4 bl = subgroupBallot(((sel >> x) & 1u) != 0u);
-                pre[x] = subgroupBallotExclusiveBitCount(bl);
-                if (subgroupElect()) s_slice[x * nsg + gl_SubgroupID] = subgroupBallotBitCount(bl);
-            }
-            barrier();
-            uint entries = SW * nsg;
-            uint per = div_ceil(entries, WG_SIZE);
-            uint sum = 0u;
-            for (uint y = lid * per; y < min(entries, lid * per + per); y++) sum += s_slice[y];
-            uint total;
-            uint ex = runs_exclusive_add(sum, total);
-            for (uint y = lid * per; y < min(entries, lid * per + per); y++) {
-                uint c = s_slice[y];
-                s_slice[y] = ex;
-                ex += c;
-            }
-            barrier();
-            uvec2 v[SW];
-            [[unroll]] for (uint x = 0u; x < SW; x++) v[x] = get_vals(SPLIT, e[x] != NONE ? e[x] : 0u);
-            [[unroll]] for (uint x = 0u; x < SW; x++) {
-                if (((sel >> x) & 1u) != 0u) {
-                    uint o = at + s_slice[x * nsg + gl_SubgroupID] + pre[x];
-                    put_key(BIG, o, k[x]);
-                    put_vals(BIG, o, v[x]);
+        } else if (pass == 1u) {
+            off += s_tot[IN - 1u];
+            g += s_tot[IN];
+        }
+        if (pass != 1u) {
+            // Item x of digit d goes after the part's earlier keys of d: rank_digits' per-subgroup prefix + rank.
+            [[unroll]] for (uint x = 0u; x < KPT; x++) {
+                uint d = g_digit[x];
+                if (item_pos(x) < cm && (pass == 0u || d == IN)) {
+                    store_item(BIG, x, (pass == 0u ? s_run[d] : at) + smem[gl_SubgroupID * RADIX + d] + g_sub[x]);
                 }
             }
-            at += total;
-            barrier();   // s_slice is written again
         }
         if (pass == 0u) {
-            runs_exclusive_add(nb, off);
-            runs_exclusive_add(nm, g);
-            CLOCK(3);
-            if (g == 0u) return uvec4(0u);
+            // Cooperating: done once all h have scattered; a timeout (the helpers all run by then, so a guard
+            // only) works alone from the first part.
+            if (coop_arrive(coop_ctl(role.x) + 2u, h, min(COOP_SPIN * 16u, 60000u), false)) break;
+            off = 0u;
+            g = 0u;
+            pass = 1u;
+            parts = div_ceil(cnt, TILE);
+            p = 0u;
+            continue;
         }
+        at += s_tot[IN];
+        barrier();   // s_tot and smem are read: the next part writes them
+        if (++p < parts) continue;
+        if (pass == 2u) break;
+        CLOCK(3);
+        if (g == 0u) return uvec4(0u);   // an empty share
+        pass = 2u;
+        p = 0u;
+        at = start + off;
     }
     if (g == 0u) return uvec4(0u);   // cooperating: an empty share
-    if (alone) sync_buffers();
+    sync_buffers();
     CLOCK(4);
     if (g > TILE) {
         NOTE(P_SHARE_GLOBAL, role.x, g);
         sort_range(BIG, CALLER, start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
-    NOTE(alone ? P_SHARE : P_SHARE_COOP, role.x, g);
+    NOTE(pass == 0u ? P_SHARE_COOP : P_SHARE, role.x, g);
     return uvec4(start + off, g, shift, 1u);
 }
 
@@ -777,7 +716,7 @@ void main() {
     bool desc = (pc.flags & 1u) != 0u;
     // The keys to sort in registers: from the split side through the run tables (a bucket), or a helper's
     // share from the second scratch; to [dst, dst + cnt) of the caller's buffers, on bits [lo, shift).
-    // Helpers come first in the dispatch: their sweeps are the longest work.
+    // Helpers come first in the dispatch: theirs is the longest work.
     uint dst, cnt;
     bool helper = g < pc.helpers;
     if (helper) {

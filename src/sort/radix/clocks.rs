@@ -206,9 +206,9 @@ pub mod msd {
     pub const PHASES: [&str; 8] = [
         "entry",
         "role and runs",
-        "sample bounds",
-        "count sweep",
-        "compaction sweep",
+        "sample ranked",
+        "counted",
+        "share written",
         "keys in registers",
         "sorted",
         "end",
@@ -236,15 +236,15 @@ pub mod msd {
         Registers,
         /// A bucket larger than the bucket tile, left to the helpers.
         Left,
-        /// A helper's share of a large bucket, sorted in registers.
+        /// A helper's share of a large bucket, found alone (the bucket read twice in parts), sorted in registers.
         Share,
         /// A helper's share larger than the bucket tile, sorted through global memory.
         ShareGlobal,
         /// A helper with nothing to do (no large bucket for it, or an empty share).
         Idle,
         /// A share of cooperating helpers (each read 1/h of the bucket and scattered it to the shares), sorted
-        /// in registers. Its phases "count sweep" and "compaction sweep" are: its part read, ranked and its
-        /// counts published, the helpers agreed; the scatter done and all helpers finished theirs.
+        /// in registers. Its phases "counted" and "share written" are: its part read, ranked and its counts
+        /// published, the helpers agreed; the scatter done and all helpers finished theirs.
         ShareCoop,
     }
 

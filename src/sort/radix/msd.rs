@@ -29,7 +29,8 @@
 //!   The helpers of a bucket of at least `msd_coop_min_keys` keys cooperate: each reads 1/h of the bucket,
 //!   they exchange counts per share through the tables (waiting for each other at most `spin_limit` polls)
 //!   and each scatters its part to the shares. Otherwise (or when one of them is not running in time) each
-//!   sweeps the whole bucket twice: it counts the keys before its share and compacts the share. The share
+//!   reads the whole bucket twice, in parts of at most a bucket tile ranked by before / in / after its share
+//!   (the cooperating helpers' code): it counts the keys before its share and writes the share. The share
 //!   lands in its final range of the second scratch, from where its helper sorts it into the caller's
 //!   buffers (in registers, or past the bucket tile one digit place at a time through global memory). Skewed
 //!   keys (most of them in one split digit, or few distinct keys) thus still spread over many workgroups.
@@ -100,8 +101,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         p.msd_split_workgroup_size,
         rank_spec(split_kpt),
     )?;
-    // RANK_MAX: the counted-bucket limit; MAX_TILES: the most split tiles (the run tables in shared memory);
-    // SW: keys per invocation of a helper's sweeps.
+    // RANK_MAX: the counted-bucket limit; MAX_TILES: the most split tiles (the run tables in shared memory).
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     // COOP_MIN: cooperative helpers (buckets of at least this many keys), where the tables hold a row for each.
     let helpers = p.msd_helpers(b.max_n, bucket_kpt);
@@ -113,7 +113,6 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
     let bucket_spec = rank_spec(bucket_kpt)
         .with(buckets_sh::RANK_MAX, p.msd_rank_max)
         .with(buckets_sh::MAX_TILES, max_tiles)
-        .with(buckets_sh::SW, p.msd_sweep_keys)
         .with(buckets_sh::COOP_MIN, coop)
         .with(buckets_sh::COOP_SPIN, p.spin_limit)
         .with(buckets_sh::COOP_STALL, s.debug.stall_every);

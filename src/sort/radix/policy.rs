@@ -122,15 +122,13 @@ pub struct RadixPolicy {
     /// larger than the bucket tile share max_n / bucket tile x this many helpers (at most 2048). More helpers
     /// leave each a smaller share of a skewed bucket; each costs a short workgroup when no bucket is that large.
     pub msd_helper_ratio: u32,
-    /// Keys per invocation per step of the MSD helpers' sweeps over their bucket (the bucket pass's spec constant
-    /// `SW`, 1..=32; unrolled, so the bucket pass's pipeline builds faster with fewer). Default 8.
-    pub msd_sweep_keys: u32,
     /// The MSD helpers of a bucket of at least this many keys cooperate (0: never): each reads 1/h of the
     /// bucket, they exchange counts through global memory and each scatters its part to the others' shares,
-    /// instead of each sweeping the whole bucket twice (whose cost grows with the bucket, while cooperating
-    /// costs a fixed exchange). Their waits poll at most `spin_limit` times: when some helper is not running
-    /// yet, the bucket's helpers fall back to working alone. 0 on CPU drivers (lavapipe runs one workgroup at
-    /// a time, so the waits would only time out).
+    /// instead of each reading the whole bucket twice alone (whose cost grows with the bucket, while
+    /// cooperating costs a fixed exchange). Their waits poll at most `spin_limit` times: when some helper is not running
+    /// yet, the bucket's helpers fall back to working alone. Default 1 on GPUs (every bucket whose helpers'
+    /// parts fit the tile); 0 on CPU drivers (lavapipe runs one workgroup at a time, so the waits would only
+    /// time out).
     pub msd_coop_min_keys: u32,
     /// The MSD passes (split and buckets) rank with match-any instead of ballots; needs
     /// VK_NV_shader_subgroup_partitioned. Apart from `use_partitioned`: on NVIDIA, 32-bit keys rank the
@@ -308,13 +306,12 @@ impl RadixPolicy {
 
     /// Shared memory of the MSD bucket pass with `kpt` keys per invocation: the bucket tile or the rank
     /// counters, the counted bucket's numbers or the run tables (one entry per split tile), whichever is larger,
-    /// plus the per-digit arrays and the helpers' arrays (a sweep step's count per item and subgroup, the
-    /// share's bounds and role: 9 words).
+    /// plus the per-digit arrays and the helpers' arrays (the sample's numbers, two words each; role and
+    /// decision: 5 words).
     fn msd_bucket_shared_bytes(&self, plan: &SubgroupPlan, kpt: u32) -> u64 {
         let wg = self.msd_bucket_workgroup_size;
-        let max_sg = (wg / plan.min.max(1)) as u64;
         let runs = (2 * self.msd_max_tiles() + 1) * 4;
-        let helpers = (self.msd_sweep_keys as u64 * max_sg + 9) * 4;
+        let helpers = (2 * self.radix() as u64 + 5) * 4;
         self.rank_shared_bytes(plan, wg, wg * kpt)
             .max(self.msd_rank_max as u64 * 8)
             .max(runs)
@@ -447,7 +444,6 @@ impl RadixPolicy {
             || !(1..=32).contains(&self.msd_split_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_keys_per_thread)
             || !(1..=32).contains(&self.msd_bucket_max_keys_per_thread)
-            || !(1..=32).contains(&self.msd_sweep_keys)
             || !(1..=32).contains(&self.hybrid_keys_per_thread)
             || self.msd_single_kpt > 32
         {
@@ -576,7 +572,7 @@ impl RadixPolicy {
     /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
     /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
-    /// msweep (msd_sweep_keys), mcoop (msd_coop_min_keys), mpart (msd_partitioned), hwg, hkpt (the hybrid group
+    /// mcoop (msd_coop_min_keys), mpart (msd_partitioned), hwg, hkpt (the hybrid group
     /// pass's workgroup size and keys per invocation), hmax (hybrid_max); boolean fields take 0 or 1. Nothing is
     /// checked against a device here (the sorter does that).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
@@ -624,7 +620,6 @@ impl RadixPolicy {
                 "mrank" => self.msd_rank_max = v,
                 "msingle" => self.msd_single_kpt = v,
                 "mhelp" => self.msd_helper_ratio = v,
-                "msweep" => self.msd_sweep_keys = v,
                 "mcoop" => self.msd_coop_min_keys = v,
                 "mpart" => self.msd_partitioned = v != 0,
                 "hwg" => self.hybrid_workgroup_size = v,
