@@ -42,8 +42,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     msd_rank_max: 256,
     msd_single_kpt: 4,
     msd_helper_ratio: 2,
-    msd_sweep_keys: 8,
-    msd_coop_min_keys: 2048,
+    msd_coop_min_keys: 1,
     msd_partitioned: false, // set from the device, as use_partitioned
     hybrid_workgroup_size: 512,
     hybrid_keys_per_thread: 10,
