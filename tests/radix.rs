@@ -317,6 +317,14 @@ fn push_constant_structs_match_reflection() {
             "radix_onesweep_downsweep_partitioned_wide",
             std::mem::size_of::<onesweep::OnesweepPush>(),
         ),
+        (
+            "radix_onesweep_fused",
+            std::mem::size_of::<onesweep::FusedPush>(),
+        ),
+        (
+            "radix_onesweep_fused_partitioned",
+            std::mem::size_of::<onesweep::FusedPush>(),
+        ),
         ("radix_upsweep", std::mem::size_of::<rts::UpsweepPush>()),
         ("radix_spine", std::mem::size_of::<rts::SpinePush>()),
         (
@@ -569,6 +577,11 @@ fn digit_widths() {
 /// Onesweep with the stall-emulating policy `p`: u32+u32 and f64+u64 over 20 tiles + 17 keys, few-unique and
 /// uniform keys, each checked against the CPU reference.
 fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy, d: RadixDebug) {
+    check_stalled_over(ctx, p, d, 20);
+}
+
+/// [`check_stalled`] over `tiles` tiles + 17 keys.
+fn check_stalled_over(ctx: &Arc<Context>, p: RadixPolicy, d: RadixDebug, tiles: usize) {
     for (key, value) in [
         (KeyType::U32, ValueType::U32),
         (KeyType::F64, ValueType::U64),
@@ -578,7 +591,7 @@ fn check_stalled(ctx: &Arc<Context>, p: RadixPolicy, d: RadixDebug) {
         c.algorithm = SortAlgorithm::Onesweep;
         c.policy = Some(p);
         c.debug = d;
-        let n = 20 * p.tile() as usize + 17;
+        let n = tiles * p.tile() as usize + 17;
         check(ctx, &c, &gen(key, Dist::FewUnique, n, 99), None);
         check(ctx, &c, &gen(key, Dist::Uniform, n, 98), None);
     }
@@ -596,6 +609,98 @@ fn onesweep_forward_progress_emulation() {
             };
             p.spin_limit = spin;
             check_stalled(ctx, p, d);
+        }
+    });
+}
+
+/// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused_max`) against the
+/// per-place passes (`fused_max` 0), both against the CPU reference: key and value widths, bit ranges of
+/// 1..=8 places (odd ones end with the copy), skipped places (all-equal and few-unique keys), descending
+/// order, sizes around the tile, GPU-side counts, the device's ranking variants and stalled tiles.
+#[test]
+fn fused_onesweep() {
+    with_gpu(|ctx| {
+        for fused_max in [u32::MAX, 0] {
+            let base = RadixPolicy {
+                fused_max,
+                ..lavapipe_policy(ctx)
+            };
+            for (key, value, bits) in [
+                (KeyType::U32, ValueType::None, None),
+                (KeyType::F32, ValueType::U32, None),
+                (KeyType::U64, ValueType::U32, None),
+                (KeyType::I32, ValueType::U64, Some((13, 14))),
+                (KeyType::F64, ValueType::None, Some((0, 20))),
+                (KeyType::U32, ValueType::U32, Some((8, 24))),
+            ] {
+                let p = RadixPolicy {
+                    fused_max,
+                    ..sort_policy(ctx, key, value)
+                };
+                let tile = p.tile() as usize;
+                for (n, dist) in [
+                    (0, Dist::Uniform),
+                    (1, Dist::Uniform),
+                    (2, Dist::Reverse),
+                    (tile - 1, Dist::Uniform),
+                    (tile, Dist::FewUnique),
+                    (tile + 1, Dist::Uniform),
+                    (3 * tile + 5, Dist::AllEqual),
+                    (5 * tile + 17, Dist::Entropy(2)),
+                    (20 * tile + 17, Dist::Uniform),
+                ] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.bits = bits;
+                    c.algorithm = SortAlgorithm::Onesweep;
+                    c.policy = Some(p);
+                    c.order = if n % 2 == 0 {
+                        Order::Ascending
+                    } else {
+                        Order::Descending
+                    };
+                    check(ctx, &c, &gen(key, dist, n, n as u64 + 5), None);
+                }
+                // GPU-side counts below the capacity, and zero.
+                for m in [5 * tile + 1, 0] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    c.bits = bits;
+                    c.algorithm = SortAlgorithm::Onesweep;
+                    c.policy = Some(p);
+                    check(
+                        ctx,
+                        &c,
+                        &gen(key, Dist::Uniform, 9 * tile, m as u64),
+                        Some(m),
+                    );
+                }
+            }
+            // The ranking variants the device's policies use, sub-tiles, and stalled tiles (the look-back's
+            // recount inside the fused dispatch).
+            for (rank2, mor, subs, stall_every) in
+                [(2, 2, 1, 0), (2, 0, 2, 0), (0, 0, 1, 3), (2, 2, 1, 2)]
+            {
+                let mut p = RadixPolicy {
+                    rank_counters: rank(rank2),
+                    peer_match: peer(mor),
+                    sub_tiles: subs,
+                    ..base
+                };
+                p.workgroup_size = p.workgroup_size.min(128);
+                p.keys_per_thread = p.keys_per_thread.min(8);
+                p.exchange_parts = p.exchange_parts.min(p.keys_per_thread);
+                if stall_every > 0 {
+                    p.spin_limit = 4;
+                }
+                let d = RadixDebug {
+                    stall_every,
+                    ..Default::default()
+                };
+                // Stalled tiles with few of them: a CPU driver runs the fused sort on one workgroup, whose loops
+                // lavapipe ends after 65,535 iterations in all, and each recount of a stalled tile loops over it.
+                check_stalled_over(ctx, p, d, if stall_every > 0 { 4 } else { 20 });
+            }
         }
     });
 }
@@ -1105,6 +1210,12 @@ fn passes_are_labelled_and_profiled() {
                 // One split workgroup's keys: one tile whenever msd_single_kpt > 0.
                 (SortAlgorithm::Msd, _) => split_wg,
                 _ => 2000usize,
+            };
+            // Onesweep up to the policy's fused_max (GPUs): the upfront pass and the places in one dispatch.
+            let want = if alg == SortAlgorithm::Onesweep && n as u64 <= p.fused_max as u64 {
+                vec!["vksort::radix::setup", "vksort::radix::onesweep::fused"]
+            } else {
+                want
             };
             let raw = Rng(9).vec_u32(n);
             let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();

@@ -30,6 +30,10 @@ const uint CTRL_UPFRONT_DONE = 12u;  // upfront workgroups done (plan_fused: the
 const uint CTRL_MSD = 13u;           // MSD sort: split digit's low bit + 1 (0: nothing to sort)
 const uint CTRL_MSD_BIAS = 14u;      // MSD sort: the keys' bias (2 words, msd_range.glsl)
 const uint CTRL_HYBRID = 16u;        // hybrid sort: its groups' lowest bit, then their bit count (radix_plan.glsl)
+const uint CTRL_FUSED_ITEM = 18u;     // fused Onesweep (radix_onesweep.comp FUSED): the next item to claim
+const uint CTRL_FUSED_PLANNED = 19u;  //   1 once the plan is written
+const uint CTRL_FUSED_STALLED = 20u;  //   1 when a wait gave up (a broken sort; the result is wrong)
+const uint CTRL_FUSED_DONE = 21u;     //   per place p (at most 8): CTRL_FUSED_DONE + p, its tiles finished
 const uint CTRL_PASS = 32u;          // per place p: CTRL_PASS + 8p: tile args (x,y,z), source selector,
                                      //   spine args (x,y,z), skipped flag
 const uint CTRL_WORDS = 256u;

@@ -21,6 +21,17 @@
 // @variant downsweep_partitioned_wide LOOKBACK=0 PARTITIONED=1 WIDE=1
 // @variant ballot_clock LOOKBACK=1 CLOCKS=1
 // @variant partitioned_clock LOOKBACK=1 PARTITIONED=1 CLOCKS=1 SMID=1
+// @variant fused LOOKBACK=1 FUSED=1
+// @variant fused_partitioned LOOKBACK=1 PARTITIONED=1 FUSED=1
+//
+// FUSED=1 variants (vksort::radix::onesweep::fused; RadixPolicy::fused_max): the upfront histogram, the plan and
+// every digit place in one dispatch, for sorts of one portion. Workgroups claim items from one counter, in
+// order: the upfront items (each counts the digits of every place over tiles u, u + ups, ...; the last one to
+// finish plans), then place 0's tiles, place 1's, ... A tile of place p first waits until place p - 1 has
+// finished all its tiles (the plan, for place 0); then it is one Onesweep tile (the look-back over the place's
+// own status slot). The wait needs no co-residency: every item waited on was claimed earlier, by a workgroup
+// that has started, and that workgroup only waits on items claimed before its own. The arrays and the control
+// block are coherent here: a place reads at L2 what the place before it wrote on other SMs.
 //
 // CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
 // tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
@@ -39,6 +50,16 @@
 #endif
 #ifndef CLOCKS
 #define CLOCKS 0
+#endif
+#ifndef FUSED
+#define FUSED 0
+#endif
+#if FUSED
+#define FUSED_COHERENT coherent
+#define FUSED_VOLATILE volatile coherent
+#else
+#define FUSED_COHERENT
+#define FUSED_VOLATILE
 #endif
 #if WIDE || CLOCKS
 #extension GL_EXT_buffer_reference : require
@@ -100,6 +121,8 @@ layout(constant_id = 15) const uint SUB_TILES = 1;
 // shared memory in XPARTS parts of ceil(KPT / XPARTS) x WG_SIZE slots, one after another (a barrier pair per
 // part), so smem holds a part instead of the whole tile: a larger tile in less shared memory.
 layout(constant_id = 18) const uint XPARTS = 1;
+// FUSED: digit places of the sort (the upfront items count them all, the tiles sort them in turn).
+layout(constant_id = 19) const uint FUSED_PLACES = 4;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint NSUB = (RANK2 != 0u && KEEP_DIGIT == 0u) ? SUB_TILES : 1u;
@@ -118,17 +141,53 @@ const uint MATCH_WORDS = MATCH_OR != 0u ? MAX_SUBGROUPS * RADIX * BALLOT_WORDS :
 const uint XWORDS = XP > 1u ? XSLOTS : SUB;   // the exchange's share of smem
 const uint SMEM_WORDS = XWORDS > RANK_WORDS + MATCH_WORDS ? XWORDS : RANK_WORDS + MATCH_WORDS;
 
-layout(set = 0, binding = 0, std430) buffer KeysA { uint keys_a[]; };
-layout(set = 0, binding = 1, std430) buffer KeysB { uint keys_b[]; };
-layout(set = 0, binding = 2, std430) buffer ValsA { uint vals_a[]; };
-layout(set = 0, binding = 3, std430) buffer ValsB { uint vals_b[]; };
+layout(set = 0, binding = 0, std430) FUSED_COHERENT buffer KeysA { uint keys_a[]; };
+layout(set = 0, binding = 1, std430) FUSED_COHERENT buffer KeysB { uint keys_b[]; };
+layout(set = 0, binding = 2, std430) FUSED_COHERENT buffer ValsA { uint vals_a[]; };
+layout(set = 0, binding = 3, std430) FUSED_COHERENT buffer ValsB { uint vals_b[]; };
+// FUSED: volatile, since a workgroup polls the control block for the place before its own.
+layout(set = 0, binding = 4, std430) FUSED_VOLATILE buffer Meta { uint meta[]; };
 // volatile: the look-back polls predecessors' status words with plain loads that the compiler must not cache
 // or hoist (a status word carries its flag and count together, so no ordering with other data is needed).
-layout(set = 0, binding = 4, std430) buffer Meta { uint meta[]; };
 // Onesweep: this (place, portion)'s status slot (tile counter, look-back status); downsweep: the spine's
 // per-(digit, tile) global offsets.
 layout(set = 0, binding = 5, std430) volatile coherent buffer Status { uint status[]; };
 
+#if FUSED
+layout(push_constant) uniform Push {
+    uint lo;             // the sorted bits [lo, hi)
+    uint hi;
+    uint key_kind;       // keys.glsl KEY_KIND_*
+    uint flags;          // bit 0: descending
+    uint hist_off;       // meta word offset of the places' histograms, then global digit offsets
+    uint slot_words;     // words per place of the status binding (the place's status slot)
+    uint upfront_items;  // most upfront items (each adds its histograms to meta with global atomics)
+    uint max_x;          // the plan's fields (radix_plan.glsl)
+    uint copy_chunk;
+    uint portion_tiles;
+    uint copy_len;
+} pc;
+// The place of the tile being sorted, and what the passes' push constants say for it.
+uint f_place;
+#define PASS_INDEX f_place
+#define PASS_SHIFT (pc.lo + f_place * DIGIT_BITS)
+#define PASS_BITS min(DIGIT_BITS, pc.hi - PASS_SHIFT)
+#define PASS_HIST (pc.hist_off + f_place * RADIX)
+#define PASS_NEXT (pc.hist_off + (FUSED_PLACES + f_place) * RADIX)
+#define PASS_PORTION 0u
+#define PASS_PORTION_TILES 0xFFFFFFFFu
+#define SRC_BASE 0u
+#define PASS_SBASE (f_place * pc.slot_words + STATUS_HDR)
+#else
+#define PASS_INDEX pc.pass_index
+#define PASS_SHIFT pc.shift
+#define PASS_BITS pc.pass_bits
+#define PASS_HIST pc.hist_off
+#define PASS_NEXT pc.next_off
+#define PASS_PORTION pc.portion
+#define PASS_PORTION_TILES pc.portion_tiles
+#define SRC_BASE pc.src_base
+#define PASS_SBASE STATUS_HDR
 layout(push_constant) uniform Push {
     uint shift;          // lowest bit of this digit place (of the transformed key)
     uint pass_bits;      // digit width of this place (<= DIGIT_BITS)
@@ -144,6 +203,7 @@ layout(push_constant) uniform Push {
     uint pad1;
     uvec2 addr[4];       // WIDE: device addresses of keys A, keys B, values A, values B (whole arrays)
 } pc;
+#endif
 
 shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
@@ -245,12 +305,12 @@ void clock_flush(uint tile) {
 #define LOAD_KEYS(KB, BASE, N)                                                                          \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = (lp < (N) ? (BASE) + lp : tile_base) - pc.src_base;                                  \
+        uint idx = (lp < (N) ? (BASE) + lp : tile_base) - SRC_BASE;                                  \
         g_w0[j] = KB[idx * KEY_WORDS];                                                                  \
         g_w1[j] = KEY_WORDS == 2u ? KB[idx * KEY_WORDS + 1u] : 0u;                                      \
     }                                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
-        uint dg = key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), pc.shift, mask); \
+        uint dg = key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), pc.key_kind, desc), PASS_SHIFT, mask); \
         g_dr[j] = item_pos(j) < (N) ? dg : mask;                                                        \
     }
 
@@ -258,7 +318,7 @@ void clock_flush(uint tile) {
 #define LOAD_VALS(VB)                                                                                   \
     [[unroll]] for (uint j = 0u; j < KPT; j++) {                                                        \
         uint lp = item_pos(j);                                                                          \
-        uint idx = (lp < sub_n ? sub_base + lp : tile_base) - pc.src_base;                              \
+        uint idx = (lp < sub_n ? sub_base + lp : tile_base) - SRC_BASE;                              \
         g_v0[j] = VB[idx * VAL_WORDS];                                                                  \
         g_v1[j] = VAL_WORDS == 2u ? VB[idx * VAL_WORDS + 1u] : 0u;                                      \
     }
@@ -275,9 +335,9 @@ void load_values(uint g_sel, uint tile_base, uint sub_base, uint sub_n, out uint
 
 // idx: global key index (of the source side).
 uint digit_at(uint g_sel, uint gidx, uint mask) {
-    uint idx = gidx - pc.src_base;
+    uint idx = gidx - SRC_BASE;
     uvec2 k = uvec2(load_key(g_sel, idx * KEY_WORDS), KEY_WORDS == 2u ? load_key(g_sel, idx * KEY_WORDS + 1u) : 0u);
-    return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), pc.shift, mask);
+    return key_digit(key_transform(k, pc.key_kind, (pc.flags & 1u) != 0u), PASS_SHIFT, mask);
 }
 
 #if LOOKBACK
@@ -285,7 +345,7 @@ uint digit_at(uint g_sel, uint gidx, uint mask) {
 // predecessor.
 uint recount(uint g_sel, uint p, uint d, uint mask) {
     uint c = 0u;
-    uint first = (pc.portion * pc.portion_tiles + p) * TILE;
+    uint first = (PASS_PORTION * PASS_PORTION_TILES + p) * TILE;
     for (uint i = 0u; i < TILE; i++) {
         if (digit_at(g_sel, first + i, mask) == d) c++;
     }
@@ -373,13 +433,22 @@ void positions_from_subgroup_prefixes(inout uint g_dr[KPT]) {
     }
 }
 
-void main() {
+// What a tile claim zeroes before the barrier that publishes the claimed tile: rank2's counters and the early
+// histogram.
+void claim_clears() {
+    if (RANK2 != 0u) {
+        rank2_clear();
+        if (EARLY_COUNTS != 0u) {
+            for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
+        }
+    }
+}
+
+// Sorts tile ltile (of the portion) of this place, of n keys, read from side g_sel. Every invocation calls it,
+// after the barrier that published ltile (claim_clears() before it).
+void onesweep_tile(uint ltile, uint n, uint g_sel) {
     uint lid = gl_LocalInvocationID.x;
-    if (NSUB > 1u && lid == 0u) s_zero = 0u;
-    uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, TILE);
-    uint rec = CTRL_PASS + 8u * pc.pass_index;
-    uint g_sel = meta[rec + 3u];
     uint g_w0[KPT];
     uint g_w1[KPT];
     uint g_v0[KPT];
@@ -388,44 +457,18 @@ void main() {
     // Per item one word: its digit in the low 16 bits (DIG), its rank within the subgroup and then its tile
     // position in the high 16 bits (POS): radix_rank.glsl's RANK_LOCAL form.
     uint g_dr[KPT];
-#if CLOCKS
-    {
-        if (lid == 0u) {
-            for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
-            uvec2 rt = clockRealtime2x32EXT();
-            clk[0] = clock2x32ARB().x;
-            clk[10] = rt.x;
-            clk[11] = rt.y;
-        }
-    }
-#endif
-#if LOOKBACK
-    if (lid == 0u) s_tile = atomicAdd(status[0], 1u);
-    if (RANK2 != 0u) {
-        // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.
-        rank2_clear();
-        if (EARLY_COUNTS != 0u) {
-            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
-        }
-    }
-    barrier();
-    CLOCK(1);
-    uint ltile = s_tile;   // the tile's index within the portion
-#else
-    uint ltile = flat_group_id();
-#endif
-    uint tile = pc.portion * pc.portion_tiles + ltile;
-    if (ltile >= pc.portion_tiles || tile >= tiles) return;
-    bool last_of_portion = ltile == pc.portion_tiles - 1u;
+    uint tile = PASS_PORTION * PASS_PORTION_TILES + ltile;
+    if (ltile >= PASS_PORTION_TILES || tile >= tiles) return;
+    bool last_of_portion = ltile == PASS_PORTION_TILES - 1u;
     uint tile_base = tile * TILE;
     uint tile_n = min(TILE, n - tile_base);
-    uint mask = (1u << pc.pass_bits) - 1u;
+    uint mask = (1u << PASS_BITS) - 1u;
     bool desc = (pc.flags & 1u) != 0u;
 
     if (lid == 0u) s_uniform = 0u;
 #if LOOKBACK
     // The global digit offsets: loaded now, their latency hidden behind the ranking.
-    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[pc.hist_off + d];
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[PASS_HIST + d];
 #endif
 
     // Sub-tiles but the last (NSUB > 1, rank2): loaded, counted (early counts), ranked and parked digit-sorted in
@@ -451,7 +494,7 @@ void main() {
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
         }
 #endif
-        rank2_count(pc.pass_bits, g_dr);
+        rank2_count(PASS_BITS, g_dr);
         rank2_scan();
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
         load_values(g_sel, tile_base, h_base, h_n, g_v0, g_v1);
@@ -482,7 +525,7 @@ void main() {
     }
 
 #if LOOKBACK
-    const uint sbase = STATUS_HDR;
+    const uint sbase = PASS_SBASE;
     bool stalled = STALL_EVERY > 0u && ltile % STALL_EVERY == 1u;
     if (RANK2 != 0u) {
         // rank2: counters and early histogram were zeroed before the tile claim's barrier.
@@ -494,7 +537,7 @@ void main() {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
-        rank2_count(pc.pass_bits, g_dr);
+        rank2_count(PASS_BITS, g_dr);
         CLOCK(3);
         rank2_scan();
         CLOCK(5);
@@ -514,7 +557,7 @@ void main() {
                 if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
                 if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
             }
-            if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + tot;
+            if (last_of_portion) meta[PASS_NEXT + d] = s_gbase[d] + excl + tot;
             place_runs(d, s_gbase[d] + excl);
             if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
         }
@@ -531,7 +574,7 @@ void main() {
                 if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
             }
         }
-        rank_digits(pc.pass_bits, g_dr);
+        rank_digits(PASS_BITS, g_dr);
         CLOCK(5);
         positions_from_subgroup_prefixes(g_dr);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
@@ -546,7 +589,7 @@ void main() {
                 if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
                 if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
             }
-            if (last_of_portion) meta[pc.next_off + d] = s_gbase[d] + excl + s_tot[d];
+            if (last_of_portion) meta[PASS_NEXT + d] = s_gbase[d] + excl + s_tot[d];
             s_gbase[d] += excl - s_lstart[d];
         }
     }
@@ -554,7 +597,7 @@ void main() {
     if (RANK2 != 0u) {
         rank2_clear();
         barrier();
-        rank2_count(pc.pass_bits, g_dr);
+        rank2_count(PASS_BITS, g_dr);
         rank2_scan();
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
@@ -563,7 +606,7 @@ void main() {
             if (tile_n == TILE && rank2_total(d) + parked_count(d) == TILE) s_uniform = d + 1u;
         }
     } else {
-        rank_digits(pc.pass_bits, g_dr);
+        rank_digits(PASS_BITS, g_dr);
         positions_from_subgroup_prefixes(g_dr);
         load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
@@ -588,7 +631,7 @@ void main() {
             uint i = k * WG_SIZE + lid;
             uint w0 = s_held[held_at(s, 0u, i)];
             uint w1 = KEY_WORDS == 2u ? s_held[held_at(s, 1u, i)] : 0u;
-            uint d = key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), pc.shift, mask);
+            uint d = key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), PASS_SHIFT, mask);
             uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + s * SUB + i : s_hbase[s * RADIX + d] + i;
             if (i < h_n) {
                 store_key(g_sel, dst, 0u, w0);
@@ -627,7 +670,7 @@ void main() {
                 uint w = smem[i];
                 uint x = s_x2[i];
                 uint d = (KEY_WORDS == 2u || KV)
-                             ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, desc), pc.shift, mask)
+                             ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, desc), PASS_SHIFT, mask)
                              : x;
                 uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
                 g_dest[k] = dst;
@@ -660,7 +703,7 @@ void main() {
     // part's keys are stored as they are read (no per-slot arrays live across the parts).
     uint xw[KPT];
     EXCHANGE(true, KEY_WORDS == 1u ? g_w0[j] : DIG(j),
-             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), pc.shift, mask) : w;
+             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), PASS_SHIFT, mask) : w;
              uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
              g_dest[k] = dst;
              xw[k] = w;
@@ -682,3 +725,144 @@ void main() {
     }
     CLOCK_FLUSH();
 }
+
+#if !FUSED
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    if (NSUB > 1u && lid == 0u) s_zero = 0u;
+    uint n = meta[CTRL_N];
+    uint g_sel = meta[CTRL_PASS + 8u * PASS_INDEX + 3u];
+#if CLOCKS
+    if (lid == 0u) {
+        for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
+        uvec2 rt = clockRealtime2x32EXT();
+        clk[0] = clock2x32ARB().x;
+        clk[10] = rt.x;
+        clk[11] = rt.y;
+    }
+#endif
+#if LOOKBACK
+    // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.
+    if (lid == 0u) s_tile = atomicAdd(status[0], 1u);
+    claim_clears();
+    barrier();
+    CLOCK(1);
+    uint ltile = s_tile;   // the tile's index within the portion
+#else
+    uint ltile = flat_group_id();
+#endif
+    onesweep_tile(ltile, n, g_sel);
+}
+#else
+#include "radix_plan.glsl"
+shared uint s_item;
+shared bool s_last;
+
+// Places whose digits one read of the keys counts (smem holds their RADIX counters each).
+const uint UP_FIT = SMEM_WORDS / RADIX;
+const uint UP_PLACES = FUSED_PLACES < UP_FIT ? FUSED_PLACES : UP_FIT;
+
+// Upfront item u of ups: adds the digit counts of every place over tiles u, u + ups, ... to the meta
+// histograms (zeroed by the setup pass). The last item to finish runs the plan (radix_plan.glsl), then raises
+// CTRL_FUSED_PLANNED.
+void upfront_item(uint u, uint ups, uint n) {
+    uint lid = gl_LocalInvocationID.x;
+    bool desc = (pc.flags & 1u) != 0u;
+    uint tiles = div_ceil(n, TILE);
+    for (uint p0 = 0u; p0 < FUSED_PLACES; p0 += UP_PLACES) {
+        uint np = min(UP_PLACES, FUSED_PLACES - p0);
+        for (uint i = lid; i < np * RADIX; i += WG_SIZE) smem[i] = 0u;
+        barrier();
+        for (uint t = u; t < tiles; t += ups) {
+            for (uint sub = 0u; sub < NSUB; sub++) {
+                // Every load is issued before any key is counted; indices past n read key 0, not counted.
+                uint base = t * TILE + sub * SUB;
+                uint w0[KPT];
+                uint w1[KPT];
+                [[unroll]] for (uint k = 0u; k < KPT; k++) {
+                    uint i = base + k * WG_SIZE + lid;
+                    uint idx = i < n ? i : 0u;
+                    w0[k] = keys_a[idx * KEY_WORDS];
+                    w1[k] = KEY_WORDS == 2u ? keys_a[idx * KEY_WORDS + 1u] : 0u;
+                }
+                [[unroll]] for (uint k = 0u; k < KPT; k++) {
+                    if (base + k * WG_SIZE + lid < n) {
+                        uvec2 key = key_transform(uvec2(w0[k], w1[k]), pc.key_kind, desc);
+                        for (uint p = 0u; p < np; p++) {
+                            uint shift = pc.lo + (p0 + p) * DIGIT_BITS;
+                            uint bits = min(DIGIT_BITS, pc.hi - shift);
+                            atomicAdd(smem[p * RADIX + key_digit(key, shift, (1u << bits) - 1u)], 1u);
+                        }
+                    }
+                }
+            }
+        }
+        barrier();
+        for (uint i = lid; i < np * RADIX; i += WG_SIZE) {
+            uint c = smem[i];
+            if (c != 0u) atomicAdd(meta[pc.hist_off + p0 * RADIX + i], c);
+        }
+        barrier();
+    }
+    // As radix_upfront.comp's plan_fused: every item adds its histograms before its ticket, the last one reads
+    // them after its ticket.
+    memoryBarrierBuffer();
+    barrier();
+    if (lid == 0u) s_last = atomicAdd(meta[CTRL_UPFRONT_DONE], 1u) == ups - 1u;
+    barrier();
+    if (!s_last) return;
+    memoryBarrierBuffer();
+    radix_plan(FUSED_PLACES, TILE, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len, pc.lo, pc.hi, 0u);
+    memoryBarrierBuffer();
+    barrier();
+    if (lid == 0u) atomicExchange(meta[CTRL_FUSED_PLANNED], 1u);
+}
+
+// Waits until meta[word] reaches target: invocation 0 polls, then the workgroup goes on. The items waited on
+// were claimed before this workgroup's, by workgroups that run, so the wait ends; its bound (2^30 polls) only
+// keeps a broken sort from holding the GPU for ever (it then sets CTRL_FUSED_STALLED; the result is wrong).
+void wait_for(uint word, uint target) {
+    if (gl_LocalInvocationID.x == 0u) {
+        uint v = meta[word];
+        for (uint i = 0u; i < 32768u && v < target; i++) {
+            for (uint j = 0u; j < 32768u && v < target; j++) v = meta[word];
+        }
+        if (v < target) atomicOr(meta[CTRL_FUSED_STALLED], 1u);
+        memoryBarrierBuffer();
+    }
+    barrier();
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    if (NSUB > 1u && lid == 0u) s_zero = 0u;
+    uint n = meta[CTRL_N];
+    uint tiles = div_ceil(n, TILE);
+    uint ups = min(tiles, pc.upfront_items);
+    uint items = ups + FUSED_PLACES * tiles;
+    for (;;) {
+        barrier();   // the previous item's last use of shared memory is over
+        if (lid == 0u) s_item = atomicAdd(meta[CTRL_FUSED_ITEM], 1u);
+        claim_clears();
+        barrier();
+        uint item = s_item;
+        if (item >= items) break;
+        if (item < ups) {
+            upfront_item(item, ups, n);
+            continue;
+        }
+        uint p = (item - ups) / tiles;
+        uint ltile = item - ups - p * tiles;
+        wait_for(p == 0u ? CTRL_FUSED_PLANNED : CTRL_FUSED_DONE + p - 1u, p == 0u ? 1u : tiles);
+        uint rec = CTRL_PASS + 8u * p;
+        if (meta[rec + 7u] == 0u) {   // not skipped by the plan
+            f_place = p;
+            onesweep_tile(ltile, n, meta[rec + 3u]);
+        }
+        // The tile's stores, then its count in the place's done counter.
+        memoryBarrierBuffer();
+        barrier();
+        if (lid == 0u) atomicAdd(meta[CTRL_FUSED_DONE + p], 1u);
+    }
+}
+#endif

@@ -16,6 +16,8 @@
 //!   arguments (0 groups when skipped) and which side (caller's buffers or scratch) each pass reads.
 //! - `vksort::radix::onesweep::place<p>` (Onesweep, one per place): reads and writes keys and values once
 //!   (2(k + v) B/key) plus the look-back status (~4 x 2^digit_bits / tile B per tile).
+//! - `vksort::radix::onesweep::fused` (Onesweep up to the policy's `fused_max` keys, one portion): the upfront,
+//!   plan and place passes above in one dispatch (the same bytes), after the setup pass.
 //! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
 //!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
 //! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
@@ -61,6 +63,9 @@
 //! Onesweep's look-back polls a predecessor's status at most `spin_limit` times; then the waiting workgroup
 //! counts the predecessor tile's digit from its keys and goes on, so it never depends on another workgroup
 //! being scheduled. The diagnostics knob `stall_every` (tests) makes chosen tiles never publish, forcing that path.
+//! The fused Onesweep's tiles wait for the place before theirs without a fallback; that wait only relies on a
+//! workgroup that has started running on (what it waits for was claimed earlier, by started workgroups), not on
+//! co-residency. CPU drivers run it on one workgroup (see [`onesweep`]).
 
 pub mod bindings;
 pub mod clocks;
@@ -464,6 +469,14 @@ impl RadixSort {
         };
         setup::record(self, rec, b, clear)?;
         rec.barrier();
+        if onesweep::fused(self, b, algorithm) {
+            onesweep::record_fused(self, rec, b)?;
+            if self.places % 2 == 1 {
+                rec.barrier();
+                setup::record_copy(self, rec, b)?;
+            }
+            return Ok(());
+        }
         upfront::record(self, rec, b)?;
         rec.barrier();
         if !upfront::plan_fused(b) && self.debug.debug_mode & 32 == 0 {

@@ -7,6 +7,12 @@
 //! `rank2` (CUB-style `[digit][subgroup]` counters and one workgroup scan; 2: 16-bit packed counters) and
 //! `keep_digit` (wide exchange: a second word travels with each key through shared memory); `exchange_parts`
 //! (the exchange moves the tile through shared memory in parts, spec constant 18).
+//!
+//! `vksort::radix::onesweep::fused` (variants `fused` / `fused_partitioned`; sorts of up to the policy's
+//! `fused_max` keys, one portion): the upfront histogram, the plan and every place in one dispatch. Its
+//! workgroups claim items from one counter: the upfront chunks first (the last to finish plans), then each
+//! place's tiles in place order; a tile waits until every tile of the place before it is done, then runs as
+//! above. Each wait is on items claimed earlier by running workgroups, so it needs no co-residency.
 
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
@@ -64,30 +70,96 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
     }
 }
 
-/// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
-/// `wide`: the variant that writes through device addresses.
-pub(crate) fn kernel(
-    s: &RadixSort,
-    downsweep: bool,
-    wide: bool,
-) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
-    use crate::shaders::{radix_onesweep as sh, Spec};
-    // The clock variants exist for the Onesweep (not the downsweep) pass, without `wide`.
-    let clocks = s.debug.tile_clocks != 0 && !downsweep && !wide;
-    let shader = match (downsweep, s.policy.use_partitioned, wide, clocks) {
-        (false, false, _, true) => sh::BALLOT_CLOCK,
-        (false, true, _, true) => sh::PARTITIONED_CLOCK,
-        (false, false, false, false) => sh::BALLOT,
-        (false, true, false, false) => sh::PARTITIONED,
-        (true, false, false, _) => sh::DOWNSWEEP,
-        (true, true, false, _) => sh::DOWNSWEEP_PARTITIONED,
-        (false, false, true, false) => sh::BALLOT_WIDE,
-        (false, true, true, false) => sh::PARTITIONED_WIDE,
-        (true, false, true, _) => sh::DOWNSWEEP_WIDE,
-        (true, true, true, _) => sh::DOWNSWEEP_PARTITIONED_WIDE,
+/// Push constants of `radix_onesweep_fused*`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct FusedPush {
+    /// The sorted bits [lo, hi).
+    pub lo: u32,
+    pub hi: u32,
+    pub key_kind: u32,
+    pub flags: u32,
+    /// Meta word offset of the histograms (then the global digit offsets).
+    pub hist_off: u32,
+    /// Words per place of the status binding.
+    pub slot_words: u32,
+    /// Most upfront items.
+    pub upfront_items: u32,
+    /// The plan's fields (see [`super::upfront::PlanPush`]).
+    pub max_x: u32,
+    pub copy_chunk: u32,
+    pub portion_tiles: u32,
+    pub copy_len: u32,
+}
+
+/// Whether the sort of `b` runs fused: Onesweep over one portion within the binding range, up to the policy's
+/// `fused_max` keys, at most 8 places (the control block's done counters), and no diagnostics that time or
+/// change single places.
+pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlgorithm) -> bool {
+    algorithm == crate::sort::SortAlgorithm::Onesweep
+        && b.hybrid == 0
+        && b.layout.portions.count == 1
+        && !b.layout.portions.wide
+        && b.max_n <= s.policy.fused_max as u64
+        && s.places <= 8
+        && s.debug.tile_clocks == 0
+        && s.debug.debug_mode == 0
+}
+
+/// Records the fused sort (see the module documentation): one dispatch of one workgroup per tile of the
+/// capacity (one on CPU drivers); the setup pass before it, and the final copy after it when the places are
+/// odd.
+pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+    use crate::shaders::radix_onesweep as sh;
+    let shader = if s.policy.use_partitioned {
+        sh::FUSED_PARTITIONED
+    } else {
+        sh::FUSED
     };
     let p = &s.policy;
-    let spec = Spec::new()
+    let k = s.kernel(
+        shader,
+        p.workgroup_size,
+        spec(s).with(sh::FUSED_PLACES, s.places),
+    )?;
+    let l = &b.layout;
+    let caps = s.ctx.caps();
+    let push = FusedPush {
+        lo: s.lo,
+        hi: s.hi,
+        key_kind: s.key.kind(),
+        flags: s.flags(),
+        hist_off: l.hist_word as u32,
+        slot_words: (l.status_slot_bytes / 4) as u32,
+        upfront_items: p.upfront_max_groups.max(1),
+        max_x: caps.max_workgroup_count[0],
+        copy_chunk: s.copy_chunk(),
+        portion_tiles: l.portions.tiles as u32,
+        copy_len: b.source_portions().1 as u32,
+    };
+    let [ka, kb, va, vb] = b.sources(s, 0).refs;
+    let status = b.status.slice(0, l.status_slot_bytes * s.places as u64);
+    // CPU drivers: one workgroup, which then runs every item itself and never waits on another (lavapipe ends
+    // an invocation's loops after 65,535 iterations in all, so a long wait there would end every loop early).
+    let groups = if caps.is_cpu() {
+        1
+    } else {
+        (l.portions.tiles as u32).min(caps.max_workgroup_count[0])
+    };
+    rec.dispatch(
+        "vksort::radix::onesweep::fused",
+        &k,
+        &[ka, kb, va, vb, b.meta, status],
+        &push,
+        groups,
+    )
+}
+
+/// The ranking kernels' specialization constants (all variants).
+fn spec(s: &RadixSort) -> crate::shaders::Spec {
+    use crate::shaders::{radix_onesweep as sh, Spec};
+    let p = &s.policy;
+    Spec::new()
         .with(sh::KPT, p.keys_per_thread)
         .with(sh::DIGIT_BITS, p.digit_bits)
         .with(sh::KEY_WORDS, s.key_words)
@@ -102,8 +174,32 @@ pub(crate) fn kernel(
         .with(sh::MATCH_OR, p.peer_match.spec())
         .with(sh::LB_BATCH, p.lookback_batch)
         .with(sh::SUB_TILES, p.sub_tiles)
-        .with(sh::XPARTS, p.exchange_parts);
-    s.kernel(shader, p.workgroup_size, spec)
+        .with(sh::XPARTS, p.exchange_parts)
+}
+
+/// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
+/// `wide`: the variant that writes through device addresses.
+pub(crate) fn kernel(
+    s: &RadixSort,
+    downsweep: bool,
+    wide: bool,
+) -> Result<std::sync::Arc<crate::gpu::Kernel>> {
+    use crate::shaders::radix_onesweep as sh;
+    // The clock variants exist for the Onesweep (not the downsweep) pass, without `wide`.
+    let clocks = s.debug.tile_clocks != 0 && !downsweep && !wide;
+    let shader = match (downsweep, s.policy.use_partitioned, wide, clocks) {
+        (false, false, _, true) => sh::BALLOT_CLOCK,
+        (false, true, _, true) => sh::PARTITIONED_CLOCK,
+        (false, false, false, false) => sh::BALLOT,
+        (false, true, false, false) => sh::PARTITIONED,
+        (true, false, false, _) => sh::DOWNSWEEP,
+        (true, true, false, _) => sh::DOWNSWEEP_PARTITIONED,
+        (false, false, true, false) => sh::BALLOT_WIDE,
+        (false, true, true, false) => sh::PARTITIONED_WIDE,
+        (true, false, true, _) => sh::DOWNSWEEP_WIDE,
+        (true, true, true, _) => sh::DOWNSWEEP_PARTITIONED_WIDE,
+    };
+    s.kernel(shader, s.policy.workgroup_size, spec(s))
 }
 
 /// Records place `p`'s pass over portion `q` (label `...::place<p>`, `...::place<p>::portion<q>` when the

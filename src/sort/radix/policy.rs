@@ -89,6 +89,13 @@ pub struct RadixPolicy {
     /// How Onesweep's ranking finds peers in sorts up to `short_max` keys (its short tiles keep one exchange
     /// part and no sub-tiles). Default [`PeerMatch::Vote`].
     pub short_peer_match: PeerMatch,
+    /// Onesweep sorts of at most this many keys (host n or capacity; 0: none) run their upfront histogram, plan
+    /// and every digit place in one dispatch (`vksort::radix::onesweep::fused`) after the setup pass, instead of
+    /// one dispatch each: at these sizes a sort's time is mostly the dependent dispatches' fixed cost. Its
+    /// workgroups claim the upfront chunks and then each place's tiles from one counter, and a tile waits for
+    /// the place before it to finish (safe without co-residency: it only waits on items claimed before its
+    /// own). Sorts of one portion only. Default 0 (off) except where measured (NVIDIA).
+    pub fused_max: u32,
     /// Auto uses the three-dispatch MSD sort ([`crate::sort::SortAlgorithm::Msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
     /// combines one min/max word set per split tile in every workgroup, and one workgroup sorts each bucket.
@@ -569,7 +576,7 @@ impl RadixPolicy {
     /// benches). Keys: wg, kpt, bits, part, early, uwg, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
     /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks, 2
     /// LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
-    /// (short_keys_per_thread), smor (short_peer_match, as mor), mmax (msd_max), mswg, mskpt (the MSD split pass's
+    /// (short_keys_per_thread), smor (short_peer_match, as mor), fmax (fused_max), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
     /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
     /// mcoop (msd_coop_min_keys), mpart (msd_partitioned), hwg, hkpt (the hybrid group
@@ -611,6 +618,7 @@ impl RadixPolicy {
                 "smax" => self.short_max = v,
                 "skpt" => self.short_keys_per_thread = v,
                 "smor" => self.short_peer_match = peer_match(v).map_err(bad)?,
+                "fmax" => self.fused_max = v,
                 "mmax" => self.msd_max = v,
                 "mswg" => self.msd_split_workgroup_size = v,
                 "mskpt" => self.msd_split_keys_per_thread = v,

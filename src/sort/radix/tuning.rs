@@ -33,6 +33,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     short_max: 0,
     short_keys_per_thread: 4,
     short_peer_match: PeerMatch::Vote,
+    fused_max: 0,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 512,
     msd_split_keys_per_thread: 8,
@@ -51,7 +52,9 @@ const GENERIC: RadixPolicy = RadixPolicy {
 
 /// NVIDIA (measured on H100 and H200; docs/tuning.md "NVIDIA"): 256 x 12 tiles that keep 3 workgroups per SM
 /// under the driver's ~48 KiB of shared memory per SM, lane-mask peer matching with packed 16-bit counters,
-/// short 256 x 6 tiles up to 2^18 keys, the MSD sort for Auto up to 2^16 keys, no one-workgroup sort.
+/// short 256 x 6 tiles up to 2^18 keys, the MSD sort for Auto up to 2^16 keys, no one-workgroup sort, and
+/// Onesweep fused into one dispatch up to 2^20 keys (faster than the per-place passes there, slower above;
+/// docs/tuning.md "One dispatch for Onesweep").
 const NVIDIA: RadixPolicy = RadixPolicy {
     small_sort_max: 0,
     small_workgroup_size: 512,
@@ -62,6 +65,7 @@ const NVIDIA: RadixPolicy = RadixPolicy {
     short_max: 1 << 18,
     short_keys_per_thread: 6,
     short_peer_match: PeerMatch::LaneMasksEager,
+    fused_max: 1 << 20,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 1024,
     msd_split_keys_per_thread: 1,

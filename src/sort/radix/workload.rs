@@ -4,7 +4,8 @@
 //! k = key bytes, v = value bytes, D = digit places = ceil(bits / digit_bits), R = 2^digit_bits, T = tiles:
 //! - Onesweep: setup zeroes the control block, histograms and look-back status; the upfront pass reads N k once
 //!   for all places; each of the D passes reads and writes N (k + v) plus the look-back's T R counters (written,
-//!   read about twice); with D odd a final copy moves N (k + v) back.
+//!   read about twice); with D odd a final copy moves N (k + v) back. Up to the policy's `fused_max` keys
+//!   (and at most 8 places) the upfront pass and the D passes are one dispatch (`onesweep::fused`).
 //! - Reduce-then-scan (Merrill & Grimshaw's workload): per place an upsweep reads N k and writes T R counts, a
 //!   spine scans them, a downsweep reads N (k + v) and the counts and writes N (k + v).
 //! - Small: reads and writes N (k + v) once.
@@ -122,7 +123,17 @@ pub(crate) fn passes(
         ]);
         return out;
     }
-    if onesweep {
+    if onesweep && n <= policy.fused_max as f64 && places <= 8 {
+        // The fused sort: the upfront pass and every place in one dispatch.
+        let upfront = out.pop().expect("the upfront pass");
+        out.push(PassModel::new(
+            "vksort::radix::onesweep::fused",
+            1,
+            upfront.read_bytes + pf * kv + 2.0 * status,
+            upfront.write_bytes + pf * kv + status,
+            upfront.ops_per_key + pf * 10.0,
+        ));
+    } else if onesweep {
         out.push(PassModel::new(
             "vksort::radix::onesweep",
             places,
