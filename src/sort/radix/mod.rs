@@ -471,12 +471,24 @@ impl RadixSort {
         rec.barrier();
         if onesweep::fused(self, b, algorithm) {
             onesweep::record_fused(self, rec, b)?;
+            // Before the final copy only (the per-place passes end with a barrier each).
             if self.places % 2 == 1 {
                 rec.barrier();
-                setup::record_copy(self, rec, b)?;
             }
-            return Ok(());
+        } else {
+            self.record_places(rec, b, algorithm)?;
         }
+        // With an even number of places the plan keeps the passes run even: nothing to copy back. The hybrid
+        // sort's group pass reads the keys from whichever side they lie on.
+        if self.places % 2 == 1 && b.hybrid == 0 {
+            setup::record_copy(self, rec, b)?;
+        }
+        Ok(())
+    }
+
+    /// The upfront pass, the plan (sorts of several portions) and every place's passes, each followed by a
+    /// barrier.
+    fn record_places(&self, rec: &mut Recorder, b: &Bindings, algorithm: SortAlgorithm) -> Result<()> {
         upfront::record(self, rec, b)?;
         rec.barrier();
         if !upfront::plan_fused(b) && self.debug.debug_mode & 32 == 0 {
@@ -497,11 +509,6 @@ impl RadixSort {
                     }
                 }
             }
-        }
-        // With an even number of places the plan keeps the passes run even: nothing to copy back. The hybrid
-        // sort's group pass reads the keys from whichever side they lie on.
-        if self.places % 2 == 1 && b.hybrid == 0 {
-            setup::record_copy(self, rec, b)?;
         }
         Ok(())
     }

@@ -92,16 +92,14 @@ pub struct FusedPush {
     pub copy_len: u32,
 }
 
-/// Whether the sort of `b` runs fused: Onesweep over one portion within the binding range, up to the policy's
-/// `fused_max` keys, at most 8 places (the control block's done counters), and no diagnostics that time or
-/// change single places.
+/// Whether the sort of `b` runs fused: Onesweep over one portion within the binding range that the policy
+/// fuses ([`super::RadixPolicy::fuses`]), and no diagnostics that time or change single places.
 pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlgorithm) -> bool {
     algorithm == crate::sort::SortAlgorithm::Onesweep
         && b.hybrid == 0
         && b.layout.portions.count == 1
         && !b.layout.portions.wide
-        && b.max_n <= s.policy.fused_max as u64
-        && s.places <= 8
+        && s.policy.fuses(b.max_n, s.places)
         && s.debug.tile_clocks == 0
         && s.debug.debug_mode == 0
 }

@@ -213,6 +213,12 @@ impl RadixPolicy {
         }
     }
 
+    /// Whether an Onesweep sort of `n` keys (host n or capacity) over `places` digit places runs in one dispatch:
+    /// at most `fused_max` keys and at most 8 places (the control block holds one done counter per place).
+    pub(crate) fn fuses(&self, n: u64, places: u32) -> bool {
+        n <= self.fused_max as u64 && places <= 8
+    }
+
     /// The most keys the one-workgroup sort takes: small_workgroup_size x small_keys_per_thread.
     pub fn small_capacity(&self) -> u32 {
         self.small_workgroup_size * self.small_keys_per_thread

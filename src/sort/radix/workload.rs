@@ -123,7 +123,7 @@ pub(crate) fn passes(
         ]);
         return out;
     }
-    if onesweep && n <= policy.fused_max as f64 && places <= 8 {
+    if onesweep && policy.fuses(n as u64, places) {
         // The fused sort: the upfront pass and every place in one dispatch.
         let upfront = out.pop().expect("the upfront pass");
         out.push(PassModel::new(
