@@ -613,16 +613,23 @@ fn onesweep_forward_progress_emulation() {
     });
 }
 
-/// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused_max`) against the
-/// per-place passes (`fused_max` 0), both against the CPU reference: key and value widths, bit ranges of
-/// 1..=8 places (odd ones end with the copy), skipped places (all-equal and few-unique keys), descending
-/// order, sizes around the tile, GPU-side counts, the device's ranking variants and stalled tiles.
+/// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused_max`), in both its
+/// forms on GPUs (workgroups claiming items in a loop, `fused_loop_max`, and one workgroup per item; CPU drivers
+/// always loop), against the per-place passes (`fused_max` 0), all against the CPU reference: key and value
+/// widths, bit ranges of 1..=8 places (odd ones end with the copy), skipped places (all-equal and few-unique
+/// keys), descending order, sizes around the tile, GPU-side counts, the device's ranking variants and stalled
+/// tiles.
 #[test]
 fn fused_onesweep() {
     with_gpu(|ctx| {
-        for fused_max in [u32::MAX, 0] {
+        let mut forms = vec![(u32::MAX, u32::MAX), (0, 0)];
+        if !ctx.caps().is_cpu() {
+            forms.push((u32::MAX, 0));
+        }
+        for (fused_max, fused_loop_max) in forms {
             let base = RadixPolicy {
                 fused_max,
+                fused_loop_max,
                 ..lavapipe_policy(ctx)
             };
             for (key, value, bits) in [
@@ -635,6 +642,7 @@ fn fused_onesweep() {
             ] {
                 let p = RadixPolicy {
                     fused_max,
+                    fused_loop_max,
                     ..sort_policy(ctx, key, value)
                 };
                 let tile = p.tile() as usize;

@@ -25,8 +25,8 @@
 // @variant fused_partitioned LOOKBACK=1 PARTITIONED=1 FUSED=1
 //
 // FUSED=1 variants (vksort::radix::onesweep::fused; RadixPolicy::fused_max): the upfront histogram, the plan and
-// every digit place in one dispatch, for sorts of one portion. Workgroups claim items from one counter, in
-// order: the upfront items (each counts the digits of every place over tiles u, u + ups, ...; the last one to
+// every digit place in one dispatch, for sorts of one portion. Workgroups claim items from one counter (each
+// one item, or items in a loop: FUSED_LOOP), in order: the upfront items (each counts the digits of every place over tiles u, u + ups, ...; the last one to
 // finish plans), then place 0's tiles, place 1's, ... A tile of place p first waits until place p - 1 has
 // finished all its tiles (the plan, for place 0); then it is one Onesweep tile (the look-back over the place's
 // own status slot). The wait needs no co-residency: every item waited on was claimed earlier, by a workgroup
@@ -123,6 +123,9 @@ layout(constant_id = 15) const uint SUB_TILES = 1;
 layout(constant_id = 18) const uint XPARTS = 1;
 // FUSED: digit places of the sort (the upfront items count them all, the tiles sort them in turn).
 layout(constant_id = 19) const uint FUSED_PLACES = 4;
+// FUSED: 1: a workgroup claims items until none is left (a grid of one per tile, or of one on CPU drivers);
+// 0: it runs the one item it claims (a grid of one per item), with no state kept across items.
+layout(constant_id = 22) const uint FUSED_LOOP = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint NSUB = (RANK2 != 0u && KEEP_DIGIT == 0u) ? SUB_TILES : 1u;
@@ -756,7 +759,6 @@ void main() {
 #else
 #include "radix_plan.glsl"
 shared uint s_item;
-shared bool s_last;
 
 // Places whose digits one read of the keys counts (smem holds their RADIX counters each).
 const uint UP_FIT = SMEM_WORDS / RADIX;
@@ -804,14 +806,8 @@ void upfront_item(uint u, uint ups, uint n) {
         }
         barrier();
     }
-    // As radix_upfront.comp's plan_fused: every item adds its histograms before its ticket, the last one reads
-    // them after its ticket.
-    memoryBarrierBuffer();
-    barrier();
-    if (lid == 0u) s_last = atomicAdd(meta[CTRL_UPFRONT_DONE], 1u) == ups - 1u;
-    barrier();
-    if (!s_last) return;
-    memoryBarrierBuffer();
+    // As radix_upfront.comp's plan_fused: the last item to finish plans.
+    if (!last_to_count(ups)) return;
     radix_plan(FUSED_PLACES, TILE, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len, pc.lo, pc.hi, 0u);
     memoryBarrierBuffer();
     barrier();
@@ -849,7 +845,8 @@ void main() {
         if (item >= items) break;
         if (item < ups) {
             upfront_item(item, ups, n);
-            continue;
+            if (FUSED_LOOP != 0u) continue;
+            break;
         }
         uint p = (item - ups) / tiles;
         uint ltile = item - ups - p * tiles;
@@ -863,6 +860,7 @@ void main() {
         memoryBarrierBuffer();
         barrier();
         if (lid == 0u) atomicAdd(meta[CTRL_FUSED_DONE + p], 1u);
+        if (FUSED_LOOP == 0u) break;
     }
 }
 #endif

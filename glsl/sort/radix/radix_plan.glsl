@@ -10,6 +10,21 @@
 DEFINE_WG_SCAN(uint, pscan)
 
 shared uint s_skip;   // bit p: place p is skipped (places <= 16: digits of at least 4 bits, keys <= 64 bits)
+shared bool s_plan_last;
+
+// The ticket of a pass whose last workgroup plans: each of its `groups` workgroups calls this (every invocation)
+// after adding its histograms to meta, and it returns true in the last one to take a ticket (CTRL_UPFRONT_DONE).
+// Every workgroup's histogram writes come before its ticket and that one's reads after its own, so it sees them
+// all.
+bool last_to_count(uint groups) {
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) s_plan_last = atomicAdd(meta[CTRL_UPFRONT_DONE], 1u) == groups - 1u;
+    barrier();
+    if (!s_plan_last) return false;
+    memoryBarrierBuffer();
+    return true;
+}
 
 // Histogram words per invocation: every place's histogram is read in one round trip.
 const uint PLAN_WPT = ((64u + DIGIT_BITS - 1u) / DIGIT_BITS * RADIX + WG_SIZE - 1u) / WG_SIZE;

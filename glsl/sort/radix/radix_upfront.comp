@@ -55,7 +55,6 @@ layout(push_constant) uniform Push {
 
 #include "wg_scan.glsl"
 #include "radix_plan.glsl"
-shared bool s_last;
 
 shared uint s_hist[HIST_COPIES * PLACES * RADIX];
 
@@ -143,15 +142,8 @@ void main() {
         for (uint h = 0u; h < HIST_COPIES; h++) c += s_hist[h * PLACES * RADIX + i];
         if (c != 0u) atomicAdd(meta[pc.hist_off + i], c);
     }
-    if (pc.plan_fused == 0u) return;
-    // The last of the `groups` workgroups to get here plans: every other one has added its histogram before
-    // taking its ticket (memory barrier, then the ticket atomic), and the last one reads after its ticket.
-    memoryBarrierBuffer();
-    barrier();
-    if (lid == 0u) s_last = atomicAdd(meta[CTRL_UPFRONT_DONE], 1u) == groups - 1u;
-    barrier();
-    if (!s_last) return;
-    memoryBarrierBuffer();
+    // The last of the `groups` workgroups to get here plans.
+    if (pc.plan_fused == 0u || !last_to_count(groups)) return;
     radix_plan(PLACES, pc.tile, pc.max_x, pc.hist_off, pc.copy_chunk, pc.portion_tiles, pc.copy_len, pc.lo, pc.hi,
                pc.hybrid);
 }

@@ -560,6 +560,8 @@ impl RadixSort {
             p.small_capacity() as u64,
             p.msd_max as u64,
             p.short_max as u64,
+            p.fused_max as u64,
+            p.fused_loop_max as u64,
             p.msd_single_keys(),
             MSD_MAX_KEYS,
             p.hybrid_capacity(),

@@ -12,7 +12,9 @@
 //! `fused_max` keys, one portion): the upfront histogram, the plan and every place in one dispatch. Its
 //! workgroups claim items from one counter: the upfront chunks first (the last to finish plans), then each
 //! place's tiles in place order; a tile waits until every tile of the place before it is done, then runs as
-//! above. Each wait is on items claimed earlier by running workgroups, so it needs no co-residency.
+//! above. Each wait is on items claimed earlier by running workgroups, so it needs no co-residency. Up to the
+//! policy's `fused_loop_max` keys one workgroup per tile claims items in a loop (a place's tiles spread over
+//! the SMs as the grid does); above it one workgroup per item runs the item it claims (fewer registers).
 
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
@@ -104,7 +106,7 @@ pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlg
         && s.debug.debug_mode == 0
 }
 
-/// Records the fused sort (see the module documentation): one dispatch of one workgroup per tile of the
+/// Records the fused sort (see the module documentation): one dispatch of one workgroup per item of the
 /// capacity (one on CPU drivers); the setup pass before it, and the final copy after it when the places are
 /// odd.
 pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
@@ -115,13 +117,31 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
         sh::FUSED
     };
     let p = &s.policy;
+    let l = &b.layout;
+    let caps = s.ctx.caps();
+    // CPU drivers: one workgroup, which claims every item itself and never waits on another (lavapipe ends an
+    // invocation's loops after 65,535 iterations in all, so a long wait there would end every loop early).
+    // Elsewhere one workgroup per tile of the capacity, each claiming items until none is left, or (above the
+    // policy's fused_loop_max, where that grid fits the device's limit) one workgroup per item: the upfront
+    // items, then every place's tiles.
+    let max_x = caps.max_workgroup_count[0] as u64;
+    let tiles = l.portions.tiles;
+    let upfront_items = p.upfront_max_groups.max(1);
+    let items = tiles.min(upfront_items as u64) + s.places as u64 * tiles;
+    let (groups, looped) = if caps.is_cpu() {
+        (1, true)
+    } else if p.fused_loops(b.max_n) || items > max_x {
+        (tiles.min(max_x) as u32, true)
+    } else {
+        (items as u32, false)
+    };
     let k = s.kernel(
         shader,
         p.workgroup_size,
-        spec(s).with(sh::FUSED_PLACES, s.places),
+        spec(s)
+            .with(sh::FUSED_PLACES, s.places)
+            .with(sh::FUSED_LOOP, looped as u32),
     )?;
-    let l = &b.layout;
-    let caps = s.ctx.caps();
     let push = FusedPush {
         lo: s.lo,
         hi: s.hi,
@@ -129,7 +149,7 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
         flags: s.flags(),
         hist_off: l.hist_word as u32,
         slot_words: (l.status_slot_bytes / 4) as u32,
-        upfront_items: p.upfront_max_groups.max(1),
+        upfront_items,
         max_x: caps.max_workgroup_count[0],
         copy_chunk: s.copy_chunk(),
         portion_tiles: l.portions.tiles as u32,
@@ -137,13 +157,6 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
     };
     let [ka, kb, va, vb] = b.sources(s, 0).refs;
     let status = b.status.slice(0, l.status_slot_bytes * s.places as u64);
-    // CPU drivers: one workgroup, which then runs every item itself and never waits on another (lavapipe ends
-    // an invocation's loops after 65,535 iterations in all, so a long wait there would end every loop early).
-    let groups = if caps.is_cpu() {
-        1
-    } else {
-        (l.portions.tiles as u32).min(caps.max_workgroup_count[0])
-    };
     rec.dispatch(
         "vksort::radix::onesweep::fused",
         &k,

@@ -96,6 +96,11 @@ pub struct RadixPolicy {
     /// the place before it to finish (safe without co-residency: it only waits on items claimed before its
     /// own). Sorts of one portion only. Default 0 (off) except where measured (NVIDIA).
     pub fused_max: u32,
+    /// Fused sorts of at most this many keys (host n or capacity) run one workgroup per tile, each claiming
+    /// items until none is left: a place's tiles then spread over the SMs like the grid. Larger fused sorts run
+    /// one workgroup per item, which keeps no state across items (fewer registers, more workgroups resident).
+    /// CPU drivers always run the fused sort on one claiming workgroup. Default 0.
+    pub fused_loop_max: u32,
     /// Auto uses the three-dispatch MSD sort ([`crate::sort::SortAlgorithm::Msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
     /// combines one min/max word set per split tile in every workgroup, and one workgroup sorts each bucket.
@@ -217,6 +222,12 @@ impl RadixPolicy {
     /// at most `fused_max` keys and at most 8 places (the control block holds one done counter per place).
     pub(crate) fn fuses(&self, n: u64, places: u32) -> bool {
         n <= self.fused_max as u64 && places <= 8
+    }
+
+    /// Whether a fused sort of `n` keys (host n or capacity) runs one workgroup per tile claiming items in a
+    /// loop (else one workgroup per item, except on CPU drivers).
+    pub(crate) fn fused_loops(&self, n: u64) -> bool {
+        n <= self.fused_loop_max as u64
     }
 
     /// The most keys the one-workgroup sort takes: small_workgroup_size x small_keys_per_thread.
@@ -582,7 +593,7 @@ impl RadixPolicy {
     /// benches). Keys: wg, kpt, bits, part, early, uwg, ukpt, ugroups, ucopies, spin, rank2 (rank_counters: 0
     /// PerSubgroup, 1 Scanned, 2 Packed16), keep (or keep_digit), uvec4, mor (peer_match: 0 Vote, 1 LaneMasks, 2
     /// LaneMasksEager), lb (lookback_batch), subs (sub_tiles), xparts (exchange_parts), smax (short_max), skpt
-    /// (short_keys_per_thread), smor (short_peer_match, as mor), fmax (fused_max), mmax (msd_max), mswg, mskpt (the MSD split pass's
+    /// (short_keys_per_thread), smor (short_peer_match, as mor), fmax (fused_max), floop (fused_loop_max), mmax (msd_max), mswg, mskpt (the MSD split pass's
     /// workgroup size and keys per invocation), mbwg, mbkpt (the bucket pass's), mbmax
     /// (msd_bucket_max_keys_per_thread), mrank (msd_rank_max), msingle (msd_single_kpt), mhelp (msd_helper_ratio),
     /// mcoop (msd_coop_min_keys), mpart (msd_partitioned), hwg, hkpt (the hybrid group
@@ -625,6 +636,7 @@ impl RadixPolicy {
                 "skpt" => self.short_keys_per_thread = v,
                 "smor" => self.short_peer_match = peer_match(v).map_err(bad)?,
                 "fmax" => self.fused_max = v,
+                "floop" => self.fused_loop_max = v,
                 "mmax" => self.msd_max = v,
                 "mswg" => self.msd_split_workgroup_size = v,
                 "mskpt" => self.msd_split_keys_per_thread = v,

@@ -34,6 +34,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     short_keys_per_thread: 4,
     short_peer_match: PeerMatch::Vote,
     fused_max: 0,
+    fused_loop_max: 0,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 512,
     msd_split_keys_per_thread: 8,
@@ -53,8 +54,8 @@ const GENERIC: RadixPolicy = RadixPolicy {
 /// NVIDIA (measured on H100 and H200; docs/tuning.md "NVIDIA"): 256 x 12 tiles that keep 3 workgroups per SM
 /// under the driver's ~48 KiB of shared memory per SM, lane-mask peer matching with packed 16-bit counters,
 /// short 256 x 6 tiles up to 2^18 keys, the MSD sort for Auto up to 2^16 keys, no one-workgroup sort, and
-/// Onesweep fused into one dispatch up to 2^20 keys (faster than the per-place passes there, slower above;
-/// docs/tuning.md "One dispatch for Onesweep").
+/// Onesweep fused into one dispatch up to 2^20 keys, its workgroups claiming items in a loop (faster than the
+/// per-place passes there, slower above; docs/tuning.md "One dispatch for Onesweep").
 const NVIDIA: RadixPolicy = RadixPolicy {
     small_sort_max: 0,
     small_workgroup_size: 512,
@@ -66,6 +67,7 @@ const NVIDIA: RadixPolicy = RadixPolicy {
     short_keys_per_thread: 6,
     short_peer_match: PeerMatch::LaneMasksEager,
     fused_max: 1 << 20,
+    fused_loop_max: 1 << 20,
     msd_max: 1 << 16,
     msd_split_workgroup_size: 1024,
     msd_split_keys_per_thread: 1,
@@ -78,8 +80,9 @@ const NVIDIA: RadixPolicy = RadixPolicy {
 /// NVIDIA, 32-bit keys with no value or a 32-bit one (`for_sort`; H200, 2026-11-26, docs/tuning.md): 256 x 16
 /// tiles ranked with ballots (no lane masks in shared memory) and exchanged in two parts: 64 registers and
 /// 11.1 KiB of shared memory, 4 workgroups and 16,384 keys per SM against 3 and 9,216; look-back round trips of
-/// 2 predecessors (2% faster than 4 at 2^28 keys in three commands). Only the five fields below are taken from
-/// it: the MSD passes keep the device's match-any ranking (`msd_partitioned`), as fast as ballots there and
+/// 2 predecessors (2% faster than 4 at 2^28 keys in three commands); the fused Onesweep up to 2^21 keys, one
+/// workgroup per item above 2^20 (docs/tuning.md "One workgroup per item"). Only the six fields below are taken
+/// from it: the MSD passes keep the device's match-any ranking (`msd_partitioned`), as fast as ballots there and
 /// quicker to build.
 const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     keys_per_thread: 16,
@@ -87,6 +90,7 @@ const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     peer_match: PeerMatch::Vote,
     use_partitioned: false,
     lookback_batch: 2,
+    fused_max: 1 << 21,
     ..NVIDIA
 };
 
@@ -194,6 +198,7 @@ impl RadixPolicy {
                 peer_match: NVIDIA_WORD_KEYS.peer_match,
                 use_partitioned: NVIDIA_WORD_KEYS.use_partitioned,
                 lookback_batch: NVIDIA_WORD_KEYS.lookback_batch,
+                fused_max: NVIDIA_WORD_KEYS.fused_max,
                 ..p
             };
         }
