@@ -829,6 +829,15 @@ void wait_for(uint word, uint target) {
     barrier();
 }
 
+// The next item of the claim order (every invocation gets it).
+uint claim_item() {
+    barrier();   // the previous item's last use of shared memory is over
+    if (gl_LocalInvocationID.x == 0u) s_item = atomicAdd(meta[CTRL_FUSED_ITEM], 1u);
+    claim_clears();
+    barrier();
+    return s_item;
+}
+
 void main() {
     uint lid = gl_LocalInvocationID.x;
     if (NSUB > 1u && lid == 0u) s_zero = 0u;
@@ -836,18 +845,14 @@ void main() {
     uint tiles = div_ceil(n, TILE);
     uint ups = min(tiles, pc.upfront_items);
     uint items = ups + FUSED_PLACES * tiles;
-    for (;;) {
-        barrier();   // the previous item's last use of shared memory is over
-        if (lid == 0u) s_item = atomicAdd(meta[CTRL_FUSED_ITEM], 1u);
-        claim_clears();
-        barrier();
-        uint item = s_item;
-        if (item >= items) break;
-        if (item < ups) {
-            upfront_item(item, ups, n);
-            if (FUSED_LOOP != 0u) continue;
-            break;
-        }
+    // The upfront items come first in the claim order: a workgroup runs those it claims, then tiles.
+    uint item = claim_item();
+    while (item < ups) {
+        upfront_item(item, ups, n);
+        if (FUSED_LOOP == 0u) return;
+        item = claim_item();
+    }
+    while (item < items) {
         uint p = (item - ups) / tiles;
         uint ltile = item - ups - p * tiles;
         wait_for(p == 0u ? CTRL_FUSED_PLANNED : CTRL_FUSED_DONE + p - 1u, p == 0u ? 1u : tiles);
@@ -860,7 +865,8 @@ void main() {
         memoryBarrierBuffer();
         barrier();
         if (lid == 0u) atomicAdd(meta[CTRL_FUSED_DONE + p], 1u);
-        if (FUSED_LOOP == 0u) break;
+        if (FUSED_LOOP == 0u) return;
+        item = claim_item();
     }
 }
 #endif
