@@ -106,9 +106,9 @@ pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlg
         && s.debug.debug_mode == 0
 }
 
-/// Records the fused sort (see the module documentation): one dispatch of one workgroup per item of the
-/// capacity (one on CPU drivers); the setup pass before it, and the final copy after it when the places are
-/// odd.
+/// Records the fused sort (see the module documentation): one dispatch, whose grid covers the capacity's tiles
+/// (claiming form) or items (one item per workgroup), or is one workgroup on CPU drivers; the setup pass before
+/// it, and the final copy after it when the places are odd.
 pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     use crate::shaders::radix_onesweep as sh;
     let shader = if s.policy.use_partitioned {
