@@ -21,6 +21,9 @@ enum Dist {
     FloatSpecials,
     /// Long runs of one low byte (uniform tiles in the first pass), random high bits.
     Runs,
+    /// A renderer's view depths: the f32 bits of distances in [1, 100], denser near the camera (every key's
+    /// high byte is one of two values); 64-bit keys carry one of 64 screen tiles in the high word (tile|depth).
+    Depths,
 }
 
 fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
@@ -53,6 +56,17 @@ fn gen(key: KeyType, dist: Dist, n: usize, seed: u64) -> Vec<u64> {
             .map(|_| (0..k).fold(mask, |a, _| a & r.next_u64()))
             .collect(),
         Dist::FloatSpecials => (0..n).map(|_| r.next_u64() & mask).collect(),
+        Dist::Depths => (0..n)
+            .map(|_| {
+                let u = r.next_u32() as f32 / u32::MAX as f32;
+                let depth = (1.0 + 99.0 * u * u).to_bits() as u64;
+                if key.bytes() == 8 {
+                    ((r.next_u32() as u64 % 64) << 32) | depth
+                } else {
+                    depth
+                }
+            })
+            .collect(),
         Dist::Runs => (0..n as u64)
             .map(|i| ((r.next_u64() << 8) | ((i / 1500) & 0xff)) & mask)
             .collect(),
@@ -456,6 +470,7 @@ fn distributions() {
             Dist::Entropy(4),
             Dist::FloatSpecials,
             Dist::Runs,
+            Dist::Depths,
         ];
         for key in KeyType::WORD_KEYS {
             for dist in dists {
@@ -475,6 +490,53 @@ fn distributions() {
                     }
                 }
             }
+        }
+    });
+}
+
+/// The keys renderers sort (view depths, 64-bit tile|depth keys, low-entropy and few unique keys) on every path
+/// Auto takes on this device: sizes at and past each of the policy's thresholds (the one-workgroup sort, the
+/// MSD sort, Onesweep's short tiles, the fused forms, the per-place passes; the merge sort where Auto picks it
+/// for 64-bit keys), with 32-bit values (stability), and a GPU-side count below the capacity.
+#[test]
+fn auto_paths_with_renderer_keys() {
+    with_gpu(|ctx| {
+        for (key, value) in [
+            (KeyType::F32, ValueType::U32),
+            (KeyType::U32, ValueType::None),
+            (KeyType::U64, ValueType::U32),
+        ] {
+            let p = sort_policy(ctx, key, value);
+            let mut sizes = vec![3000usize];
+            for t in [
+                p.small_sort_max,
+                p.msd_max,
+                p.short_max,
+                p.fused_loop_max,
+                p.fused_max,
+            ] {
+                if t > 0 {
+                    sizes.extend([t as usize, t as usize + 1]);
+                }
+            }
+            // CPU drivers run the radix sort slowly; their thresholds are small anyway.
+            if ctx.caps().is_cpu() {
+                sizes.retain(|&n| n <= 1 << 15);
+            }
+            sizes.sort_unstable();
+            sizes.dedup();
+            for (i, &n) in sizes.iter().enumerate() {
+                for dist in [Dist::Depths, Dist::Entropy(3), Dist::FewUnique] {
+                    let mut c = Case::new(key);
+                    c.value = value;
+                    check(ctx, &c, &gen(key, dist, n, 11 + i as u64), None);
+                }
+            }
+            // A GPU-side count of half the largest size.
+            let cap = *sizes.last().unwrap();
+            let mut c = Case::new(key);
+            c.value = value;
+            check(ctx, &c, &gen(key, Dist::Depths, cap, 5), Some(cap / 2));
         }
     });
 }
