@@ -25,13 +25,13 @@
 // @variant fused_partitioned LOOKBACK=1 PARTITIONED=1 FUSED=1
 //
 // FUSED=1 variants (vksort::radix::onesweep::fused; RadixPolicy::fused_max): the upfront histogram, the plan and
-// every digit place in one dispatch, for sorts of one portion. Workgroups claim items from one counter (each
-// one item, or items in a loop: FUSED_LOOP), in order: the upfront items (each counts the digits of every place over tiles u, u + ups, ...; the last one to
-// finish plans), then place 0's tiles, place 1's, ... A tile of place p first waits until place p - 1 has
-// finished all its tiles (the plan, for place 0); then it is one Onesweep tile (the look-back over the place's
-// own status slot). The wait needs no co-residency: every item waited on was claimed earlier, by a workgroup
-// that has started, and that workgroup only waits on items claimed before its own. The arrays and the control
-// block are coherent here: a place reads at L2 what the place before it wrote on other SMs.
+// every digit place in one dispatch, for sorts of one portion. Workgroups claim items from one counter (each one
+// item, or items in a loop: FUSED_LOOP), in order: the upfront items (each counts the digits of every place over
+// tiles u, u + ups, ...; the last one to finish plans), then place 0's tiles, place 1's, ... A tile of place p first
+// waits until place p - 1 has finished all its tiles (the plan, for place 0); then it is one Onesweep tile (the
+// look-back over the place's own status slot). The wait needs no co-residency: every item waited on was claimed
+// earlier, by a workgroup that has started, and that workgroup only waits on items claimed before its own. The
+// arrays and the control block are coherent here: a place reads at L2 what the place before it wrote on other SMs.
 //
 // CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
 // tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
