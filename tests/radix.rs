@@ -967,6 +967,22 @@ fn bad_input_is_rejected_and_writes_nothing() {
             sorter_with(ctx, SortConfig::default(), Some(p), RadixDebug::default()),
             Err(Error::InvalidPolicy { .. })
         ));
+        // Cooperating MSD helpers in bucket workgroups wider than 256 invocations (refused: see the policy's
+        // check; on devices of at most 256 invocations the width alone is refused).
+        let mut p = lavapipe_policy(ctx);
+        p.msd_bucket_workgroup_size = 512;
+        p.msd_coop_min_keys = 1;
+        let msd = SortConfig {
+            algorithm: SortAlgorithm::Msd,
+            ..Default::default()
+        };
+        match sorter_with(ctx, msd, Some(p), RadixDebug::default()) {
+            Err(Error::InvalidPolicy { what, .. }) => assert!(
+                ctx.caps().max_workgroup_invocations < 512 || what.contains("msd_coop_min_keys"),
+                "{what}"
+            ),
+            r => panic!("wide cooperating MSD workgroups: {:?}", r.map(|_| ())),
+        }
 
         let n = 5000usize;
         let raw = Rng(3).vec_u32(n);
