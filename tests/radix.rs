@@ -676,11 +676,11 @@ fn onesweep_forward_progress_emulation() {
 }
 
 /// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused_max`), in both its
-/// forms on GPUs (workgroups claiming items in a loop, `fused_loop_max`, and one workgroup per item; CPU drivers
-/// always loop), against the per-place passes (`fused_max` 0), all against the CPU reference: key and value
-/// widths, bit ranges of 1..=8 places (odd ones end with the copy), skipped places (all-equal and few-unique
-/// keys), descending order, sizes around the tile, GPU-side counts, the device's ranking variants and stalled
-/// tiles.
+/// forms on GPUs (workgroups claiming items in a loop, `fused_loop_max`, one workgroup per item, and the form a
+/// GPU-side count picks; CPU drivers always loop), against the per-place passes (`fused_max` 0), all against
+/// the CPU reference: key and value widths, bit ranges of 1..=8 places (odd ones end with the copy), skipped
+/// places (all-equal and few-unique keys), descending order, sizes around the tile, GPU-side counts, the
+/// device's ranking variants and stalled tiles.
 #[test]
 fn fused_onesweep() {
     with_gpu(|ctx| {
@@ -731,8 +731,23 @@ fn fused_onesweep() {
                     };
                     check(ctx, &c, &gen(key, dist, n, n as u64 + 5), None);
                 }
-                // GPU-side counts below the capacity, and zero.
-                for m in [5 * tile + 1, 0] {
+                // GPU-side counts below the capacity, and zero. On GPUs, with the claiming form up to 6 tiles: a
+                // capacity of 9 tiles takes the one-item grid and the kernel picks the form by the count.
+                let mut by_count = vec![(p, 5 * tile + 1), (p, 0)];
+                if !ctx.caps().is_cpu() && fused_max == u32::MAX {
+                    let q = RadixPolicy {
+                        fused_loop_max: 6 * tile as u32,
+                        ..p
+                    };
+                    by_count.extend([
+                        (q, 0),
+                        (q, 1),
+                        (q, 5 * tile + 1),
+                        (q, 6 * tile),
+                        (q, 8 * tile + 3),
+                    ]);
+                }
+                for (p, m) in by_count {
                     let mut c = Case::new(key);
                     c.value = value;
                     c.bits = bits;

@@ -124,8 +124,11 @@ layout(constant_id = 18) const uint XPARTS = 1;
 // FUSED: digit places of the sort (the upfront items count them all, the tiles sort them in turn).
 layout(constant_id = 19) const uint FUSED_PLACES = 4;
 // FUSED: 1: a workgroup claims items until none is left (a grid of one per tile, or of one on CPU drivers);
-// 0: it runs the one item it claims (a grid of one per item), with no state kept across items.
+// 0: it runs the one item it claims (a grid of one per item), with no state kept across items; 2: chosen by the
+// count (a GPU-side count on the grid of one per item of the capacity): claiming while n <= FUSED_LOOP_MAX.
+// Claiming, only the grid's first workgroup per tile of n runs (the others leave at once).
 layout(constant_id = 22) const uint FUSED_LOOP = 0;
+layout(constant_id = 23) const uint FUSED_LOOP_MAX = 0;
 
 const uint RADIX = 1u << DIGIT_BITS;
 const uint NSUB = (RANK2 != 0u && KEEP_DIGIT == 0u) ? SUB_TILES : 1u;
@@ -845,11 +848,15 @@ void main() {
     uint tiles = div_ceil(n, TILE);
     uint ups = min(tiles, pc.upfront_items);
     uint items = ups + FUSED_PLACES * tiles;
+    bool loop = FUSED_LOOP == 1u || (FUSED_LOOP == 2u && n <= FUSED_LOOP_MAX);
+    // Claiming, one workgroup per tile of n: with a GPU-side count below the capacity the grid's other
+    // workgroups leave, so a place's tiles spread over the SMs as with a host count.
+    if (loop && gl_WorkGroupID.x >= max(tiles, 1u)) return;
     // The upfront items come first in the claim order: a workgroup runs those it claims, then tiles.
     uint item = claim_item();
     while (item < ups) {
         upfront_item(item, ups, n);
-        if (FUSED_LOOP == 0u) return;
+        if (!loop) return;
         item = claim_item();
     }
     while (item < items) {
@@ -865,7 +872,7 @@ void main() {
         memoryBarrierBuffer();
         barrier();
         if (lid == 0u) atomicAdd(meta[CTRL_FUSED_DONE + p], 1u);
-        if (FUSED_LOOP == 0u) return;
+        if (!loop) return;
         item = claim_item();
     }
 }

@@ -106,9 +106,20 @@ pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlg
         && s.debug.debug_mode == 0
 }
 
+/// The fused kernel's forms (its FUSED_LOOP specialization constant).
+#[derive(Clone, Copy)]
+enum FusedForm {
+    /// One workgroup per item of the capacity, each running the one item it claims.
+    OneItem = 0,
+    /// Workgroups claim items until none is left.
+    Claim = 1,
+    /// Chosen in the kernel by the GPU-side count: claiming up to `fused_loop_max` keys, else one item each.
+    ByCount = 2,
+}
+
 /// Records the fused sort (see the module documentation): one dispatch, whose grid covers the capacity's tiles
-/// (claiming form) or items (one item per workgroup), or is one workgroup on CPU drivers; the setup pass before
-/// it, and the final copy after it when the places are odd.
+/// (claiming form) or items (one item per workgroup, or, for a GPU-side count, the form the count picks), or is
+/// one workgroup on CPU drivers; the setup pass before it, and the final copy after it when the places are odd.
 pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     use crate::shaders::radix_onesweep as sh;
     let shader = if s.policy.use_partitioned {
@@ -128,19 +139,24 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
     let tiles = l.portions.tiles;
     let upfront_items = p.upfront_max_groups.max(1);
     let items = tiles.min(upfront_items as u64) + s.places as u64 * tiles;
-    let (groups, looped) = if caps.is_cpu() {
-        (1, true)
+    // A GPU-side count whose capacity takes the one-item grid may still be small enough for the claiming form:
+    // the kernel chooses by the count (FUSED_LOOP 2).
+    let (groups, form, loop_max) = if caps.is_cpu() {
+        (1, FusedForm::Claim, 0)
     } else if p.fused_loops(b.max_n) || items > max_x {
-        (tiles.min(max_x) as u32, true)
+        (tiles.min(max_x) as u32, FusedForm::Claim, 0)
+    } else if b.count.is_some() && p.fused_loop_max > 0 {
+        (items as u32, FusedForm::ByCount, p.fused_loop_max)
     } else {
-        (items as u32, false)
+        (items as u32, FusedForm::OneItem, 0)
     };
     let k = s.kernel(
         shader,
         p.workgroup_size,
         spec(s)
             .with(sh::FUSED_PLACES, s.places)
-            .with(sh::FUSED_LOOP, looped as u32),
+            .with(sh::FUSED_LOOP, form as u32)
+            .with(sh::FUSED_LOOP_MAX, loop_max),
     )?;
     let push = FusedPush {
         lo: s.lo,

@@ -101,9 +101,9 @@ pub struct RadixPolicy {
     pub fused_max: u32,
     /// Fused sorts of at most this many keys (host n or capacity) run one workgroup per tile, each claiming
     /// items until none is left: a place's tiles then spread over the SMs like the grid. Larger fused sorts run
-    /// one workgroup per item, which keeps no state across items (fewer registers, more workgroups resident).
-    /// CPU drivers always run the fused sort on one claiming workgroup. Default 0 (NVIDIA: 2^20, where the
-    /// claiming form was measured faster).
+    /// one workgroup per item, which keeps no state across items (fewer registers, more workgroups resident);
+    /// with a GPU-side count, the kernel then picks the form by the count. CPU drivers always run the fused
+    /// sort on one claiming workgroup. Default 0 (NVIDIA: 2^20, where the claiming form was measured faster).
     pub fused_loop_max: u32,
     /// Auto uses the three-dispatch MSD sort ([`crate::sort::SortAlgorithm::Msd`]) for sorts above `small_sort_max` and up to this many keys
     /// (host n or capacity; 0: never; at most `MSD_MAX_KEYS`). It pays while buckets are small: its split pass
