@@ -2,7 +2,8 @@
 // radix_setup.comp (vksort::radix::setup): the first pass of a radix sort. Zeroes the scratch region the sort
 // accumulates into (control block, histograms and, for Onesweep, the look-back status slots) and writes the
 // control block: n (the host's count, or the GPU-side count read from count[count_word] and clamped to the
-// capacity, with the raw count and an overflow flag), and the upfront pass's indirect dispatch arguments.
+// capacity, with the raw count and an overflow flag), and the upfront pass's indirect dispatch arguments (or, for
+// the fused Onesweep with a GPU-side count, its grid: one workgroup per tile of n, or per item).
 //
 // The region may be larger than one binding: the host dispatches the kernel once per chunk of at most one
 // binding (`clear` bound from the chunk's first byte, `vecs` 16-byte words); only the first chunk's dispatch
@@ -24,6 +25,9 @@ layout(push_constant) uniform Push {
     uint gpu_count;    // 1: n comes from binding 0
     uint vecs;         // 16-byte words of this chunk
     uint control;      // 1: this chunk starts with the control block
+    uint fused_places;    // non-zero: the fused Onesweep's grid instead of the upfront pass's (chunk: its tile)
+    uint fused_loop_max;  // the fused grid: one workgroup per tile up to this many keys, else one per item
+    uint fused_ups;       // the fused sort's most upfront items
 } pc;
 
 const uint VECS_PER_INVOCATION = 4u;
@@ -50,7 +54,9 @@ void main() {
     set_word(CTRL_N, n);
     set_word(CTRL_RAW_COUNT, raw);
     set_word(CTRL_OVERFLOW, raw > pc.capacity ? 1u : 0u);
-    uint groups = min(div_ceil(n, pc.chunk), pc.max_groups);
+    uint groups = div_ceil(n, pc.chunk);
+    if (pc.fused_places != 0u && n > pc.fused_loop_max) groups = min(groups, pc.fused_ups) + pc.fused_places * groups;
+    groups = min(groups, pc.max_groups);
     uvec3 grid = indirect_grid(groups, pc.max_x);
     set_word(CTRL_UPFRONT_ARGS + 0u, grid.x);
     set_word(CTRL_UPFRONT_ARGS + 1u, grid.y);

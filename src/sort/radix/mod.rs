@@ -467,10 +467,11 @@ impl RadixSort {
             },
             ..b.meta
         };
-        setup::record(self, rec, b, clear)?;
+        let fused = onesweep::fused(self, b, algorithm).then(|| onesweep::fused_grid(self, b));
+        setup::record(self, rec, b, clear, fused.as_ref().and_then(|g| g.setup_args()))?;
         rec.barrier();
-        if onesweep::fused(self, b, algorithm) {
-            onesweep::record_fused(self, rec, b)?;
+        if let Some(g) = fused {
+            onesweep::record_fused(self, rec, b, &g)?;
             // Before the final copy only (the per-place passes end with a barrier each).
             if self.places % 2 == 1 {
                 rec.barrier();

@@ -16,6 +16,7 @@
 //! policy's `fused_loop_max` keys one workgroup per tile claims items in a loop (a place's tiles spread over
 //! the SMs as the grid does); above it one workgroup per item runs the item it claims (fewer registers).
 
+use super::layout::CTRL_UPFRONT_ARGS;
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
 use crate::gpu::Recorder;
@@ -107,7 +108,7 @@ pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlg
 }
 
 /// The fused kernel's forms (its FUSED_LOOP specialization constant).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum FusedForm {
     /// One workgroup per item of the capacity, each running the one item it claims.
     OneItem = 0,
@@ -117,18 +118,19 @@ enum FusedForm {
     ByCount = 2,
 }
 
-/// Records the fused sort (see the module documentation): one dispatch, whose grid covers the capacity's tiles
-/// (claiming form) or items (one item per workgroup, or, for a GPU-side count, the form the count picks), or is
-/// one workgroup on CPU drivers; the setup pass before it, and the final copy after it when the places are odd.
-pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-    use crate::shaders::radix_onesweep as sh;
-    let shader = if s.policy.use_partitioned {
-        sh::FUSED_PARTITIONED
-    } else {
-        sh::FUSED
-    };
+/// The fused dispatch's grid: its form, its direct grid (the capacity's), and for a GPU-side count the grid the
+/// setup pass computes from the count instead (`setup::FusedArgs`).
+pub(crate) struct FusedGrid {
+    form: FusedForm,
+    groups: u32,
+    loop_max: u32,
+    upfront_items: u32,
+    indirect: Option<super::setup::FusedArgs>,
+}
+
+/// Plans the fused dispatch (see [`record_fused`]).
+pub(crate) fn fused_grid(s: &RadixSort, b: &Bindings) -> FusedGrid {
     let p = &s.policy;
-    let l = &b.layout;
     let caps = s.ctx.caps();
     // CPU drivers: one workgroup, which claims every item itself and never waits on another (lavapipe ends an
     // invocation's loops after 65,535 iterations in all, so a long wait there would end every loop early).
@@ -136,7 +138,7 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
     // policy's fused_loop_max, where that grid fits the device's limit) one workgroup per item: the upfront
     // items, then every place's tiles.
     let max_x = caps.max_workgroup_count[0] as u64;
-    let tiles = l.portions.tiles;
+    let tiles = b.layout.portions.tiles;
     let upfront_items = p.upfront_max_groups.max(1);
     let items = tiles.min(upfront_items as u64) + s.places as u64 * tiles;
     // A GPU-side count whose capacity takes the one-item grid may still be small enough for the claiming form:
@@ -150,13 +152,56 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
     } else {
         (items as u32, FusedForm::OneItem, 0)
     };
+    // A GPU-side count on a GPU: the setup pass sizes the grid for the count (no workgroups that only leave).
+    let indirect = (b.count.is_some() && !caps.is_cpu()).then(|| super::setup::FusedArgs {
+        tile: p.tile(),
+        places: s.places,
+        loop_max: match form {
+            FusedForm::Claim => u32::MAX,
+            FusedForm::ByCount => loop_max,
+            FusedForm::OneItem => 0,
+        },
+        upfront_items,
+        most: groups,
+    });
+    FusedGrid {
+        form,
+        groups,
+        loop_max,
+        upfront_items,
+        indirect,
+    }
+}
+
+impl FusedGrid {
+    /// What the setup pass writes for the fused dispatch (GPU-side counts on GPUs).
+    pub(crate) fn setup_args(&self) -> Option<super::setup::FusedArgs> {
+        self.indirect
+    }
+}
+
+/// Records the fused sort (see the module documentation): one dispatch, whose grid covers the capacity's tiles
+/// (claiming form) or items (one item per workgroup, or, for a GPU-side count, the form the count picks), or is
+/// one workgroup on CPU drivers; with a GPU-side count on a GPU, the grid the setup pass computed from the
+/// count. The setup pass comes before it (with `g.setup_args()`), the final copy after it when the places are
+/// odd.
+pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings, g: &FusedGrid) -> Result<()> {
+    use crate::shaders::radix_onesweep as sh;
+    let shader = if s.policy.use_partitioned {
+        sh::FUSED_PARTITIONED
+    } else {
+        sh::FUSED
+    };
+    let p = &s.policy;
+    let l = &b.layout;
+    let caps = s.ctx.caps();
     let k = s.kernel(
         shader,
         p.workgroup_size,
         spec(s)
             .with(sh::FUSED_PLACES, s.places)
-            .with(sh::FUSED_LOOP, form as u32)
-            .with(sh::FUSED_LOOP_MAX, loop_max),
+            .with(sh::FUSED_LOOP, g.form as u32)
+            .with(sh::FUSED_LOOP_MAX, g.loop_max),
     )?;
     let push = FusedPush {
         lo: s.lo,
@@ -165,7 +210,7 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
         flags: s.flags(),
         hist_off: l.hist_word as u32,
         slot_words: (l.status_slot_bytes / 4) as u32,
-        upfront_items,
+        upfront_items: g.upfront_items,
         max_x: caps.max_workgroup_count[0],
         copy_chunk: s.copy_chunk(),
         portion_tiles: l.portions.tiles as u32,
@@ -173,13 +218,12 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> R
     };
     let [ka, kb, va, vb] = b.sources(s, 0).refs;
     let status = b.status.slice(0, l.status_slot_bytes * s.places as u64);
-    rec.dispatch(
-        "vksort::radix::onesweep::fused",
-        &k,
-        &[ka, kb, va, vb, b.meta, status],
-        &push,
-        groups,
-    )
+    let bindings = [ka, kb, va, vb, b.meta, status];
+    let label = "vksort::radix::onesweep::fused";
+    match g.indirect {
+        Some(_) => rec.dispatch_indirect(label, &k, &bindings, &push, b.args(CTRL_UPFRONT_ARGS)),
+        None => rec.dispatch(label, &k, &bindings, &push, g.groups),
+    }
 }
 
 /// The ranking kernels' specialization constants (all variants).

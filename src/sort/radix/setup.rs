@@ -1,6 +1,6 @@
 //! `vksort::radix::setup` (glsl/sort/radix/radix_setup.comp): zeroes what the sort accumulates into (control block,
 //! histograms, look-back status) and writes n, the host's count or the GPU-side one (clamped to the capacity,
-//! overflow recorded), and upfront's indirect arguments; and `vksort::radix::copy` (glsl/sort/radix/radix_copy.comp): the final
+//! overflow recorded), and upfront's indirect arguments (or the fused Onesweep's); and `vksort::radix::copy` (glsl/sort/radix/radix_copy.comp): the final
 //! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
 //! executed passes was even.
 
@@ -24,6 +24,24 @@ pub struct SetupPush {
     pub vecs: u32,
     /// 1 for the chunk that starts with the control block.
     pub control: u32,
+    /// Digit places of the fused Onesweep whose grid this pass computes (0: the upfront pass's grid instead).
+    pub fused_places: u32,
+    /// The fused grid: one workgroup per tile (`chunk` keys) up to this many keys, else one per item.
+    pub fused_loop_max: u32,
+    /// The fused sort's most upfront items.
+    pub fused_ups: u32,
+}
+
+/// The fused Onesweep's grid for a GPU-side count, which the setup pass writes where the upfront pass's
+/// arguments go (the fused sort has no upfront pass): one workgroup per tile of n while n <= `loop_max`, else
+/// one per item (min(tiles, `upfront_items`) + `places` x tiles); at most `most` (the grid of the capacity).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FusedArgs {
+    pub tile: u32,
+    pub places: u32,
+    pub loop_max: u32,
+    pub upfront_items: u32,
+    pub most: u32,
 }
 
 const SETUP_WG: u32 = 256;
@@ -32,12 +50,13 @@ const SETUP_VECS: u64 = 4;
 
 /// Records the setup pass: zeroes `region` (the control block first; a multiple of 16 bytes) in dispatches of
 /// at most one binding each, and writes n (from the host, or the GPU-side count of `b.count`) and the upfront
-/// pass's indirect arguments into the control block.
+/// pass's indirect arguments into the control block, or with `fused` the fused Onesweep's.
 pub(crate) fn record(
     s: &RadixSort,
     rec: &mut Recorder,
     b: &Bindings,
     region: Region,
+    fused: Option<FusedArgs>,
 ) -> Result<()> {
     let caps = s.ctx.caps();
     let wg = s.plan.workgroup_size(caps, SETUP_WG);
@@ -60,13 +79,16 @@ pub(crate) fn record(
         let push = SetupPush {
             count_word: word,
             capacity: b.max_n as u32,
-            chunk: s.upfront_wg() * s.policy.upfront_keys_per_thread,
+            chunk: fused.map_or(s.upfront_wg() * s.policy.upfront_keys_per_thread, |f| f.tile),
             max_x: caps.max_workgroup_count[0],
-            max_groups: s.policy.upfront_max_groups,
+            max_groups: fused.map_or(s.policy.upfront_max_groups, |f| f.most),
             host_n: b.max_n as u32,
             gpu_count: b.count.is_some() as u32,
             vecs: vecs as u32,
             control: (off == 0) as u32,
+            fused_places: fused.map_or(0, |f| f.places),
+            fused_loop_max: fused.map_or(0, |f| f.loop_max),
+            fused_ups: fused.map_or(0, |f| f.upfront_items),
         };
         let groups = vecs.div_ceil(wg as u64 * SETUP_VECS) as u32;
         rec.dispatch(
