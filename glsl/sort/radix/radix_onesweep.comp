@@ -125,8 +125,8 @@ layout(constant_id = 18) const uint XPARTS = 1;
 layout(constant_id = 19) const uint FUSED_PLACES = 4;
 // FUSED: 1: a workgroup claims items until none is left (a grid of one per tile, or of one on CPU drivers);
 // 0: it runs the one item it claims (a grid of one per item), with no state kept across items; 2: chosen by the
-// count (a GPU-side count on the grid of one per item of the capacity): claiming while n <= FUSED_LOOP_MAX.
-// Claiming, only the grid's first workgroup per tile of n runs (the others leave at once).
+// count (a GPU-side count whose capacity is past FUSED_LOOP_MAX; the setup pass sized the grid for the count):
+// claiming while n <= FUSED_LOOP_MAX.
 layout(constant_id = 22) const uint FUSED_LOOP = 0;
 layout(constant_id = 23) const uint FUSED_LOOP_MAX = 0;
 
@@ -849,8 +849,8 @@ void main() {
     uint ups = min(tiles, pc.upfront_items);
     uint items = ups + FUSED_PLACES * tiles;
     bool loop = FUSED_LOOP == 1u || (FUSED_LOOP == 2u && n <= FUSED_LOOP_MAX);
-    // Claiming, one workgroup per tile of n: with a GPU-side count below the capacity the grid's other
-    // workgroups leave, so a place's tiles spread over the SMs as with a host count.
+    // Claiming, one workgroup per tile of n, so a place's tiles spread over the SMs. The host sizes the grid so
+    // for a host count and the setup pass for a GPU-side one; a larger grid's extra workgroups would leave here.
     if (loop && gl_WorkGroupID.x >= max(tiles, 1u)) return;
     // The upfront items come first in the claim order: a workgroup runs those it claims, then tiles.
     uint item = claim_item();

@@ -108,7 +108,7 @@ pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlg
 }
 
 /// The fused kernel's forms (its FUSED_LOOP specialization constant).
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum FusedForm {
     /// One workgroup per item of the capacity, each running the one item it claims.
     OneItem = 0,
