@@ -58,8 +58,8 @@ pub enum Dist {
 pub const CAMERA_EYE: [f64; 3] = [2.0, 1.5, -2.5];
 
 impl Dist {
-    /// The distributions the benchmark knows, for `--dists all`.
-    pub const ALL: [Dist; 10] = [
+    /// The distributions the benchmark knows, for `--dists all` (entropy-1 is uniform).
+    pub const ALL: [Dist; 12] = [
         Dist::Uniform,
         Dist::Gaussian,
         Dist::Bucket,
@@ -68,7 +68,9 @@ impl Dist {
         Dist::Zero,
         Dist::Staggered,
         Dist::FewUnique,
+        Dist::Entropy(2),
         Dist::Entropy(3),
+        Dist::Entropy(4),
         Dist::Visibility,
     ];
 
