@@ -1,7 +1,8 @@
 //! The GPU quicksort: every key type (u128 too), value width and order against the CPU reference (keys bitwise,
 //! values kept beside their keys: the sort is not stable), sizes around the phase-two tile and the phase-one
 //! threshold, distributions, worst cases for both pivot rules and for phase two's median of three (and the
-//! fallbacks they end in), bit ranges, GPU-side counts, recording without building pipelines, bad input.
+//! fallbacks they end in), bit ranges, GPU-side counts, recording without building pipelines, bad input, wide
+//! local workgroups.
 mod common;
 use common::sorting::{check, check_with, gen, sizes_around, Case, Dist};
 use common::{with_gpu, Rng};
@@ -263,6 +264,44 @@ fn other_tilings() {
                     None,
                     false,
                 );
+            }
+        }
+    });
+}
+
+/// Phase two's local sort in wide workgroups: 512 x 2 and 512 x 4 with one-word keys and 256 x 2 with two-word
+/// keys once placed the "=" and ">" classes of a partition chunk shorter than a tile wrongly on NVIDIA (the
+/// chunk scan's total), with sizes whose last chunk is short. Devices whose workgroups hold fewer than 512
+/// invocations (lavapipe: 256) run the 256-wide shape only.
+#[test]
+fn wide_local_workgroups() {
+    with_gpu(|ctx| {
+        let wide = ctx.caps().max_workgroup_invocations >= 512;
+        for (wg, kpt, key, value) in [
+            (512, 4, KeyType::U32, ValueType::None),
+            (512, 2, KeyType::U32, ValueType::None),
+            (512, 4, KeyType::U32, ValueType::U32),
+            (256, 2, KeyType::U64, ValueType::None),
+        ] {
+            if wg > 256 && !wide {
+                continue;
+            }
+            let c = Case {
+                value,
+                ..Case::new(ALGO, key)
+            };
+            let p = QuicksortPolicy {
+                local_workgroup_size: wg,
+                local_items_per_invocation: kpt,
+                ..policy(ctx, &c)
+            };
+            let tile = (wg * kpt) as usize;
+            let sizes = [tile, tile + 1, tile + 5, 2 * tile + 11, 3 * tile, 10007];
+            let s = sorter(ctx, &c, 10007, Some(p));
+            for (i, n) in sizes.into_iter().enumerate() {
+                for dist in [Dist::Uniform, Dist::FewUnique] {
+                    check_with(ctx, &s, &c, &gen(key, dist, n, 90 + i as u64), None, false);
+                }
             }
         }
     });

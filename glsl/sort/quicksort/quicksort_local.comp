@@ -95,9 +95,13 @@ void tile_pass(uint start, uint len, uint side, uint merge_k) {
     barrier();
 }
 
+// Makes this workgroup's buffer writes visible to its other invocations' later reads: a release fence before the
+// barrier and an acquire fence after it (barrier() orders shared memory only, so without the second fence the
+// compiler may move a buffer load above the barrier).
 void sync_global() {
     memoryBarrierBuffer();
     barrier();
+    memoryBarrierBuffer();
 }
 
 // The bitonic network over [start, start + len) from `side` into side 0, in this workgroup: the tiles sorted
