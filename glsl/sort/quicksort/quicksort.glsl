@@ -243,7 +243,6 @@ uint g_cls[KPT];
 
 DEFINE_WG_SCAN(uint, qscan)
 shared uint s_cnt[KPT * MAX_SUBGROUPS];
-shared uint s_chunk_total;   // the chunk's packed class counts, from the last entry's prefix and count
 
 // Places the chunk's m items in s_items, class by class (class 0 at positions 0.., then class 1, then 2), each
 // class in chunk order (stable); returns the class sizes. Every invocation must call it. Lanes of a subgroup are
@@ -275,21 +274,16 @@ uvec3 stage_chunk(uint m) {
     for (uint j = 0u; j < per; j++) {
         if (e0 + j < entries) sum += s_cnt[e0 + j];
     }
-    // The totals come from the last entry's prefix and count, not from the scan's total: at 512 x 2 and 512 x 4
-    // one-word keys (and 256 x 2 two-word keys) the NVIDIA H200 returned a wrong total for chunks shorter than
-    // a tile (wrong positions for the "=" and ">" classes) while every prefix was right.
-    uint unused_total;
-    uint ex = qscan_exclusive_add(sum, unused_total);
+    uint total;
+    uint ex = qscan_exclusive_add(sum, total);
     for (uint j = 0u; j < per; j++) {
         if (e0 + j < entries) {
             uint c = s_cnt[e0 + j];
             s_cnt[e0 + j] = ex;
             ex += c;
-            if (e0 + j == entries - 1u) s_chunk_total = ex;
         }
     }
     barrier();
-    uint total = s_chunk_total;
     uint n0 = total & 0xFFFFu;
     uint n1 = total >> 16u;
     [[unroll]] for (uint a = 0u; a < KPT; a++) {

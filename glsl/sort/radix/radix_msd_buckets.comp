@@ -142,6 +142,7 @@ layout(push_constant) uniform Push {
 shared uint smem[SMEM_WORDS];
 shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
+shared uint s_bcount;    // find_runs: the bucket's key count
 shared uint s_run[RADIX];   // large ranges: each digit's next destination within the range
 shared uint s_node[3];      // helpers: the bucket, the helper's index among its helpers, their number
 const uint MATCH_OR = 0u;
@@ -230,7 +231,10 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
     uint lid = gl_LocalInvocationID.x;
     uint tpi = div_ceil(tiles, WG_SIZE);   // tiles per invocation, a contiguous chunk (the scan keeps tile order)
     uint t0 = lid * tpi;
-    if (lid == 0u) s_run[0] = 0u;   // ordered before the atomics below by the scan's barriers
+    if (lid == 0u) {   // ordered before the atomics below by the scan's barriers
+        s_run[0] = 0u;
+        s_bcount = 0u;
+    }
     uint len = 0u, before = 0u;
     for (uint k = 0u; k < tpi; k++) {
         uint t = t0 + k;
@@ -240,8 +244,8 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
             before += r.x;
         }
     }
-    uint cnt;
-    uint off = runs_exclusive_add(len, cnt);
+    uint unused_total;
+    uint off = runs_exclusive_add(len, unused_total);
     uint start = subgroupAdd(before);
     for (uint k = 0u; k < tpi; k++) {
         uint t = t0 + k;
@@ -252,11 +256,17 @@ uvec2 find_runs(uint d, uint n, uint tiles) {
             off += r.y - r.x;
         }
     }
-    if (lid == 0u) smem[tiles] = cnt;
-    // The bucket start: the sum of the subgroups' sums (every key of a smaller digit, in any tile).
-    if (subgroupElect()) atomicAdd(s_run[0], start);
+    // The bucket start and count: sums of the subgroups' sums (every key of a smaller digit, in any tile; the
+    // bucket's keys). The count is not the scan's total: in 1024-invocation workgroups that came out wrong on
+    // NVIDIA's driver 580 while the prefixes were right (docs/tuning.md, "A wrong workgroup-scan total").
+    uint lens = subgroupAdd(len);
+    if (subgroupElect()) {
+        atomicAdd(s_run[0], start);
+        atomicAdd(s_bcount, lens);
+    }
     barrier();
-    uvec2 r = uvec2(s_run[0], cnt);
+    uvec2 r = uvec2(s_run[0], s_bcount);
+    if (lid == 0u) smem[tiles] = r.y;
     barrier();
     return r;
 }

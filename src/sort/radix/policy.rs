@@ -11,9 +11,6 @@ use crate::sort::algorithm::SortAlgorithm;
 /// The most keys [`SortAlgorithm::Msd`] takes: its bucket pass keeps one entry per split tile in shared memory.
 pub const MSD_MAX_KEYS: u64 = 1 << 20;
 
-/// The widest MSD bucket workgroup whose helpers may cooperate (`msd_coop_min_keys` non-zero).
-const MSD_COOP_MAX_WORKGROUP: u32 = 256;
-
 /// Tuning of the radix sort, passed to the shaders as specialization constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RadixPolicy {
@@ -144,8 +141,8 @@ pub struct RadixPolicy {
     /// cooperating costs a fixed exchange). Their waits poll at most `spin_limit` times: when some helper is not running
     /// yet, the bucket's helpers fall back to working alone. Default 1 on GPUs (every bucket whose helpers'
     /// parts fit the tile); 0 on CPU drivers (lavapipe runs one workgroup at a time, so the waits would only
-    /// time out). Needs `msd_bucket_workgroup_size` at most 256 (wider cooperating workgroups are refused:
-    /// they were measured sorting wrongly).
+    /// time out). The helpers of a bucket must all run at once to cooperate: bucket workgroups so wide that few
+    /// fit an SM (1024 invocations on NVIDIA) leave many helpers waiting, and their cooperation times out.
     pub msd_coop_min_keys: u32,
     /// The MSD passes (split and buckets) rank with match-any instead of ballots; needs
     /// VK_NV_shader_subgroup_partitioned. Apart from `use_partitioned`: on NVIDIA, 32-bit keys rank the
@@ -548,16 +545,6 @@ impl RadixPolicy {
                     plan.max, caps.max_workgroup_invocations
                 ));
             }
-        }
-        // Cooperating MSD helpers in bucket workgroups of 512 and 1024 invocations sorted 64-bit keys and pairs
-        // wrongly on an H200 (working alone they were right); the cause is not found (docs/tuning.md, "Wider
-        // MSD bucket workgroups"), so such a policy is refused rather than run.
-        if self.msd_coop_min_keys != 0 && self.msd_bucket_workgroup_size > MSD_COOP_MAX_WORKGROUP {
-            return bad(format!(
-                "msd_bucket_workgroup_size {} above {MSD_COOP_MAX_WORKGROUP} needs msd_coop_min_keys 0 (cooperating \
-                 helpers are verified up to {MSD_COOP_MAX_WORKGROUP} invocations)",
-                self.msd_bucket_workgroup_size
-            ));
         }
         if self.small_sort_max > self.small_workgroup_size * self.small_keys_per_thread {
             return bad(format!(
