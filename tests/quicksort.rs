@@ -269,21 +269,21 @@ fn other_tilings() {
     });
 }
 
-/// Phase two's local sort in wide workgroups: 512 x 2 and 512 x 4 with one-word keys and 256 x 2 with two-word
-/// keys once placed the "=" and ">" classes of a partition chunk shorter than a tile wrongly on NVIDIA (the
-/// chunk scan's total), with sizes whose last chunk is short. Devices whose workgroups hold fewer than 512
-/// invocations (lavapipe: 256) run the 256-wide shape only.
+/// Phase two's local sort in wide workgroups: 512 x 2, 512 x 4 and 1024 x 4 with one-word keys and 256 x 2 with
+/// two-word keys once placed the "=" and ">" classes of a partition chunk shorter than a tile wrongly on NVIDIA
+/// (the chunk scan's total), with sizes whose last chunk is short. Devices run the shapes their workgroups hold
+/// (lavapipe: the 256-wide one).
 #[test]
 fn wide_local_workgroups() {
     with_gpu(|ctx| {
-        let wide = ctx.caps().max_workgroup_invocations >= 512;
         for (wg, kpt, key, value) in [
             (512, 4, KeyType::U32, ValueType::None),
             (512, 2, KeyType::U32, ValueType::None),
             (512, 4, KeyType::U32, ValueType::U32),
+            (1024, 4, KeyType::U32, ValueType::None),
             (256, 2, KeyType::U64, ValueType::None),
         ] {
-            if wg > 256 && !wide {
+            if wg > ctx.caps().max_workgroup_invocations {
                 continue;
             }
             let c = Case {
@@ -297,7 +297,7 @@ fn wide_local_workgroups() {
             };
             let tile = (wg * kpt) as usize;
             let sizes = [tile, tile + 1, tile + 5, 2 * tile + 11, 3 * tile, 10007];
-            let s = sorter(ctx, &c, 10007, Some(p));
+            let s = sorter(ctx, &c, *sizes.iter().max().unwrap(), Some(p));
             for (i, n) in sizes.into_iter().enumerate() {
                 for dist in [Dist::Uniform, Dist::FewUnique] {
                     check_with(ctx, &s, &c, &gen(key, dist, n, 90 + i as u64), None, false);
