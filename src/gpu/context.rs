@@ -314,6 +314,8 @@ pub struct DeviceCaps {
     pub device_id: u32,
     /// Discrete, integrated, virtual GPU or CPU.
     pub device_type: vk::PhysicalDeviceType,
+    /// The class policies tune for, decided from `vendor_id` and `device_type`.
+    pub class: super::DeviceClass,
     /// The device's Vulkan API version, packed (`vk::api_version_major` and friends unpack it).
     pub api_version: u32,
     /// The driver's version, packed as the vendor does.
@@ -406,7 +408,7 @@ impl DeviceCaps {
 
     /// True for CPU implementations such as lavapipe.
     pub fn is_cpu(&self) -> bool {
-        self.device_type == vk::PhysicalDeviceType::CPU
+        self.class.is_cpu()
     }
 }
 
@@ -1289,6 +1291,7 @@ impl Context {
             vendor_id: p.vendor_id,
             device_id: p.device_id,
             device_type: p.device_type,
+            class: super::DeviceClass::of(p.vendor_id, p.device_type),
             api_version: p.api_version,
             driver_version: p.driver_version,
             driver_info: driver_info.trim().to_string(),

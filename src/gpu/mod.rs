@@ -10,15 +10,18 @@
 //!   layouts and specialization constants.
 
 mod buffer;
+mod class;
 internal! { mod context; }
 pub(crate) mod debug;
 internal! { mod kernel; }
+mod pass;
 mod profiler;
 pub mod recorder;
 mod requirements;
 
 pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
+pub use class::DeviceClass;
 #[cfg(feature = "diagnostics")]
 pub use context::KernelStatistics;
 pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps, PipelineCacheStatus};

@@ -231,6 +231,18 @@ impl<'a> Recorder<'a> {
         push: &P,
         groups: u32,
     ) -> Result<()> {
+        self.dispatch_bytes(label, kernel, bindings, bytemuck::bytes_of(push), groups)
+    }
+
+    /// [`Recorder::dispatch`] with the push constants as bytes (the pass builder's form).
+    pub(crate) fn dispatch_bytes(
+        &mut self,
+        label: &str,
+        kernel: &Kernel,
+        bindings: &[Region],
+        push: &[u8],
+        groups: u32,
+    ) -> Result<()> {
         if groups == 0 {
             return Ok(());
         }
@@ -242,7 +254,7 @@ impl<'a> Recorder<'a> {
                 max: caps.max_workgroup_count[0].max(1) as u64 * caps.max_workgroup_count[1] as u64,
             });
         }
-        self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        self.bind(kernel, bindings, push)?;
         if self.is_planning() {
             return Ok(());
         }
@@ -263,13 +275,25 @@ impl<'a> Recorder<'a> {
         push: &P,
         args: Region,
     ) -> Result<()> {
+        self.dispatch_indirect_bytes(label, kernel, bindings, bytemuck::bytes_of(push), args)
+    }
+
+    /// [`Recorder::dispatch_indirect`] with the push constants as bytes (the pass builder's form).
+    pub(crate) fn dispatch_indirect_bytes(
+        &mut self,
+        label: &str,
+        kernel: &Kernel,
+        bindings: &[Region],
+        push: &[u8],
+        args: Region,
+    ) -> Result<()> {
         args.check(
             self.ctx,
             "indirect arguments",
             12,
             vk::BufferUsageFlags::INDIRECT_BUFFER,
         )?;
-        self.bind(kernel, bindings, bytemuck::bytes_of(push))?;
+        self.bind(kernel, bindings, push)?;
         if self.is_planning() {
             return Ok(());
         }

@@ -8,11 +8,13 @@
 //! caller's command buffer on the caller's buffers after checking them (an `Err` means nothing was recorded).
 
 use super::algorithm::SortAlgorithm;
+use super::config::SortConfig;
 use super::count::Count;
 use crate::error::Result;
-use crate::gpu::{Region, Recorder};
+use crate::gpu::{Context, Recorder, Region};
 use crate::workload::PassModel;
 use ash::vk;
+use std::sync::Arc;
 
 /// The scratch buffer a sort needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,4 +100,35 @@ pub(crate) trait SortBackend: Send + Sync {
 
     /// The backend itself, for [`crate::sort::Sorter::backend`].
     fn as_any(&self) -> &dyn std::any::Any;
+}
+
+/// Creates a family's backend for a configuration: `overrides` carries tuning the caller gave (the family
+/// takes its own types), `reachable` the algorithms the sorter may record with it ([`SortAlgorithm::Auto`]
+/// standing for the family's own policy choice).
+pub(crate) type Factory = fn(
+    ctx: &Arc<Context>,
+    config: &SortConfig,
+    overrides: &Overrides,
+    reachable: &[SortAlgorithm],
+) -> Result<Box<dyn SortBackend>>;
+
+/// Why a family cannot sort a configuration at all (a key type it does not take, say), or None.
+pub(crate) type Supports = fn(config: &SortConfig) -> Option<String>;
+
+/// Parses a `key=value,...` override string into the family's policy for a configuration (the device's policy
+/// with those fields changed) and adds it to `overrides`.
+pub(crate) type ParseOverrides =
+    fn(ctx: &Context, config: &SortConfig, spec: &str, overrides: &mut Overrides) -> Result<()>;
+
+/// An algorithm family.
+pub(crate) struct Family {
+    /// Its name (the folder: `radix`).
+    pub name: &'static str,
+    /// The public algorithms it runs.
+    pub algorithms: &'static [SortAlgorithm],
+    /// Whether it takes a configuration (checked before its factory runs).
+    pub supports: Supports,
+    pub new: Factory,
+    /// Its policy's override strings (tuning sweeps: `VKSORT_POLICY` in the tools and examples).
+    pub parse_overrides: ParseOverrides,
 }

@@ -71,9 +71,10 @@ pub use {backend::Capabilities, types::cpu_sort_reference};
 use crate::error::{Error, Result};
 use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder, Region};
 use crate::workload::{CostModel, PassModel};
+use backend::Family;
 use backend::{Overrides, SortBackend, SortBuffers};
 use count::Count;
-use registry::{family_of, Family, FAMILIES};
+use registry::{family_of, FAMILIES};
 use std::sync::Arc;
 
 /// How [`SortAlgorithm::Auto`] chooses.

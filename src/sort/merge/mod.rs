@@ -62,7 +62,7 @@ use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
 use crate::sort::items::{self, Checked, Items, ItemsFamily, Regions};
-use crate::sort::registry::Family;
+use crate::sort::backend::Family;
 use crate::workload::PassModel;
 use std::sync::Arc;
 

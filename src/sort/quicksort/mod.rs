@@ -69,7 +69,7 @@ use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
 use crate::sort::items::{self, ItemPush, Items, ItemsFamily};
-use crate::sort::registry::Family;
+use crate::sort::backend::Family;
 use crate::workload::PassModel;
 use ash::vk;
 use layout::Layout;

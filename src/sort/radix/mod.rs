@@ -98,7 +98,7 @@ use crate::sort::backend::{
 };
 use crate::sort::config::SortConfig;
 use crate::sort::count::{self, Count};
-use crate::sort::registry::Family;
+use crate::sort::backend::Family;
 use crate::sort::types::{KeyType, Order};
 use crate::workload::PassModel;
 use ash::vk;

@@ -77,7 +77,7 @@ use crate::sort::backend::{
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
 use crate::sort::items::{self, ItemPush, Items, Regions};
-use crate::sort::registry::Family;
+use crate::sort::backend::Family;
 use crate::sort::types::{transform, KeyType, Order};
 use crate::workload::PassModel;
 use ash::vk;
