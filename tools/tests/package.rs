@@ -22,7 +22,7 @@ use std::time::Instant;
 /// The external crate's source, compiled in so the test executable needs no file of the repository.
 const APP: &str = include_str!("external/app.rs");
 
-/// The top-level entries a package may hold: the library (build.rs, src/, glsl/, spirv/), its manifest, lock
+/// The top-level entries a package may hold: the library (build/, src/, glsl/, spirv/), its manifest, lock
 /// file and VCS note (cargo's), the licenses, the package README and the changelog.
 const PACKAGE_ENTRIES: &[&str] = &[
     ".cargo_vcs_info.json",
@@ -32,7 +32,7 @@ const PACKAGE_ENTRIES: &[&str] = &[
     "Cargo.toml.orig",
     "LICENSE-APACHE",
     "LICENSE-MIT",
-    "build.rs",
+    "build",
     "docs",
     "glsl",
     "spirv",
