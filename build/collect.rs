@@ -44,6 +44,16 @@ pub struct Include {
     pub stem: String,
     pub summary: String,
     pub consts: Vec<SpecConst>,
+    /// Its top-level `const uint NAME = LITERAL;` lines: the values the host shares with the shaders.
+    pub host: Vec<HostConst>,
+}
+
+/// A top-level `const uint NAME = LITERAL;  // doc` of an include, generated for the host as a `u32`.
+pub struct HostConst {
+    pub name: String,
+    pub value: u32,
+    pub doc: String,
+    pub at: String,
 }
 
 /// What `glsl/` holds, and what could not be read.
@@ -104,11 +114,13 @@ fn read_file(path: &Path, glsl: &Path, include_dir: &Path, tree: &mut Tree) {
     let text = std::fs::read_to_string(path).unwrap();
     let summary = summary(&text, path);
     if ext == "glsl" {
+        let host = host_consts(&text, &rel(glsl, path));
         tree.includes.push(Include {
             rel: rel(glsl, path),
             stem,
             summary,
             consts,
+            host,
         });
         return;
     }
@@ -169,6 +181,38 @@ fn variants(text: &str) -> Vec<Variant> {
         });
     }
     variants
+}
+
+/// The include's top-level `const uint NAME = 12u;` (decimal or hex) lines with their trailing comments.
+fn host_consts(text: &str, rel: &str) -> Vec<HostConst> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.strip_prefix("const uint ") else {
+            continue;
+        };
+        let (code, doc) = rest.split_once("//").unwrap_or((rest, ""));
+        let Some((name, value)) = code
+            .trim()
+            .strip_suffix(';')
+            .and_then(|c| c.split_once('='))
+        else {
+            continue;
+        };
+        let (name, value) = (name.trim(), value.trim().trim_end_matches('u'));
+        let value = match value.strip_prefix("0x") {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => value.parse().ok(),
+        };
+        if let (Some(value), true) = (value, is_const_ident(name)) {
+            out.push(HostConst {
+                name: name.to_string(),
+                value,
+                doc: doc.trim().to_string(),
+                at: format!("{rel}:{}", i + 1),
+            });
+        }
+    }
+    out
 }
 
 /// A variant's embedded name: `<stem>_<NAME>`, or `<stem>`.

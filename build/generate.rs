@@ -101,21 +101,33 @@ fn shader_module(table: &mut String, s: &Shader) {
 fn include_modules(table: &mut String, includes: &[Include]) {
     writeln!(
         table,
-        "\n/// The specialization constants of included files (`*.glsl`), for code that sets the constants of an \
-         include\n/// several shaders share (ids are the same in every shader: the build checks)."
+        "\n/// What included files (`*.glsl`) declare for the host: their specialization constants, for code that \
+         sets the constants\n/// of an include several shaders share (ids are the same in every shader: the build \
+         checks), and their\n/// top-level `const uint` values (control words, flags, key kinds: one source for \
+         GLSL and Rust)."
     )
     .unwrap();
     writeln!(table, "pub mod include {{").unwrap();
     for i in includes {
         let (r, stem, summary, consts) = (&i.rel, &i.stem, &i.summary, &i.consts);
-        if consts.is_empty() {
+        if consts.is_empty() && i.host.is_empty() {
             continue;
         }
         writeln!(table, "    /// `glsl/{r}`: {}", escape_doc(summary)).unwrap();
+        writeln!(table, "    #[allow(dead_code, unused_imports)]").unwrap();
         writeln!(table, "    pub mod {stem} {{").unwrap();
         writeln!(table, "        use crate::shaders::SpecId;").unwrap();
         let mut body = String::new();
         write_consts(&mut body, consts);
+        for h in &i.host {
+            let doc = if h.doc.is_empty() {
+                String::new()
+            } else {
+                format!("{}; ", escape_doc(&h.doc))
+            };
+            writeln!(body, "    /// `{}` ({doc}`{}`).", h.name, h.at).unwrap();
+            writeln!(body, "    pub const {}: u32 = {};", h.name, h.value).unwrap();
+        }
         for l in body.lines() {
             writeln!(table, "    {l}").unwrap();
         }
