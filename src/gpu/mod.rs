@@ -16,6 +16,7 @@ pub(crate) mod debug;
 internal! { mod kernel; }
 mod pass;
 mod profiler;
+mod push_layout;
 pub mod recorder;
 mod requirements;
 
@@ -29,5 +30,6 @@ pub use context::{AdoptInfo, Context, ContextOptions, DeviceCaps, PipelineCacheS
 pub use kernel::Interface;
 pub(crate) use kernel::Kernel;
 pub use profiler::{sum_by_label, PassTime, Profiler};
+pub(crate) use push_layout::{push_block, push_members, PushBlock};
 pub use recorder::Recorder;
 pub use requirements::{DeviceRequirements, MIN_API_VERSION, REQUIRED_SUBGROUP_OPS};
