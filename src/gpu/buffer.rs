@@ -1,11 +1,6 @@
-//! Buffers: vksort's own (allocated through gpu-allocator, each allocation named) and the caller's
-//! ([`BufferRef`]: a handle, an offset, a size and the usage flags it was created with).
-//!
-//! Contract: every primitive checks each [`BufferRef`] with [`BufferRef::check`] before it records anything:
-//! a non-null handle, the size from the offset, the usage flags, the offset alignment
-//! (`minStorageBufferOffsetAlignment`) and the device's `maxStorageBufferRange`. What it cannot check, the
-//! handle's validity, is the caller's promise (see [`BufferRef`]). A [`Buffer`] owns its memory and frees it on
-//! drop; its `as_ref`/`slice` regions are valid while it lives.
+//! Buffers: vksort's own ([`Buffer`], allocated through gpu-allocator, named, freed on drop) and regions of
+//! them or of a caller's ([`BufferRef`]). Every primitive checks each region with [`BufferRef::check`] before
+//! it records anything; the handle's validity is the caller's promise.
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
@@ -14,17 +9,14 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-/// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate (bytes): larger transfers go in
-/// chunks of this size, one copy and wait each, so a transfer pins at most this much host memory (a sort of 2^28
-/// keys reads back 1-2 GiB). On the H200 host a 64 MiB chunk took ~25 ms to copy into host memory and ~13 ms
-/// to copy out of it on one thread (reads are copied out on up to 8 threads).
+/// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate: larger transfers go in chunks,
+/// so a transfer pins at most this much host memory (docs/tuning.md, "Staging chunks").
 pub(crate) const STAGING_CHUNK: u64 = 64 << 20;
 
 /// Where a [`Buffer`]'s memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MemoryLocation {
-    /// Device-local memory, not mapped: the fast choice for everything the GPU reads and writes (vksort
-    /// uploads and reads back through staging buffers).
+    /// Device-local memory, not mapped (uploads and readbacks go through staging buffers).
     GpuOnly,
     /// Host-visible memory the CPU writes and the GPU reads (uploads, per-frame parameters).
     CpuToGpu,
@@ -42,16 +34,11 @@ impl From<MemoryLocation> for gpu_allocator::MemoryLocation {
     }
 }
 
-/// A region of a buffer that a vksort command reads or writes: a [`Buffer`]'s (from [`Buffer::as_ref`] or
-/// [`Buffer::slice`], borrowing it, so the buffer outlives the region) or a renderer's own
-/// ([`BufferRef::from_raw`], an `unsafe fn`: the caller vouches for the handle, its range and its usage).
-///
-/// Safe code can only make regions that lie inside a live vksort [`Buffer`]; every command then checks the
-/// region before it records anything ([`Error::NullBuffer`], [`Error::MissingUsage`], [`Error::Misaligned`],
-/// [`Error::BufferTooSmall`], [`Error::WrongContext`] for a buffer of another [`Context`],
-/// [`Error::Overlap`] for regions of one operation that share bytes). The borrow ends when the region is
-/// dropped, not when the GPU is done: keep the [`Buffer`] alive until the command buffer that uses it has
-/// completed (the host forms, [`Context::submit`], wait before they return).
+/// A region of a buffer that a vksort command reads or writes: a [`Buffer`]'s ([`Buffer::as_ref`],
+/// [`Buffer::slice`], borrowing it) or a renderer's ([`BufferRef::from_raw`], an `unsafe fn`). Every command
+/// checks it before recording ([`Error::NullBuffer`], [`Error::MissingUsage`], [`Error::Misaligned`],
+/// [`Error::BufferTooSmall`], [`Error::WrongContext`], [`Error::Overlap`]). The borrow ends when the region
+/// drops, not when the GPU is done: keep the [`Buffer`] alive until the command buffer has completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufferRef<'a> {
     region: Region,
@@ -59,15 +46,13 @@ pub struct BufferRef<'a> {
 }
 
 impl<'a> BufferRef<'a> {
-    /// A region `[offset, offset + size)` of a buffer vksort did not allocate (a renderer's), created with
-    /// `usage`.
+    /// A region `[offset, offset + size)` of a buffer vksort did not allocate, created with `usage`.
     ///
     /// # Safety
     /// The caller promises that `buffer` is a buffer of the device of every [`Context`] it is used with (not
     /// destroyed, its memory bound and not freed), created with at least `usage`, that `[offset, offset +
     /// size)` lies within it, and that it stays so until the GPU has finished every command buffer recorded
-    /// with this region. vksort checks everything else (null handle, sizes, usage it needs, alignment,
-    /// overlaps) before recording.
+    /// with this region. vksort checks everything else before recording.
     pub unsafe fn from_raw(
         buffer: vk::Buffer,
         offset: u64,
@@ -86,8 +71,7 @@ impl<'a> BufferRef<'a> {
         }
     }
 
-    /// The sub-region `[offset, offset + size)` of this region, clamped to it (so it never reaches past the
-    /// buffer this region lies in).
+    /// The sub-region `[offset, offset + size)` of this region, clamped to it.
     pub fn slice(&self, offset: u64, size: u64) -> BufferRef<'a> {
         BufferRef {
             region: self.region.slice(offset, size),
@@ -121,9 +105,8 @@ impl<'a> BufferRef<'a> {
     }
 }
 
-/// The crate-internal form of a [`BufferRef`]: a handle, a byte range, the usage flags the buffer has, and the
-/// context that allocated it (`owner`, 0 for a renderer's buffer). Internal passes build regions of the
-/// caller's regions (scratch sub-ranges, portions); only [`BufferRef`] crosses the public boundary.
+/// The crate-internal form of a [`BufferRef`]: handle, byte range, usage and the allocating context (`owner`,
+/// 0 for a renderer's buffer). Only [`BufferRef`] crosses the public boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Region {
     pub(crate) buffer: vk::Buffer,
@@ -146,8 +129,7 @@ impl Region {
     }
 
     /// Checks that the region holds `needed` bytes, has `usage`, is aligned for storage-buffer binding and
-    /// belongs to `ctx` when vksort allocated it: [`Error::NullBuffer`] (a null handle where `needed > 0`),
-    /// [`Error::WrongContext`], [`Error::MissingUsage`], [`Error::Misaligned`], [`Error::BufferTooSmall`].
+    /// belongs to `ctx` when vksort allocated it.
     pub(crate) fn check(
         &self,
         ctx: &Context,
@@ -225,8 +207,8 @@ pub const DEFAULT_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
         | vk::BufferUsageFlags::INDIRECT_BUFFER.as_raw(),
 );
 
-/// A buffer and its memory without an owner of the context: the building block of [`Buffer`] and of the
-/// context's own bookkeeping buffers. Must be released with [`RawBuffer::destroy`].
+/// A buffer and its memory without an owner: the building block of [`Buffer`] and of the context's own
+/// bookkeeping buffers. Must be released with [`RawBuffer::destroy`].
 pub(crate) struct RawBuffer {
     pub(crate) handle: vk::Buffer,
     pub(crate) allocation: Option<Allocation>,
@@ -298,8 +280,7 @@ impl RawBuffer {
     }
 
     /// # Safety
-    /// No pending GPU work may use the buffer. (After a timeout, [`Context::is_lost`], the buffer is leaked
-    /// instead: the timed-out work may still use it.)
+    /// No pending GPU work may use the buffer (after a timeout it is leaked instead).
     pub(crate) unsafe fn destroy(&mut self, ctx: &Context) {
         if ctx.is_lost() {
             if let Some(a) = self.allocation.take() {
@@ -388,8 +369,8 @@ impl Buffer {
         self.as_ref().slice(offset, size)
     }
 
-    /// The device address of the buffer's first byte (diagnostics: the radix sort's tile clock records).
-    /// Needs `bufferDeviceAddress` ([`Error::Unsupported`] without it).
+    /// The device address of the buffer's first byte (diagnostics); [`Error::Unsupported`] without
+    /// `bufferDeviceAddress`.
     #[cfg(feature = "diagnostics")]
     pub fn device_address(&self) -> Result<u64> {
         self.ctx.buffer_address("buffer", &self.as_ref().region())
@@ -414,8 +395,8 @@ impl Buffer {
         self.raw.mapped()
     }
 
-    /// Writes `bytes` at `offset` (directly when host-visible, else through a staging buffer of at most
-    /// 64 MiB bytes, one copy and bounded wait per chunk).
+    /// Writes `bytes` at `offset` (directly when host-visible, else through staging chunks, one bounded wait
+    /// each).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
         self.check_range("write target", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
@@ -454,8 +435,7 @@ impl Buffer {
         Ok(out)
     }
 
-    /// Reads `out.len()` bytes at `offset` into `out` (directly when host-visible, else through a staging
-    /// buffer of at most 64 MiB bytes, one copy and bounded wait per chunk).
+    /// Reads `out.len()` bytes at `offset` into `out` (directly when host-visible, else through staging chunks).
     pub fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         let len = out.len() as u64;
         self.check_range("read source", offset, len)?;
@@ -528,8 +508,7 @@ fn copy_and_wait(label: &str, src: &Buffer, dst: &Buffer, region: vk::BufferCopy
     })
 }
 
-/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies: a staging chunk of 64 MiB took 13 ms
-/// to copy on one thread of the H200 host (5 GB/s), against 25 ms for the GPU's copy into it.
+/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies (docs/tuning.md, "Staging chunks").
 fn par_copy(src: &[u8], dst: &mut [u8]) {
     const PART: usize = 8 << 20;
     let threads = std::thread::available_parallelism()

@@ -1,11 +1,9 @@
 //! The device class: the one place that reads vendor ids and device types to decide how vksort tunes for a
-//! device. Policies switch on [`DeviceClass`], never on ids; docs/tuning.md holds the measurements behind each
-//! class's values.
+//! device (docs/tuning.md holds the measurements behind each class's values).
 
 use ash::vk;
 
-/// The kind of device a policy tunes for, decided once when the device's capabilities are read
-/// ([`super::DeviceCaps::class`]).
+/// The kind of device a policy tunes for, decided once ([`super::DeviceCaps::class`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum DeviceClass {
@@ -13,8 +11,7 @@ pub enum DeviceClass {
     Cpu,
     /// NVIDIA GPUs: the class with measured tuning tables.
     Nvidia,
-    /// GPUs whose schedulers give weak forward-progress guarantees (ARM Mali, Qualcomm Adreno, Apple through
-    /// MoltenVK): nothing may wait on a workgroup that has not started.
+    /// GPUs with weak forward-progress guarantees (Mali, Adreno, Apple): nothing may wait on a later workgroup.
     WeakForwardProgress,
     /// Every other GPU (AMD, Intel, ...): the generic tuning.
     Generic,
@@ -41,8 +38,7 @@ impl DeviceClass {
         self == Self::Cpu
     }
 
-    /// Whether workgroups may spin on results of earlier workgroups of the same dispatch (look-back) without
-    /// risking a hang or a crawl: CPU drivers run them in order, GPUs of weak forward progress may not.
+    /// Whether workgroups may spin on earlier workgroups of the dispatch (look-back) without risking a hang.
     pub fn forward_progress(self) -> bool {
         self != Self::WeakForwardProgress
     }

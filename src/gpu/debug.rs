@@ -1,9 +1,7 @@
-//! VK_EXT_debug_utils: object names and command-buffer labels, so a RenderDoc or Nsight capture reads like
-//! the code (`vksort::scan::reduce`). Silently absent when the instance lacks the extension.
+//! VK_EXT_debug_utils: object names and labels, so a capture reads like the code (`vksort::scan::reduce`).
 
 use ash::vk;
 
-/// The extension's function tables.
 pub(crate) struct DebugUtils {
     device_fns: ash::ext::debug_utils::Device,
 }

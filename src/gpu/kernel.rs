@@ -1,12 +1,9 @@
-//! Compute kernels: a shader module, its descriptor set layout and push-constant range (both from SPIR-V
-//! reflection, never written by hand), and a pipeline specialized with the policy's constants.
-//!
-//! Contract: kernels are cached per (shader, specialization constants, required subgroup size) in the
-//! [`Context`] and live until it drops. Shaders and constants are named by the generated consts of
-//! [`crate::shaders`] ([`ShaderId`], [`crate::shaders::SpecId`] in a [`Spec`]); a constant the shader does not
-//! declare is refused. Set 0 of every shader is a push-descriptor set of storage buffers;
-//! bindings are bound in binding order from the slice given to [`super::Recorder::dispatch`].
+//! Compute kernels: pipelines from embedded SPIR-V with reflected layouts (set 0 a push-descriptor set, in
+//! binding order) and specialization constants, cached per (shader, constants, subgroup size) in the
+//! [`Context`] until it drops. Constants are named by the generated [`crate::shaders`] ids; one the shader
+//! does not declare is refused.
 
+pub use super::reflect::{reflect, reflect_id, Interface};
 use super::Context;
 use crate::error::{Error, Result, VkContext};
 use crate::shaders::{ShaderId, Spec};
@@ -26,8 +23,7 @@ fn build_threads(kernels: usize) -> usize {
         .min(kernels)
 }
 
-/// A listing in progress: the id of the context it plans for, and the kernels asked for that were not built
-/// yet (each once, in the order asked), with their stand-ins.
+/// A listing in progress: the context's id, and the unbuilt kernels asked for (each once) with stand-ins.
 type Listed = (u64, Vec<(KernelKey, Arc<Kernel>)>);
 
 thread_local! {
@@ -35,8 +31,7 @@ thread_local! {
     static WANTED: RefCell<Option<Listed>> = const { RefCell::new(None) };
 }
 
-/// Lists, on this thread, the kernels a context is asked for (see [`WANTED`]); dropping it (also on an error or
-/// a panic) restores what was listed before, so that listings nest.
+/// Lists the kernels a context is asked for on this thread ([`WANTED`]); dropping it restores the outer one.
 struct Listing {
     outer: Option<Listed>,
 }
@@ -74,72 +69,6 @@ pub struct KernelKey {
     pub subgroup: Option<u32>,
 }
 
-/// What reflection says of a shader's interface.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Interface {
-    /// Descriptor types of set 0, by binding index (bindings must be dense from 0).
-    pub bindings: Vec<vk::DescriptorType>,
-    /// Byte size of the push-constant block (0 if none).
-    pub push_constant_size: u32,
-}
-
-/// Reflects the interface of the embedded shader `shader`.
-pub fn reflect_id(shader: ShaderId) -> Result<Interface> {
-    reflect(shader.name())
-}
-
-/// Shaders whose SPIR-V rspirv-reflect cannot parse (it rejects `OpTypeCooperativeMatrixNV`), each with a
-/// variant of the same source that declares the same bindings and push constants and is reflected instead.
-const REFLECT_AS: &[(&str, &str)] = &[("debug_residency_sm_coop", "debug_residency_sm")];
-
-/// Reflects the interface of the embedded shader `name` ([`ShaderId::name`]).
-pub fn reflect(name: &str) -> Result<Interface> {
-    let name = REFLECT_AS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map_or(name, |(_, twin)| *twin);
-    let bytes = crate::shaders::SHADERS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, b)| *b)
-        .ok_or_else(|| Error::Shader {
-            name: name.into(),
-            what: "not compiled into the library".into(),
-        })?;
-    let err = |what: String| Error::Shader {
-        name: name.into(),
-        what,
-    };
-    let refl = rspirv_reflect::Reflection::new_from_spirv(bytes)
-        .map_err(|e| err(format!("reflection: {e:?}")))?;
-    let sets = refl
-        .get_descriptor_sets()
-        .map_err(|e| err(format!("descriptor sets: {e:?}")))?;
-    if sets.keys().any(|&s| s != 0) {
-        return Err(err("only descriptor set 0 is supported".into()));
-    }
-    let mut bindings = Vec::new();
-    if let Some(set0) = sets.get(&0) {
-        for (i, (&binding, info)) in set0.iter().enumerate() {
-            if binding as usize != i {
-                return Err(err(format!(
-                    "bindings must be dense from 0; found binding {binding} at position {i}"
-                )));
-            }
-            bindings.push(vk::DescriptorType::from_raw(info.ty.0 as i32));
-        }
-    }
-    let push_constant_size = refl
-        .get_push_constant_range()
-        .map_err(|e| err(format!("push constants: {e:?}")))?
-        .map(|p| p.offset + p.size)
-        .unwrap_or(0);
-    Ok(Interface {
-        bindings,
-        push_constant_size,
-    })
-}
-
 /// A compute pipeline and its layouts.
 pub struct Kernel {
     pub name: String,
@@ -162,15 +91,13 @@ impl Kernel {
 }
 
 impl Context {
-    /// How many pipelines this context has built so far (diagnostics: a test checks that recording a sort
-    /// builds none).
+    /// How many pipelines this context has built so far (a test checks that recording builds none).
     #[cfg(feature = "diagnostics")]
     pub fn kernel_count(&self) -> usize {
         self.kernels.lock().unwrap().len()
     }
 
-    /// How long each pipeline this context built took to create (`vkCreateComputePipelines`' wall time, in
-    /// the order they were built), with its shader's name.
+    /// Each pipeline's creation wall time, in build order, with its shader's name.
     #[cfg(feature = "diagnostics")]
     pub fn pipeline_creation_times(&self) -> Vec<(&'static str, std::time::Duration)> {
         self.pipeline_times
@@ -179,10 +106,8 @@ impl Context {
             .unwrap_or_default()
     }
 
-    /// The kernel for `shader` specialized with `spec` (which must set `WG_SIZE`, the workgroup size; see
-    /// [`crate::policy::SubgroupPlan::kernel`], which also sets `MIN_SUBGROUP`), requiring subgroup size
-    /// `subgroup` where the device supports subgroup size control. Cached. Fails with [`Error::Shader`] when
-    /// `spec` sets a constant the shader does not declare.
+    /// The kernel for `shader` with `spec` (which sets `WG_SIZE`; [`crate::policy::SubgroupPlan::kernel`]),
+    /// requiring subgroup size `subgroup` where supported. Cached. [`Error::Shader`] for an undeclared constant.
     pub(crate) fn kernel(
         &self,
         shader: ShaderId,
@@ -212,8 +137,7 @@ impl Context {
         if let Some(stand_in) = self.list(&key)? {
             return Ok(stand_in);
         }
-        // Built without the lock (threads may build kernels at once); a thread that finds the kernel built
-        // meanwhile destroys its own copy, so every kernel the map lets go of is destroyed once.
+        // Built without the lock; a thread that finds it built meanwhile destroys its own copy.
         let kernel = Arc::new(self.create_kernel(shader, spec, subgroup)?);
         match self.kernels.lock().unwrap().entry(key) {
             std::collections::hash_map::Entry::Occupied(e) => {
@@ -228,15 +152,9 @@ impl Context {
         }
     }
 
-    /// Runs `plan` (which must only plan: record through planning recorders, never bind a pipeline) with
-    /// every kernel it asks for built, compiling them on several threads at once.
-    ///
-    /// Drivers compile a pipeline inside `vkCreateComputePipelines`, on the calling thread: one after another,
-    /// a sorter's pipelines would cost the sum of their compile times. So `plan` runs twice: first with
-    /// stand-in kernels (no Vulkan object) while this thread lists the kernels it asks for, which are then built
-    /// on up to [`MAX_BUILD_THREADS`] threads; then again, finding every kernel built (and building, on this
-    /// thread, any a worker left). On CPU drivers `plan` runs once and builds on this thread: lavapipe compiles
-    /// at the first dispatch, so threads gain nothing there, and they would share the cores with the driver's.
+    /// Runs `plan` (which only plans, through planning recorders) with every kernel it asks for built: once
+    /// with stand-ins to list them, which are built on up to [`MAX_BUILD_THREADS`] threads, then for real.
+    /// On CPU drivers it runs once on this thread (docs/architecture.md says why).
     pub(crate) fn build_in_parallel(&self, mut plan: impl FnMut() -> Result<()>) -> Result<()> {
         if self.caps.is_cpu() || build_threads(usize::MAX) <= 1 {
             return plan();
@@ -248,8 +166,8 @@ impl Context {
         plan()
     }
 
-    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads. A worker that fails to spawn or
-    /// stops at an error leaves its share unbuilt; the caller's second planning pass builds what is left.
+    /// Builds (and caches) `keys` on up to [`MAX_BUILD_THREADS`] threads; what a failed worker leaves, the
+    /// caller's second planning pass builds.
     fn build_kernels(&self, keys: &[KernelKey]) -> Result<()> {
         let threads = build_threads(keys.len());
         if threads <= 1 {
@@ -271,8 +189,7 @@ impl Context {
                         .ok()
                 })
                 .collect();
-            // Every worker is joined (the scope would re-raise an unjoined panic); one that panicked is an
-            // error here, not a panic across the caller's boundary.
+            // Every worker is joined; a panic is an error here, not a panic across the caller's boundary.
             let mut result = Ok(());
             for w in workers {
                 let r = w.join().unwrap_or_else(|_| {
@@ -286,9 +203,8 @@ impl Context {
         })
     }
 
-    /// While this thread lists kernels for this context ([`Context::build_in_parallel`]): lists `key` and
-    /// returns a stand-in for it (its interface and workgroup size, no Vulkan object; one per key, since
-    /// reflection is not free). `None` otherwise.
+    /// While this thread lists kernels for this context: lists `key` and returns its stand-in (interface and
+    /// workgroup size, no Vulkan object; one per key). `None` otherwise.
     fn list(&self, key: &KernelKey) -> Result<Option<Arc<Kernel>>> {
         let listed = WANTED.with(|w| match &*w.borrow() {
             Some((id, listed)) if *id == self.id => Some(
@@ -322,8 +238,7 @@ impl Context {
         }
     }
 
-    /// A kernel's interface (from reflection) and workgroup size (`WG_SIZE` of `spec`, checked against the
-    /// device).
+    /// A kernel's interface (reflected) and workgroup size (`WG_SIZE` of `spec`, checked against the device).
     fn describe(&self, shader: ShaderId, spec: &Spec) -> Result<(Interface, u32)> {
         let interface = reflect_id(shader)?;
         let workgroup_size = spec
@@ -340,6 +255,7 @@ impl Context {
         Ok((interface, workgroup_size))
     }
 
+    /// Builds the pipeline of `shader` with `spec`, requiring subgroup size `subgroup` where given.
     fn create_kernel(
         &self,
         shader: ShaderId,
@@ -351,6 +267,34 @@ impl Context {
             what: "not compiled into the library".into(),
         })?;
         let (interface, workgroup_size) = self.describe(shader, spec)?;
+        let (set_layout, layout) = self.create_layouts(&interface)?;
+        let label = format!("vksort::{shader}");
+        let pipeline = match self.create_pipeline(shader, &words, spec, subgroup, layout, &label) {
+            Ok(p) => p,
+            Err(e) => {
+                // SAFETY: created above for this kernel and used by nothing else.
+                unsafe { destroy_layouts(&self.device, set_layout, layout) };
+                return Err(e);
+            }
+        };
+        self.name(pipeline, &label);
+        self.name(layout, &format!("{label}::layout"));
+        self.name(set_layout, &format!("{label}::set_layout"));
+        Ok(Kernel {
+            name: shader.name().into(),
+            interface,
+            workgroup_size,
+            pipeline,
+            layout,
+            set_layout,
+        })
+    }
+
+    /// The push-descriptor set layout and the pipeline layout of a shader with `interface`.
+    fn create_layouts(
+        &self,
+        interface: &Interface,
+    ) -> Result<(vk::DescriptorSetLayout, vk::PipelineLayout)> {
         let dev = &self.device;
         let binding_infos: Vec<vk::DescriptorSetLayoutBinding> = interface
             .bindings
@@ -367,7 +311,7 @@ impl Context {
         let set_info = vk::DescriptorSetLayoutCreateInfo::default()
             .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
             .bindings(&binding_infos);
-        // SAFETY: all objects created here are owned by the Kernel and destroyed with it (or on the error paths).
+        // SAFETY: both objects are owned by the Kernel and destroyed with it (or on the error paths).
         let set_layout = unsafe { dev.create_descriptor_set_layout(&set_info, None) }
             .vk("vkCreateDescriptorSetLayout")?;
         let ranges = [vk::PushConstantRange::default()
@@ -379,31 +323,33 @@ impl Context {
         if interface.push_constant_size > 0 {
             layout_info = layout_info.push_constant_ranges(&ranges);
         }
-        let layout = match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
-            Ok(l) => l,
+        match unsafe { dev.create_pipeline_layout(&layout_info, None) } {
+            Ok(layout) => Ok((set_layout, layout)),
             Err(e) => {
                 unsafe { dev.destroy_descriptor_set_layout(set_layout, None) };
-                return Err(Error::Vulkan {
+                Err(Error::Vulkan {
                     call: "vkCreatePipelineLayout",
                     result: e,
-                });
+                })
             }
-        };
-        let module_info = vk::ShaderModuleCreateInfo::default().code(&words);
-        let module = match unsafe { dev.create_shader_module(&module_info, None) } {
-            Ok(m) => m,
-            Err(e) => {
-                unsafe {
-                    dev.destroy_pipeline_layout(layout, None);
-                    dev.destroy_descriptor_set_layout(set_layout, None);
-                }
-                return Err(Error::Vulkan {
-                    call: "vkCreateShaderModule",
-                    result: e,
-                });
-            }
-        };
-        let label = format!("vksort::{shader}");
+        }
+    }
+
+    /// Compiles `words` into a pipeline of `layout` through a shader module that lives for the call.
+    fn create_pipeline(
+        &self,
+        shader: ShaderId,
+        words: &[u32],
+        spec: &Spec,
+        subgroup: Option<u32>,
+        layout: vk::PipelineLayout,
+        label: &str,
+    ) -> Result<vk::Pipeline> {
+        let dev = &self.device;
+        let module_info = vk::ShaderModuleCreateInfo::default().code(words);
+        // SAFETY: the module is destroyed below, once the pipeline is created (or not).
+        let module =
+            unsafe { dev.create_shader_module(&module_info, None) }.vk("vkCreateShaderModule")?;
         self.name(module, &format!("{label}::module"));
         let entries: Vec<vk::SpecializationMapEntry> = spec
             .entries()
@@ -416,10 +362,9 @@ impl Context {
             })
             .collect();
         let values: Vec<u32> = spec.entries().iter().map(|&(_, v)| v).collect();
-        let data: &[u8] = bytemuck::cast_slice(&values);
         let spec_info = vk::SpecializationInfo::default()
             .map_entries(&entries)
-            .data(data);
+            .data(bytemuck::cast_slice(&values));
         let mut required = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
         let mut stage = vk::PipelineShaderStageCreateInfo::default()
             .stage(vk::ShaderStageFlags::COMPUTE)
@@ -432,7 +377,19 @@ impl Context {
                 .flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS)
                 .push_next(&mut required);
         }
-        // Driver statistics (registers, spills) are only readable from pipelines created to capture them.
+        let result = self.compile(shader, stage, layout);
+        unsafe { dev.destroy_shader_module(module, None) };
+        result
+    }
+
+    /// `vkCreateComputePipelines` of `stage`, timed, counting cache hits where the driver reports them.
+    fn compile(
+        &self,
+        shader: ShaderId,
+        stage: vk::PipelineShaderStageCreateInfo<'_>,
+        layout: vk::PipelineLayout,
+    ) -> Result<vk::Pipeline> {
+        // Driver statistics are only readable from pipelines created to capture them.
         let flags = if self.caps.pipeline_statistics {
             vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
         } else {
@@ -454,50 +411,93 @@ impl Context {
             // Shared: a merge into the cache (Context::merge_pipeline_cache) waits for creations to end.
             let _shared = self.cache_lock.read().unwrap_or_else(|e| e.into_inner());
             let start = std::time::Instant::now();
-            let result = unsafe { dev.create_compute_pipelines(self.pipeline_cache, &[info], None) };
+            let result = unsafe {
+                (self.device).create_compute_pipelines(self.pipeline_cache, &[info], None)
+            };
             let took = start.elapsed();
             if let Ok(mut times) = self.pipeline_times.lock() {
                 times.push((shader.name(), took));
             }
             result
         };
-        if result.is_ok() {
-            self.pipelines_created
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if self.creation_feedback
-                && feedback.flags.contains(
-                    vk::PipelineCreationFeedbackFlags::VALID
-                        | vk::PipelineCreationFeedbackFlags::APPLICATION_PIPELINE_CACHE_HIT,
-                )
-            {
-                self.pipeline_cache_hits
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let pipeline = result.map_err(|(_, e)| Error::Vulkan {
+            call: "vkCreateComputePipelines",
+            result: e,
+        })?[0];
+        self.pipelines_created.fetch_add(1, Ordering::Relaxed);
+        let hit = vk::PipelineCreationFeedbackFlags::VALID
+            | vk::PipelineCreationFeedbackFlags::APPLICATION_PIPELINE_CACHE_HIT;
+        if self.creation_feedback && feedback.flags.contains(hit) {
+            self.pipeline_cache_hits.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(pipeline)
+    }
+
+    /// Driver statistics (registers, spills, ...) of every kernel built so far, as the driver names them.
+    /// Empty unless [`super::DeviceCaps::pipeline_statistics`].
+    pub fn kernel_statistics(&self) -> Result<Vec<KernelStatistics>> {
+        if !self.caps.pipeline_statistics {
+            return Ok(Vec::new());
+        }
+        let fns =
+            ash::khr::pipeline_executable_properties::Device::new(&self.instance, &self.device);
+        let mut out = Vec::new();
+        for (key, k) in self.kernels.lock().unwrap().iter() {
+            let info = vk::PipelineInfoKHR::default().pipeline(k.pipeline);
+            // SAFETY: the pipeline was created with CAPTURE_STATISTICS on this device.
+            let count = unsafe { fns.get_pipeline_executable_properties(&info) }
+                .vk("vkGetPipelineExecutablePropertiesKHR")?
+                .len();
+            for e in 0..count as u32 {
+                let einfo = vk::PipelineExecutableInfoKHR::default()
+                    .pipeline(k.pipeline)
+                    .executable_index(e);
+                let stats = unsafe { fns.get_pipeline_executable_statistics(&einfo) }
+                    .vk("vkGetPipelineExecutableStatisticsKHR")?;
+                let values = stats.iter().map(statistic).collect();
+                out.push((format!("{} spec {:?}", key.shader, key.spec), values));
             }
         }
-        unsafe { dev.destroy_shader_module(module, None) };
-        let pipeline = match result {
-            Ok(p) => p[0],
-            Err((_, e)) => {
-                unsafe {
-                    dev.destroy_pipeline_layout(layout, None);
-                    dev.destroy_descriptor_set_layout(set_layout, None);
-                }
-                return Err(Error::Vulkan {
-                    call: "vkCreateComputePipelines",
-                    result: e,
-                });
-            }
-        };
-        self.name(pipeline, &label);
-        self.name(layout, &format!("{label}::layout"));
-        self.name(set_layout, &format!("{label}::set_layout"));
-        Ok(Kernel {
-            name: shader.name().into(),
-            interface,
-            workgroup_size,
-            pipeline,
-            layout,
-            set_layout,
-        })
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(out)
+    }
+}
+
+/// A kernel's name and specialization, and the driver's statistics of it as (name, value) pairs.
+pub type KernelStatistics = (String, Vec<(String, String)>);
+
+/// One driver statistic as (name, value).
+fn statistic(st: &vk::PipelineExecutableStatisticKHR<'_>) -> (String, String) {
+    let name = st
+        .name_as_c_str()
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    use vk::PipelineExecutableStatisticFormatKHR as Format;
+    // SAFETY: the union member read is the one `format` names.
+    let value = unsafe {
+        match st.format {
+            Format::BOOL32 => (st.value.b32 != 0).to_string(),
+            Format::INT64 => st.value.i64.to_string(),
+            Format::UINT64 => st.value.u64.to_string(),
+            Format::FLOAT64 => st.value.f64.to_string(),
+            _ => "?".into(),
+        }
+    };
+    (name, value)
+}
+
+/// Destroys a kernel's layouts.
+///
+/// # Safety
+/// Both were created on `device` and are used by no pipeline that may still run.
+unsafe fn destroy_layouts(
+    device: &ash::Device,
+    set_layout: vk::DescriptorSetLayout,
+    layout: vk::PipelineLayout,
+) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        device.destroy_pipeline_layout(layout, None);
+        device.destroy_descriptor_set_layout(set_layout, None);
     }
 }

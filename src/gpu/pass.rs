@@ -1,6 +1,5 @@
-//! Passes as rows: every family records a GPU pass through one builder chain,
-//! `rec.pass(label, &kernel).bind(&[..]).push(&..).groups(n)?` (or `.indirect(args)?`), so a family's passes
-//! read as a few short rows and the profiler, the model and captures all see the same label.
+//! Passes as rows: `rec.pass(label, &kernel).bind(&[..]).push(&..).groups(n)?` (or `.indirect(args)?`), so
+//! a family's passes read as short rows and the profiler, the model and captures see the same label.
 
 use super::{Kernel, Recorder, Region};
 use crate::error::Result;
@@ -52,8 +51,7 @@ impl<'r, 'a> PassBuilder<'r, 'a> {
             .dispatch_bytes(self.label, self.kernel, self.bindings, self.push, groups)
     }
 
-    /// Records the pass with its group counts read from `args` (a `VkDispatchIndirectCommand` written before
-    /// the last barrier).
+    /// Records the pass over the group counts in `args` (written before the last barrier).
     pub(crate) fn indirect(self, args: Region) -> Result<()> {
         self.rec
             .dispatch_indirect_bytes(self.label, self.kernel, self.bindings, self.push, args)

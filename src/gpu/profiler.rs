@@ -1,16 +1,7 @@
-//! Timestamp profiler: one timestamp before the first pass and one after each pass; a pass's GPU time is the
-//! difference to the previous stamp. Converted with `timestampPeriod`, masked to `timestampValidBits`.
-//!
-//! Contract: [`Profiler::begin`] resets the query pool inside the command buffer and writes the first stamp.
-//! A per-pass profiler ([`Profiler::new`]) adds one stamp after every pass recorded through a
-//! [`super::Recorder`] with it attached (`BOTTOM_OF_PIPE`, so a stamp waits for the pass before it). A per-run
-//! profiler ([`Profiler::per_run`]) ignores passes and stamps only where [`super::Recorder::stamp`] asks, so a
-//! whole run is timed by two stamps, as CUDA events time a CUB call: the timing the benchmark reports, free of
-//! the stamps' own cost between passes. [`Profiler::results`] reads the stamps once the command buffer has
-//! completed; it never waits ([`Error::TimestampsNotReady`] before that, [`Error::ProfilerOverflow`] when more
-//! stamps were asked for than the capacity holds or `begin` was not recorded).
-//!
-//! [`Profiler::begin`] is an `unsafe fn`: it records into a raw command buffer the caller vouches for.
+//! Timestamp profiler: a stamp before the first pass and one after each pass (per-pass, [`Profiler::new`]) or
+//! only where [`super::Recorder::stamp`] asks (per-run, [`Profiler::per_run`]: a whole run timed by two stamps,
+//! as CUDA events time a CUB call). [`Profiler::results`] never waits ([`Error::TimestampsNotReady`] before the
+//! command buffer completed, [`Error::ProfilerOverflow`] past the capacity or without [`Profiler::begin`]).
 
 use super::Context;
 use crate::error::{Error, Result, VkContext};
@@ -38,8 +29,7 @@ pub struct Profiler {
 }
 
 impl Profiler {
-    /// A profiler for up to `capacity - 1` passes per recording (`capacity`: timestamp queries, at least 2).
-    /// [`Error::Unsupported`] where the compute queue has no timestamps.
+    /// A profiler for up to `capacity - 1` passes per recording; [`Error::Unsupported`] without timestamps.
     pub fn new(ctx: &Arc<Context>, capacity: u32) -> Result<Self> {
         if ctx.caps.timestamp_valid_bits == 0 || ctx.caps.timestamp_period <= 0.0 {
             return Err(ctx.unsupported("needs timestamp queries on the compute queue"));
@@ -67,9 +57,8 @@ impl Profiler {
         Ok(p)
     }
 
-    /// Resets the pool in `cmd` and writes the first stamp. The host forms ([`Context::submit_profiled`]) call
-    /// it themselves; a caller recording through [`super::Recorder::new`] calls it before attaching the
-    /// profiler with [`super::Recorder::with_profiler`].
+    /// Resets the pool in `cmd` and writes the first stamp (the host forms do it themselves; a caller of
+    /// [`super::Recorder::new`] calls it before [`super::Recorder::with_profiler`]).
     ///
     /// # Safety
     /// The caller promises that `device` is the device of the context this profiler was created on (e.g.
@@ -88,8 +77,7 @@ impl Profiler {
         self.labels.push("begin".into());
     }
 
-    /// Writes the stamp that ends pass `label` (per-pass profilers; `explicit`: a [`super::Recorder::stamp`],
-    /// which only per-run profilers take).
+    /// Writes the stamp that ends pass `label` (`explicit`: a [`super::Recorder::stamp`], for per-run ones).
     pub(crate) fn mark(
         &mut self,
         device: &ash::Device,

@@ -1,26 +1,12 @@
-//! What vksort needs from a device, and what it can use: the one public description a renderer reads to create
-//! the device it hands to [`super::Context::adopt`].
-//!
-//! Contract:
-//! - [`DeviceRequirements::query`] fails with [`Error::Unsupported`] naming everything the physical device lacks
-//!   of what vksort requires (Vulkan 1.2, `VK_KHR_push_descriptor`, a queue family with compute, the subgroup
-//!   operations of its kernels in compute shaders); otherwise it holds the extensions and features to enable:
-//!   the required ones and, of the optional ones vksort uses, those the device supports.
-//! - [`DeviceRequirements::enable`] adds all of it to the renderer's `vk::DeviceCreateInfo`, merging into the
-//!   feature structs the renderer already chained (Vulkan forbids two of a kind in one chain); the `merge_*`
-//!   helpers do the same for a renderer that fills its own structs.
-//! - [`super::AdoptInfo::new`] takes the requirements the device was created with, so the features vksort may
-//!   use are never restated by hand; [`super::Context::adopt`] checks what it can of them on the device.
-//! - Diagnostics-only extensions (pipeline statistics, shader clocks, residency probes) are not listed: only
-//!   [`super::Context::new`] enables them, on request.
+//! What vksort needs from a device and can use of it: the description a renderer creates its device from for
+//! [`super::Context::adopt`] (docs/recording.md shows it). Diagnostics-only extensions are not listed: only
+//! [`super::Context::new`] enables them, on request.
 
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use std::ffi::{c_char, CStr};
 
-/// The subgroup operations vksort's kernels use in compute shaders (scan, reduce and compaction: basic, vote,
-/// arithmetic, ballot; the sorts also shuffle). Required by [`DeviceRequirements::query`] and checked by
-/// [`super::Context::adopt`] and [`super::Context::new`].
+/// The subgroup operations vksort's kernels use in compute shaders (required by [`DeviceRequirements::query`]).
 pub const REQUIRED_SUBGROUP_OPS: vk::SubgroupFeatureFlags = vk::SubgroupFeatureFlags::from_raw(
     vk::SubgroupFeatureFlags::BASIC.as_raw()
         | vk::SubgroupFeatureFlags::VOTE.as_raw()
@@ -32,21 +18,18 @@ pub const REQUIRED_SUBGROUP_OPS: vk::SubgroupFeatureFlags = vk::SubgroupFeatureF
 /// The lowest Vulkan API version vksort runs on.
 pub const MIN_API_VERSION: u32 = vk::API_VERSION_1_2;
 
-/// The optional features vksort uses, as enabled on (or supported by) a device.
+/// The optional features vksort uses, as enabled on (or supported by) a device: 64-bit scans
+/// (`shaderInt64`, `shaderSubgroupExtendedTypes`), subgroup size control, match-any, device addresses.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct OptionalFeatures {
-    /// `shaderInt64` and `shaderSubgroupExtendedTypes` (64-bit scans and reduces).
     pub(crate) int64: bool,
-    /// `subgroupSizeControl` and `computeFullSubgroups` (Vulkan 1.3, or `VK_EXT_subgroup_size_control` before).
     pub(crate) subgroup_size_control: bool,
-    /// `VK_NV_shader_subgroup_partitioned` (match-any).
     pub(crate) subgroup_partitioned: bool,
-    /// `bufferDeviceAddress` (sorts larger than one storage-buffer binding).
     pub(crate) buffer_device_address: bool,
 }
 
 impl OptionalFeatures {
-    /// What `pd` supports of the optional features (nothing enabled; never fails: a failed query supports none).
+    /// What `pd` supports of the optional features (a failed query supports none).
     ///
     /// # Safety
     /// `instance` is live and `pd` was enumerated from it.
@@ -99,26 +82,8 @@ impl OptionalFeatures {
     }
 }
 
-/// What vksort needs from a device and what it will use of it: the extensions to enable, the features to chain
-/// into the renderer's `vk::DeviceCreateInfo`, and a queue family with compute.
-///
-/// A renderer creates its device in a few lines:
-///
-/// ```text
-/// let mut reqs = unsafe { DeviceRequirements::query(&instance, pd) }?;    // Err: the device can't run vksort
-/// let family = reqs.compute_queue_family();                                // or the renderer's own, with COMPUTE
-/// let info = vk::DeviceCreateInfo::default()
-///     .queue_create_infos(&queues)
-///     .enabled_extension_names(&my_extensions)                             // kept, vksort's added
-///     .push_next(&mut my_vulkan12_features);                               // merged into, not duplicated
-/// let info = unsafe { reqs.enable(info) };
-/// let device = unsafe { instance.create_device(pd, &info, None) }?;
-/// let ctx = unsafe { Context::adopt(AdoptInfo::new(entry, instance, pd, device, family, queue, &reqs)) }?;
-/// ```
-///
-/// The structs are for a device created through an instance of API version 1.3 or later where the device has
-/// 1.3 (vksort chains `VkPhysicalDeviceVulkan13Features` there); before 1.3 it chains
-/// `VK_EXT_subgroup_size_control`'s feature struct where the device has the extension.
+/// What vksort needs from a device and will use of it: extensions, features and a queue family with compute.
+/// docs/recording.md shows a renderer creating its device with it.
 #[derive(Clone, Debug)]
 pub struct DeviceRequirements {
     device_name: String,
@@ -134,17 +99,14 @@ pub struct DeviceRequirements {
     size_control_ext: vk::PhysicalDeviceSubgroupSizeControlFeatures<'static>,
 }
 
-// SAFETY: the raw pointers (the structs' `pNext`, `extension_ptrs`) are written by `enable` only and read by
-// nothing but the create info `enable` returns, under its `'a` borrow; `enable` resets them first. Outside that
-// borrow they are never dereferenced, so sharing or moving the value across threads is sound.
+// SAFETY: the raw pointers (`pNext`, `extension_ptrs`) are written by `enable` only (reset first) and read only
+// through the create info it returns, under its `'a` borrow: never dereferenced across threads.
 unsafe impl Send for DeviceRequirements {}
 unsafe impl Sync for DeviceRequirements {}
 
 impl DeviceRequirements {
-    /// What vksort needs and can use on `physical_device`. Fails with [`Error::Unsupported`] naming everything
-    /// it lacks of what vksort requires: Vulkan 1.2 ([`MIN_API_VERSION`]), `VK_KHR_push_descriptor`, a queue
-    /// family with compute, and the subgroup operations [`REQUIRED_SUBGROUP_OPS`] in compute shaders; with
-    /// [`Error::Vulkan`] when a query fails.
+    /// What vksort needs and can use on `physical_device`: [`Error::Unsupported`] names everything it lacks
+    /// (Vulkan 1.2, `VK_KHR_push_descriptor`, a compute queue family, [`REQUIRED_SUBGROUP_OPS`]).
     ///
     /// # Safety
     /// `instance` is a live instance (not destroyed) and `physical_device` was enumerated from it.
@@ -236,38 +198,32 @@ impl DeviceRequirements {
         self.api_version
     }
 
-    /// The first queue family with compute. Any family with compute will do for [`super::AdoptInfo`]; a
-    /// renderer usually passes its own graphics-and-compute family.
+    /// The first queue family with compute (any family with compute will do for [`super::AdoptInfo`]).
     pub fn compute_queue_family(&self) -> u32 {
         self.compute_queue_family
     }
 
-    /// The device extensions to enable: `VK_KHR_push_descriptor` (required), and where the device has them
-    /// `VK_EXT_subgroup_size_control` (before Vulkan 1.3) and `VK_NV_shader_subgroup_partitioned`.
+    /// The device extensions to enable: `VK_KHR_push_descriptor`, and the optional ones the device has.
     pub fn extensions(&self) -> &[&'static CStr] {
         &self.extensions
     }
 
-    /// [`Self::extensions`] as the pointers `vk::DeviceCreateInfo::enabled_extension_names` takes (they point to
-    /// `'static` strings).
+    /// [`Self::extensions`] as the pointers `enabled_extension_names` takes (to `'static` strings).
     pub fn extension_names(&self) -> Vec<*const c_char> {
         self.extensions.iter().map(|e| e.as_ptr()).collect()
     }
 
-    /// The core features to enable: `shaderInt64` where supported (with `shaderSubgroupExtendedTypes`: 64-bit
-    /// scans and reduces).
+    /// The core features to enable (`shaderInt64` where supported).
     pub fn features(&self) -> &vk::PhysicalDeviceFeatures {
         &self.features
     }
 
-    /// The Vulkan 1.2 features to enable: `shaderSubgroupExtendedTypes` (with `shaderInt64`) and
-    /// `bufferDeviceAddress`, where supported.
+    /// The Vulkan 1.2 features to enable (`shaderSubgroupExtendedTypes`, `bufferDeviceAddress`).
     pub fn features12(&self) -> &vk::PhysicalDeviceVulkan12Features<'static> {
         &self.features12
     }
 
-    /// The Vulkan 1.3 features to enable (on a 1.3 device): `subgroupSizeControl` with `computeFullSubgroups`,
-    /// where supported.
+    /// The Vulkan 1.3 features to enable (`subgroupSizeControl`, `computeFullSubgroups`).
     pub fn features13(&self) -> &vk::PhysicalDeviceVulkan13Features<'static> {
         &self.features13
     }
@@ -287,8 +243,7 @@ impl DeviceRequirements {
         self.optional.subgroup_partitioned
     }
 
-    /// Whether `bufferDeviceAddress` is among the features to enable. Sorts of arrays larger than one
-    /// storage-buffer binding need it (and then buffers with `SHADER_DEVICE_ADDRESS` usage).
+    /// Whether `bufferDeviceAddress` is among the features to enable (sorts larger than one binding).
     pub fn buffer_device_address(&self) -> bool {
         self.optional.buffer_device_address
     }
@@ -304,26 +259,21 @@ impl DeviceRequirements {
         }
     }
 
-    /// Sets vksort's Vulkan 1.2 features in the renderer's own `features12` (OR), for a renderer that chains
-    /// its own `VkPhysicalDeviceVulkan12Features` (Vulkan allows one per chain).
+    /// Sets vksort's Vulkan 1.2 features in the renderer's own `features12` (OR).
     pub fn merge_features12(&self, features12: &mut vk::PhysicalDeviceVulkan12Features<'_>) {
         let f = &self.features12;
         features12.shader_subgroup_extended_types |= f.shader_subgroup_extended_types;
         features12.buffer_device_address |= f.buffer_device_address;
     }
 
-    /// Sets vksort's Vulkan 1.3 features in the renderer's own `features13` (OR). Before Vulkan 1.3 (where
-    /// the struct must not be chained) vksort's subgroup size control goes into
-    /// [`Self::merge_subgroup_size_control`]'s struct instead.
+    /// Sets vksort's Vulkan 1.3 features in the renderer's own `features13` (OR; a 1.3 device only).
     pub fn merge_features13(&self, features13: &mut vk::PhysicalDeviceVulkan13Features<'_>) {
         let f = &self.features13;
         features13.subgroup_size_control |= f.subgroup_size_control;
         features13.compute_full_subgroups |= f.compute_full_subgroups;
     }
 
-    /// Sets vksort's subgroup size control (either version's) in the renderer's own
-    /// `VkPhysicalDeviceSubgroupSizeControlFeatures` (OR), for a renderer that chains that struct rather than
-    /// `VkPhysicalDeviceVulkan13Features`.
+    /// Sets vksort's subgroup size control in the renderer's own size-control features struct (OR).
     pub fn merge_subgroup_size_control(
         &self,
         features: &mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>,
@@ -334,29 +284,16 @@ impl DeviceRequirements {
         }
     }
 
-    /// Adds what vksort needs to the renderer's device create info and returns it:
-    /// - extensions: the renderer's (kept) and vksort's not among them;
-    /// - core features: into a chained `VkPhysicalDeviceFeatures2` if there is one, else into a copy of
-    ///   `pEnabledFeatures` (kept in `self`) or, without one, `self`'s;
-    /// - Vulkan 1.2 features: into the chained `VkPhysicalDeviceVulkan12Features` if there is one, else `self`'s
-    ///   is chained;
-    /// - subgroup size control: into the chained `VkPhysicalDeviceVulkan13Features` or
-    ///   `VkPhysicalDeviceSubgroupSizeControlFeatures` if there is one, else `self`'s struct for the device's
-    ///   version is chained.
-    ///
-    /// A chain that enables Vulkan 1.2 features through their separate structs
-    /// (`VkPhysicalDeviceBufferDeviceAddressFeatures`, ...) instead of `VkPhysicalDeviceVulkan12Features` is not
-    /// merged (Vulkan forbids both kinds in one chain): such a renderer sets vksort's bits with the `merge_*`
-    /// helpers and the extensions of [`Self::extension_names`] itself. Calling `enable` again (with a fresh
-    /// create info) is allowed: `self`'s structs are unlinked first.
+    /// Adds what vksort needs to the renderer's create info: its extensions beside the renderer's, its
+    /// features merged into the chained `Features2`/`Vulkan12`/`Vulkan13`/size-control structs where present,
+    /// else `self`'s chained (a chain of separate 1.2 feature structs needs the `merge_*` helpers instead).
     ///
     /// # Safety
     /// Every pointer `info` holds (extension names, `pEnabledFeatures`, the `pNext` chain) is valid for `'a`,
-    /// as ash's builder methods make them; the structs of the chain were pushed as `&'a mut` (vksort writes
-    /// into them).
+    /// as ash's builders make them; the chain's structs were pushed as `&'a mut` (vksort writes into them).
     pub unsafe fn enable<'a>(
         &'a mut self,
-        mut info: vk::DeviceCreateInfo<'a>,
+        info: vk::DeviceCreateInfo<'a>,
     ) -> vk::DeviceCreateInfo<'a> {
         let Self {
             api_version,
@@ -372,75 +309,10 @@ impl DeviceRequirements {
         features12.p_next = std::ptr::null_mut();
         features13.p_next = std::ptr::null_mut();
         size_control_ext.p_next = std::ptr::null_mut();
-
-        // Extensions: the renderer's, then vksort's missing ones.
-        extension_ptrs.clear();
-        if info.enabled_extension_count > 0 && !info.pp_enabled_extension_names.is_null() {
-            // SAFETY: the caller's promise: `count` valid, NUL-terminated names.
-            let theirs = unsafe {
-                std::slice::from_raw_parts(
-                    info.pp_enabled_extension_names,
-                    info.enabled_extension_count as usize,
-                )
-            };
-            extension_ptrs.extend_from_slice(theirs);
-        }
-        for e in extensions.iter() {
-            // SAFETY: as above.
-            let present = extension_ptrs
-                .iter()
-                .any(|&p| !p.is_null() && unsafe { CStr::from_ptr(p) } == *e);
-            if !present {
-                extension_ptrs.push(e.as_ptr());
-            }
-        }
-        info = info.enabled_extension_names(extension_ptrs);
-
-        // The chain: merge into the renderer's structs where present.
-        let (mut has12, mut has13, mut has_ssc, mut has_f2) = (false, false, false, false);
-        let mut node = info.p_next as *mut vk::BaseOutStructure<'a>;
-        while !node.is_null() {
-            // SAFETY: the caller's promise: each node is a live struct of the type its `sType` names, pushed as
-            // `&'a mut`.
-            unsafe {
-                match (*node).s_type {
-                    vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
-                        let f = &mut *(node as *mut vk::PhysicalDeviceFeatures2<'a>);
-                        if optional.int64 {
-                            f.features.shader_int64 = vk::TRUE;
-                        }
-                        has_f2 = true;
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
-                        let f = &mut *(node as *mut vk::PhysicalDeviceVulkan12Features<'a>);
-                        f.shader_subgroup_extended_types |=
-                            features12.shader_subgroup_extended_types;
-                        f.buffer_device_address |= features12.buffer_device_address;
-                        has12 = true;
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                        let f = &mut *(node as *mut vk::PhysicalDeviceVulkan13Features<'a>);
-                        if optional.subgroup_size_control {
-                            f.subgroup_size_control = vk::TRUE;
-                            f.compute_full_subgroups = vk::TRUE;
-                        }
-                        has13 = true;
-                    }
-                    vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
-                        let f =
-                            &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'a>);
-                        if optional.subgroup_size_control {
-                            f.subgroup_size_control = vk::TRUE;
-                            f.compute_full_subgroups = vk::TRUE;
-                        }
-                        has_ssc = true;
-                    }
-                    _ => {}
-                }
-                node = (*node).p_next;
-            }
-        }
-        if !has_f2 {
+        // SAFETY (both): the caller's promise.
+        let mut info = unsafe { add_extensions(info, extensions, extension_ptrs) };
+        let chained = unsafe { merge_into_chain(info.p_next, *optional, features12) };
+        if !chained.features2 {
             if !info.p_enabled_features.is_null() {
                 // SAFETY: the caller's promise.
                 *features = unsafe { *info.p_enabled_features };
@@ -450,10 +322,10 @@ impl DeviceRequirements {
             }
             info = info.enabled_features(features);
         }
-        if !has12 {
+        if !chained.vulkan12 {
             info = info.push_next(features12);
         }
-        if optional.subgroup_size_control && !has13 && !has_ssc {
+        if optional.subgroup_size_control && !chained.vulkan13 && !chained.size_control {
             if *api_version >= vk::API_VERSION_1_3 {
                 info = info.push_next(features13);
             } else {
@@ -464,8 +336,99 @@ impl DeviceRequirements {
     }
 }
 
-/// The text naming the subgroup operations of [`REQUIRED_SUBGROUP_OPS`] that `ops` lacks (or all of them when
-/// compute shaders have none); `None` when nothing is missing.
+/// `info`'s extensions (kept) and those of `extensions` not among them, through `ptrs`.
+///
+/// # Safety
+/// `info`'s extension names are `enabled_extension_count` valid, NUL-terminated strings.
+unsafe fn add_extensions<'a>(
+    info: vk::DeviceCreateInfo<'a>,
+    extensions: &[&'static CStr],
+    ptrs: &'a mut Vec<*const c_char>,
+) -> vk::DeviceCreateInfo<'a> {
+    ptrs.clear();
+    if info.enabled_extension_count > 0 && !info.pp_enabled_extension_names.is_null() {
+        // SAFETY: the caller's promise.
+        let theirs = unsafe {
+            std::slice::from_raw_parts(
+                info.pp_enabled_extension_names,
+                info.enabled_extension_count as usize,
+            )
+        };
+        ptrs.extend_from_slice(theirs);
+    }
+    for e in extensions {
+        // SAFETY: as above.
+        let present = ptrs
+            .iter()
+            .any(|&p| !p.is_null() && unsafe { CStr::from_ptr(p) } == *e);
+        if !present {
+            ptrs.push(e.as_ptr());
+        }
+    }
+    info.enabled_extension_names(ptrs)
+}
+
+/// The structs of a renderer's chain vksort merged into.
+#[derive(Default)]
+struct Chained {
+    features2: bool,
+    vulkan12: bool,
+    vulkan13: bool,
+    size_control: bool,
+}
+
+/// Sets vksort's features in the structs of the chain from `node` that hold them (OR).
+///
+/// # Safety
+/// Each node is a live struct of the type its `sType` names, pushed as `&'a mut`.
+unsafe fn merge_into_chain(
+    node: *const std::ffi::c_void,
+    optional: OptionalFeatures,
+    features12: &vk::PhysicalDeviceVulkan12Features<'_>,
+) -> Chained {
+    let mut found = Chained::default();
+    let mut node = node as *mut vk::BaseOutStructure<'_>;
+    let size_control = |on: &mut vk::Bool32, full: &mut vk::Bool32| {
+        if optional.subgroup_size_control {
+            (*on, *full) = (vk::TRUE, vk::TRUE);
+        }
+    };
+    while !node.is_null() {
+        // SAFETY: the caller's promise.
+        unsafe {
+            match (*node).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceFeatures2<'_>);
+                    if optional.int64 {
+                        f.features.shader_int64 = vk::TRUE;
+                    }
+                    found.features2 = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceVulkan12Features<'_>);
+                    f.shader_subgroup_extended_types |= features12.shader_subgroup_extended_types;
+                    f.buffer_device_address |= features12.buffer_device_address;
+                    found.vulkan12 = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceVulkan13Features<'_>);
+                    size_control(&mut f.subgroup_size_control, &mut f.compute_full_subgroups);
+                    found.vulkan13 = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
+                    size_control(&mut f.subgroup_size_control, &mut f.compute_full_subgroups);
+                    found.size_control = true;
+                }
+                _ => {}
+            }
+            node = (*node).p_next;
+        }
+    }
+    found
+}
+
+/// The text naming what `ops` lacks of [`REQUIRED_SUBGROUP_OPS`] in compute shaders; `None` if nothing.
 pub(crate) fn missing_subgroup_ops(
     ops: vk::SubgroupFeatureFlags,
     stages: vk::ShaderStageFlags,

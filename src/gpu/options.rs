@@ -1,0 +1,146 @@
+//! How a context is made: [`ContextOptions`] for [`Context::new`], [`AdoptInfo`] for [`Context::adopt`].
+
+use super::requirements::{DeviceRequirements, OptionalFeatures};
+#[cfg(doc)]
+use super::{Context, DeviceCaps};
+#[cfg(doc)]
+use crate::error::Error;
+use ash::vk;
+use std::time::Duration;
+
+/// How [`Context::new`] creates its instance and device. `Default` reads no environment variable.
+#[derive(Clone)]
+pub struct ContextOptions {
+    /// An index into [`Context::enumerate`]'s order or a name substring ([`Error::NoDevice`] if none matches).
+    /// Default `None`: the best device (discrete, integrated, virtual, then CPU).
+    pub device: Option<String>,
+    /// Validation layer with synchronization validation, its errors kept ([`Context::take_validation_errors`]).
+    pub validation: bool,
+    /// Bound of every fence wait of the host forms ([`Error::Timeout`] past it). Default 60 s.
+    pub wait_timeout: Duration,
+    /// Capture driver statistics where supported ([`Context::kernel_statistics`]). Default `false`.
+    pub pipeline_statistics: bool,
+    /// Enable shader clocks where present, for the radix tile clocks ([`DeviceCaps::shader_clock`]).
+    pub shader_clock: bool,
+    /// Enable explicit workgroup layouts and cooperative matrices where present, for the residency probes.
+    pub residency_probes: bool,
+    /// Data of [`Context::pipeline_cache_data`] from an earlier run (another device's is ignored).
+    pub pipeline_cache: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for ContextOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ContextOptions")
+            .field("device", &self.device)
+            .field("validation", &self.validation)
+            .field("wait_timeout", &self.wait_timeout)
+            .field("pipeline_statistics", &self.pipeline_statistics)
+            .field("shader_clock", &self.shader_clock)
+            .field("residency_probes", &self.residency_probes)
+            .field(
+                "pipeline_cache",
+                &self
+                    .pipeline_cache
+                    .as_ref()
+                    .map(|d| format!("{} bytes", d.len())),
+            )
+            .finish()
+    }
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self {
+            device: None,
+            validation: false,
+            wait_timeout: Duration::from_secs(60),
+            pipeline_statistics: false,
+            shader_clock: false,
+            residency_probes: false,
+            pipeline_cache: None,
+        }
+    }
+}
+
+impl ContextOptions {
+    /// The defaults overridden by `VKSORT_DEVICE` (empty: unset), `VKSORT_VALIDATION=1`, `VKSORT_TIMEOUT_MS`,
+    /// `VKSORT_PIPELINE_STATS=1` and `VKSORT_SHADER_CLOCK=1` (a flag is on only for `1`); no cache data.
+    pub fn from_env() -> Self {
+        let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
+        let d = Self::default();
+        Self {
+            device: std::env::var("VKSORT_DEVICE")
+                .ok()
+                .filter(|s| !s.is_empty()),
+            validation: flag("VKSORT_VALIDATION"),
+            wait_timeout: std::env::var("VKSORT_TIMEOUT_MS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .map_or(d.wait_timeout, Duration::from_millis),
+            pipeline_statistics: flag("VKSORT_PIPELINE_STATS"),
+            shader_clock: flag("VKSORT_SHADER_CLOCK"),
+            residency_probes: false,
+            pipeline_cache: None,
+        }
+    }
+}
+
+/// What a renderer hands to [`Context::adopt`]: its handles and the [`DeviceRequirements`] it created the
+/// device with (the promises are under [`Context::adopt`]'s `# Safety`).
+pub struct AdoptInfo {
+    pub(super) entry: ash::Entry,
+    pub(super) instance: ash::Instance,
+    pub(super) physical_device: vk::PhysicalDevice,
+    pub(super) device: ash::Device,
+    pub(super) queue_family_index: u32,
+    pub(super) queue: vk::Queue,
+    pub(super) features: OptionalFeatures,
+    pub(super) debug_utils: bool,
+    pub(super) wait_timeout: Duration,
+    pub(super) pipeline_cache: Option<Vec<u8>>,
+}
+
+impl AdoptInfo {
+    /// The renderer's handles: `device` created from `physical_device` with `requirements`, and a `queue` of a
+    /// family with compute. vksort uses exactly the optional features `requirements` lists.
+    pub fn new(
+        entry: &ash::Entry,
+        instance: &ash::Instance,
+        physical_device: vk::PhysicalDevice,
+        device: &ash::Device,
+        queue_family_index: u32,
+        queue: vk::Queue,
+        requirements: &DeviceRequirements,
+    ) -> Self {
+        Self {
+            entry: entry.clone(),
+            instance: instance.clone(),
+            physical_device,
+            device: device.clone(),
+            queue_family_index,
+            queue,
+            features: requirements.optional(),
+            debug_utils: false,
+            wait_timeout: ContextOptions::default().wait_timeout,
+            pipeline_cache: None,
+        }
+    }
+
+    /// Whether the instance has `VK_EXT_debug_utils`: vksort then names its objects and labels its passes.
+    pub fn with_debug_utils(mut self, enabled: bool) -> Self {
+        self.debug_utils = enabled;
+        self
+    }
+
+    /// The bound of every fence wait (as [`ContextOptions::wait_timeout`]).
+    pub fn with_wait_timeout(mut self, timeout: Duration) -> Self {
+        self.wait_timeout = timeout;
+        self
+    }
+
+    /// Pipeline-cache data to start from (as [`ContextOptions::pipeline_cache`]).
+    pub fn with_pipeline_cache(mut self, data: Vec<u8>) -> Self {
+        self.pipeline_cache = Some(data);
+        self
+    }
+}
