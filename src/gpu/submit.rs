@@ -53,19 +53,28 @@ impl Context {
                 last_pass: "(none: an earlier submission timed out or lost the device)".into(),
             });
         }
-        let crumb_buf = RawBuffer::new(
+        let mut crumb_buf = RawBuffer::new(
             self,
             "vksort::breadcrumbs",
             if breadcrumbs { CRUMB_SLOTS * 4 } else { 4 },
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
-        let sub = Submission::start(self, label)?;
+        let sub = match Submission::start(self, label) {
+            Ok(sub) => sub,
+            Err(e) => {
+                // SAFETY: nothing was recorded with the crumbs.
+                unsafe { crumb_buf.destroy(self) };
+                return Err(e);
+            }
+        };
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: the buffer is not pending (the last wait on it returned) and its pool allows resets.
         if let Err(e) = unsafe { self.device.begin_command_buffer(sub.cmd, &begin) } {
             sub.end(true);
+            // SAFETY: nothing was recorded with the crumbs.
+            unsafe { crumb_buf.destroy(self) };
             return Err(Error::Vulkan {
                 call: "vkBeginCommandBuffer",
                 result: e,
