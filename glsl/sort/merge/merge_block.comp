@@ -32,62 +32,46 @@ layout(push_constant) uniform Push {
     uint block_tile;   // the policy's tile (the merge passes' unit): decides P(n) and so the side written
 } pc;
 
-const uint TAG_BASE = TILE * KEY_WORDS;
+// With values, every key carries its tag through the rounds.
+const bool TAGS = VAL_WORDS > 0u;
 
-// The tags of positions p and p + 1 (p even), one word.
-void stag_put2(uint p, uint t0, uint t1) {
-    s_keys[TAG_BASE + swz(p >> 1u)] = t0 | (t1 << 16u);
-}
-
-uint stag_get(uint p) {
-    return (s_keys[TAG_BASE + swz(p >> 1u)] >> ((p & 1u) * 16u)) & 0xffffu;
-}
-
-void main() {
-    items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
-    uint n = ITEM_N(pc);
-    uint base = flat_group_id() * TILE;
-    if (base >= n) return;
-    uint side = merge_passes(n, pc.block_tile) & 1u;
-    uint m = min(n - base, TILE);
+// Loads tile [base, base + m) of side 0 into shared memory (striped, coalesced; KEY_MAX past m), then each
+// invocation's KPT consecutive keys into g_k, tagged with their positions. No load sits in a branch: a
+// position past the tile's end reads its last key, then takes the padding instead.
+void load_tile(uint base, uint m) {
     uint lid = gl_LocalInvocationID.x;
-    bool vals = VAL_WORDS > 0u;
-
-    // Striped, coalesced loads, all issued before any is used: no load sits in a branch (a position past the
-    // tile's end reads its last key, then takes the padding instead).
-    uvec4 k[KPT];
-    [[unroll]] for (uint a = 0u; a < KPT; a++) k[a] = KEY_AT(keys0, base + min(a * WG_SIZE + lid, m - 1u));
+    [[unroll]] for (uint a = 0u; a < KPT; a++) g_k[a] = KEY_AT(keys0, base + min(a * WG_SIZE + lid, m - 1u));
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
         uint p = a * WG_SIZE + lid;
-        skey_put(p, p < m ? key_order(k[a]) : KEY_MAX);
+        skey_put(p, p < m ? key_order(g_k[a]) : KEY_MAX);
     }
     barrier();
-    uint tg[KPT];
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
-        k[a] = skey_get(lid * KPT + a);
-        tg[a] = lid * KPT + a;
+        g_k[a] = skey_get(lid * KPT + a);
+        g_tag[a] = lid * KPT + a;
     }
+}
 
-    // Odd-even transposition sort of the invocation's KPT keys (KPT rounds; each round's comparators are
-    // disjoint). Register indices depend only on the inner loops' counters. Keys only: fully unrolled. With tags,
-    // a loop of pairs of rounds: fully unrolled, the compiler's schedule of the network wanted more registers
-    // than the residency its shared memory allows and spilled (H200: 128 registers and 384 bytes of local memory
-    // per invocation at 16 keys, 64 and 176 at 8); looped, 115 registers and none at 16.
+// Sorts g_k (with its tags) by odd-even transposition (KPT rounds; each round's comparators are disjoint).
+// Register indices depend only on the inner loops' counters. Keys only: fully unrolled. With tags, a loop of
+// pairs of rounds: fully unrolled, the compiler's schedule of the network wanted more registers than the
+// residency its shared memory allows and spilled (docs/tuning.md).
+void sort_registers() {
 #define OET_ROUND(PARITY)                                          \
     [[unroll]] for (uint a = PARITY; a + 1u < KPT; a += 2u) {      \
-        bool sw = mkey_lt(k[a + 1u], k[a]);                        \
-        uvec4 lo = sw ? k[a + 1u] : k[a];                          \
-        uvec4 hi = sw ? k[a] : k[a + 1u];                          \
-        k[a] = lo;                                                 \
-        k[a + 1u] = hi;                                            \
-        if (vals) {                                                \
-            uint tl = sw ? tg[a + 1u] : tg[a];                     \
-            uint th = sw ? tg[a] : tg[a + 1u];                     \
-            tg[a] = tl;                                            \
-            tg[a + 1u] = th;                                       \
+        bool sw = mkey_lt(g_k[a + 1u], g_k[a]);                    \
+        uvec4 lo = sw ? g_k[a + 1u] : g_k[a];                      \
+        uvec4 hi = sw ? g_k[a] : g_k[a + 1u];                      \
+        g_k[a] = lo;                                               \
+        g_k[a + 1u] = hi;                                          \
+        if (TAGS) {                                                \
+            uint tl = sw ? g_tag[a + 1u] : g_tag[a];               \
+            uint th = sw ? g_tag[a] : g_tag[a + 1u];               \
+            g_tag[a] = tl;                                         \
+            g_tag[a + 1u] = th;                                    \
         }                                                          \
     }
-    if (vals) {
+    if (TAGS) {
         [[dont_unroll]] for (uint r = 0u; r < KPT; r += 2u) {
             OET_ROUND(0u)
             OET_ROUND(1u)
@@ -98,49 +82,30 @@ void main() {
             OET_ROUND(1u)
         }
     }
+}
 
-    // Merge rounds: runs of s keys (s = KPT, 2 KPT, ..., TILE / 2) merged in pairs, 2s / KPT invocations per pair.
+// Merge rounds: runs of s keys (s = KPT, 2 KPT, ..., TILE / 2) merged in pairs through shared memory, 2s / KPT
+// invocations per pair, each merging the KPT outputs from its diagonal on.
+void merge_rounds() {
+    uint lid = gl_LocalInvocationID.x;
     for (uint s = KPT; s < TILE; s <<= 1u) {
-        barrier();
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            skey_put(lid * KPT + a, k[a]);
-            if (vals && (a & 1u) == 0u) stag_put2(lid * KPT + a, tg[a], tg[a + 1u]);
-        }
-        barrier();
+        stage_blocked(TAGS);
         uint pa = (lid * KPT) & ~(2u * s - 1u);   // the pair's first run A = [pa, pa + s), B = [pa + s, pa + 2s)
         uint pb = pa + s;
         uint d = (lid * KPT) & (2u * s - 1u);     // this invocation's diagonal within the pair
         uint i = path_search(pa, s, pb, s, d);
-        uint j = d - i;
-        uvec4 ka = skey_get(pa + min(i, s - 1u));
-        uvec4 kb = skey_get(pb + min(j, s - 1u));
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            bool take_b = j < s && (i >= s || mkey_lt(kb, ka));
-            uint from = take_b ? pb + j : pa + i;
-            k[a] = take_b ? kb : ka;
-            if (vals) tg[a] = stag_get(from);
-            if (take_b) {
-                j++;
-            } else {
-                i++;
-            }
-            // One shared read for the side that moved (clamped: the value read past a run's end is never used).
-            uvec4 next = skey_get(min(from + 1u, TILE - 1u));
-            kb = take_b ? next : kb;
-            ka = take_b ? ka : next;
-        }
+        merge_keys(pa + i, pb, pb + (d - i), pb + s, TAGS);
     }
+}
 
-    // Out through shared memory: coalesced stores of keys and values.
-    barrier();
-    [[unroll]] for (uint a = 0u; a < KPT; a++) {
-        skey_put(lid * KPT + a, k[a]);
-        if (vals && (a & 1u) == 0u) stag_put2(lid * KPT + a, tg[a], tg[a + 1u]);
-    }
-    barrier();
+// The sorted tile out through shared memory to [base, base + m) of `side`: coalesced stores of keys and of
+// values, gathered by tag (every value read before any is written: the pass may write in place).
+void store_tile(uint base, uint m, uint side) {
+    uint lid = gl_LocalInvocationID.x;
+    stage_blocked(TAGS);
     uvec2 v[KPT];
     [[unroll]] for (uint a = 0u; a < KPT; a++) v[a] = uvec2(0u);
-    if (vals) {
+    if (TAGS) {
         // Unconditional gathers (positions past the end read the tile's last position's value, never stored).
         [[unroll]] for (uint a = 0u; a < KPT; a++) {
             v[a] = VAL_AT(vals0, base + stag_get(min(a * WG_SIZE + lid, m - 1u)));
@@ -165,4 +130,17 @@ void main() {
             }
         }
     }
+}
+
+void main() {
+    items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
+    uint n = ITEM_N(pc);
+    uint base = flat_group_id() * TILE;
+    if (base >= n) return;
+    uint side = merge_passes(n, pc.block_tile) & 1u;
+    uint m = min(n - base, TILE);
+    load_tile(base, m);
+    sort_registers();
+    merge_rounds();
+    store_tile(base, m, side);
 }

@@ -19,8 +19,6 @@
 #include "items.glsl"
 
 layout(constant_id = 2) const uint KPT = 16;
-// 1: the workgroup finds its co-ranks itself (the partition binding is then unused).
-layout(constant_id = 20) const uint FUSED_SPLIT = 0;
 const uint TAG_WORDS = 0u;
 // Timing experiments only (MergeDebug::debug_mode; the result is WRONG when non-zero, 0 compiles to the plain
 // kernel). Every load, the staging and every store stay: bit 0 skips the serial merge (each invocation still
@@ -39,15 +37,107 @@ layout(constant_id = 9) const uint DEBUG_MODE = 0;
 #include "merge_side.glsl"
 #include "merge_tile.glsl"
 #include "merge_split.glsl"
+#include "merge_pass.glsl"
 
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 5, std430) readonly buffer Part { uint part[]; };
+// The co-ranks of the tile's bounds (merge_pass.glsl), or in the debug modes split_guess's.
+uvec2 tile_coranks(MergeTile g, uint t) {
+    uvec2 i;
+    if (FUSED_SPLIT != 0u && KO_SPLIT) {
+        i = uvec2(split_guess(g.k0, g.la, g.lb), split_guess(g.k1, g.la, g.lb));
+    } else {
+        i = pass_coranks(g, t);
+    }
+    if (KO_ORDER) {
+        // (x | 2^31 is above every co-rank: the minimum is the guess, yet depends on the split found)
+        i = uvec2(min(split_guess(g.k0, g.la, g.lb), i.x | 0x80000000u),
+                  min(split_guess(g.k1, g.la, g.lb), i.y | 0x80000000u));
+    }
+    return i;
+}
 
-layout(push_constant) uniform Push {
-    ITEM_PUSH
-    uint block_tile;
-    uint pass;
-} pc;
+// The slices into shared memory at tile positions p < na (A[i0 + p]) and na <= p < m (B[k0 - i0 + p - na]).
+// Striped, coalesced loads, all issued before any is used (no load in a branch: positions >= m read key n - 1
+// and are never used).
+void load_slices(MergeTile g) {
+    uint lid = gl_LocalInvocationID.x;
+    if (g.src != 0u) {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            g_k[a] = KEY_AT(keys1, min(p < g.na ? g.a0 + p : g.b0 + (p - g.na), g.n - 1u));
+        }
+    } else {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            g_k[a] = KEY_AT(keys0, min(p < g.na ? g.a0 + p : g.b0 + (p - g.na), g.n - 1u));
+        }
+    }
+    [[unroll]] for (uint a = 0u; a < KPT; a++) skey_put(a * WG_SIZE + lid, key_order(g_k[a]));
+    barrier();
+}
+
+// The invocation's KPT outputs into g_k (sources in g_from): where its diagonal lid x KPT crosses the merge path,
+// then the serial merge from there.
+void merge_diagonal(MergeTile g) {
+    uint lid = gl_LocalInvocationID.x;
+    uint d = min(lid * KPT, g.m);
+    uint i = KO_SEARCH ? split_guess(d, g.na, g.nb) : path_search(0u, g.na, g.na, g.nb, d);
+    if (KO_MERGE) {
+        // Timing only: the invocation's KPT staged keys as they lie (blocked: conflict-free like the merge's
+        // reads), the search's result folded into the first so that the search stays.
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            g_from[a] = lid * KPT + a;
+            g_k[a] = skey_get(g_from[a]);
+        }
+        if (!KO_SEARCH) g_k[0].x ^= i;
+    } else {
+        merge_keys(i, g.na, g.na + d - i, g.m, false);   // B's keys sit at tile positions na .. m - 1
+    }
+}
+
+// The merged keys out through shared memory: coalesced stores to [d0, d0 + m) of side src ^ 1.
+void store_keys(MergeTile g) {
+    uint lid = gl_LocalInvocationID.x;
+    stage_blocked(false);
+    uint dst = g.src ^ 1u;
+    if (dst != 0u) {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            if (p < g.m) SET_KEY(keys1, g.d0 + p, key_unorder(skey_get(p)));
+        }
+    } else {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            if (p < g.m) SET_KEY(keys0, g.d0 + p, key_unorder(skey_get(p)));
+        }
+    }
+}
+
+// The values: the source positions staged like the keys (plane 0 is free once every key was read), the values
+// gathered unconditionally (positions >= m repeat position m - 1), then stored.
+void store_values(MergeTile g) {
+    uint lid = gl_LocalInvocationID.x;
+    uint dst = g.src ^ 1u;
+    barrier();
+    [[unroll]] for (uint a = 0u; a < KPT; a++) s_keys[swz(lid * KPT + a)] = g_from[a];
+    barrier();
+    uvec2 v[KPT];
+    [[unroll]] for (uint a = 0u; a < KPT; a++) {
+        uint f = s_keys[swz(min(a * WG_SIZE + lid, g.m - 1u))];
+        uint h = f < g.na ? g.a0 + f : g.b0 + (f - g.na);
+        v[a] = dst != 0u ? VAL_AT(vals0, h) : VAL_AT(vals1, h);
+    }
+    if (dst != 0u) {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            if (p < g.m) SET_VAL(vals1, g.d0 + p, v[a]);
+        }
+    } else {
+        [[unroll]] for (uint a = 0u; a < KPT; a++) {
+            uint p = a * WG_SIZE + lid;
+            if (p < g.m) SET_VAL(vals0, g.d0 + p, v[a]);
+        }
+    }
+}
 
 void main() {
     items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
@@ -55,126 +145,11 @@ void main() {
     uint passes = merge_passes(n, pc.block_tile);
     if (pc.pass >= passes) return;
     uint t = flat_group_id();
-    uint d0 = t * TILE;
-    if (d0 >= n) return;
-    uint src = (passes ^ pc.pass) & 1u;
-    uint w = pc.block_tile << pc.pass;
-    uint s = d0 / (2u * w) * (2u * w);
-    uint la = min(w, n - s);
-    uint lb = min(w, n - s - la);
-    uint d1 = min(d0 + TILE, n);
-    uint k0 = d0 - s;
-    uint k1 = d1 - s;
-    uint i0;
-    uint i1;
-    if (FUSED_SPLIT != 0u && KO_SPLIT) {
-        i0 = split_guess(k0, la, lb);
-        i1 = split_guess(k1, la, lb);
-    } else if (FUSED_SPLIT != 0u) {
-        uvec2 r = split_pair(src, s, la, lb, k0, k1, gl_SubgroupSize);
-        i0 = r.x;
-        i1 = r.y;
-    } else {
-        i0 = part[t];
-        i1 = k1 == la + lb ? la : part[t + 1u];
-    }
-    if (KO_ORDER) {
-        // (x | 2^31 is above every co-rank: the minimum is the guess, yet depends on the split found)
-        i0 = min(split_guess(k0, la, lb), i0 | 0x80000000u);
-        i1 = min(split_guess(k1, la, lb), i1 | 0x80000000u);
-    }
-    uint a0 = s + i0;                  // the A slice: na keys from a0
-    uint na = i1 - i0;
-    uint b0 = s + la + (k0 - i0);      // the B slice: nb keys from b0
-    uint m = d1 - d0;
-    uint nb = m - na;
-    uint lid = gl_LocalInvocationID.x;
-
-    // Tile position p < na holds A[i0 + p], na <= p < m holds B[k0 - i0 + p - na]. Striped, coalesced loads, all
-    // issued before any is used (no load in a branch: positions >= m read key n - 1 and are never used).
-    uvec4 k[KPT];
-    if (src != 0u) {
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = a * WG_SIZE + lid;
-            k[a] = KEY_AT(keys1, min(p < na ? a0 + p : b0 + (p - na), n - 1u));
-        }
-    } else {
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = a * WG_SIZE + lid;
-            k[a] = KEY_AT(keys0, min(p < na ? a0 + p : b0 + (p - na), n - 1u));
-        }
-    }
-    [[unroll]] for (uint a = 0u; a < KPT; a++) skey_put(a * WG_SIZE + lid, key_order(k[a]));
-    barrier();
-
-    uint d = min(lid * KPT, m);
-    uint i = KO_SEARCH ? split_guess(d, na, nb) : path_search(0u, na, na, nb, d);
-    uint from[KPT];
-    if (KO_MERGE) {
-        // Timing only: the invocation's KPT staged keys as they lie (blocked: conflict-free like the merge's
-        // reads), the search's result folded into the first so that the search stays.
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            from[a] = lid * KPT + a;
-            k[a] = skey_get(from[a]);
-        }
-        if (!KO_SEARCH) k[0].x ^= i;
-    } else {
-        uint j = na + d - i;               // B's keys sit at tile positions na .. m - 1
-        uvec4 ka = skey_get(min(i, TILE - 1u));
-        uvec4 kb = skey_get(min(j, TILE - 1u));
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            bool take_b = j < m && (i >= na || mkey_lt(kb, ka));
-            uint f = take_b ? j : i;
-            k[a] = take_b ? kb : ka;
-            from[a] = f;
-            if (take_b) {
-                j++;
-            } else {
-                i++;
-            }
-            // One shared read for the side that moved (clamped: a key read past its run's end is never used).
-            uvec4 next = skey_get(min(f + 1u, TILE - 1u));
-            kb = take_b ? next : kb;
-            ka = take_b ? ka : next;
-        }
-    }
-    barrier();
-    [[unroll]] for (uint a = 0u; a < KPT; a++) skey_put(lid * KPT + a, k[a]);
-    barrier();
-    uint dst = src ^ 1u;
-    if (dst != 0u) {
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = a * WG_SIZE + lid;
-            if (p < m) SET_KEY(keys1, d0 + p, key_unorder(skey_get(p)));
-        }
-    } else {
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint p = a * WG_SIZE + lid;
-            if (p < m) SET_KEY(keys0, d0 + p, key_unorder(skey_get(p)));
-        }
-    }
-    if (VAL_WORDS > 0u) {
-        // The source positions, staged the same way (plane 0 is free once every key was read); the values
-        // gathered unconditionally (positions >= m repeat position m - 1), then stored.
-        barrier();
-        [[unroll]] for (uint a = 0u; a < KPT; a++) s_keys[swz(lid * KPT + a)] = from[a];
-        barrier();
-        uvec2 v[KPT];
-        [[unroll]] for (uint a = 0u; a < KPT; a++) {
-            uint f = s_keys[swz(min(a * WG_SIZE + lid, m - 1u))];
-            uint g = f < na ? a0 + f : b0 + (f - na);
-            v[a] = dst != 0u ? VAL_AT(vals0, g) : VAL_AT(vals1, g);
-        }
-        if (dst != 0u) {
-            [[unroll]] for (uint a = 0u; a < KPT; a++) {
-                uint p = a * WG_SIZE + lid;
-                if (p < m) SET_VAL(vals1, d0 + p, v[a]);
-            }
-        } else {
-            [[unroll]] for (uint a = 0u; a < KPT; a++) {
-                uint p = a * WG_SIZE + lid;
-                if (p < m) SET_VAL(vals0, d0 + p, v[a]);
-            }
-        }
-    }
+    if (t * TILE >= n) return;
+    MergeTile g = merge_pair(t, TILE, n, passes, pc.pass, pc.block_tile);
+    g = merge_slices(g, tile_coranks(g, t));
+    load_slices(g);
+    merge_diagonal(g);
+    store_keys(g);
+    if (VAL_WORDS > 0u) store_values(g);
 }

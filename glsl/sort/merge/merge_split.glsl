@@ -2,6 +2,52 @@
 // a subgroup (the partition pass), or a whole subgroup (the merge passes that find their own). Include after
 // merge_side.glsl.
 
+// Tile t of a merge pass, of `tile` keys: its output [d0, d1) (m keys) on side src ^ 1 lies in the pair at s
+// (runs A = [s, s + la) and B = [s + la, s + la + lb) on side src) at [k0, k1); with its co-ranks, it merges the
+// A slice [a0, a0 + na) and the B slice [b0, b0 + nb).
+struct MergeTile {
+    uint n;
+    uint src;
+    uint s;
+    uint la;
+    uint lb;
+    uint d0;
+    uint d1;
+    uint k0;
+    uint k1;
+    uint m;
+    uint a0;
+    uint na;
+    uint b0;
+    uint nb;
+};
+
+// The pair and bounds of tile t (t x tile < n) of merge pass `pass` of `passes`, with runs of block_tile << pass.
+MergeTile merge_pair(uint t, uint tile, uint n, uint passes, uint pass, uint block_tile) {
+    MergeTile g;
+    g.n = n;
+    g.d0 = t * tile;
+    g.src = (passes ^ pass) & 1u;
+    uint w = block_tile << pass;
+    g.s = g.d0 / (2u * w) * (2u * w);
+    g.la = min(w, n - g.s);
+    g.lb = min(w, n - g.s - g.la);
+    g.d1 = min(g.d0 + tile, n);
+    g.k0 = g.d0 - g.s;
+    g.k1 = g.d1 - g.s;
+    return g;
+}
+
+// The tile's slices, from the co-ranks i of k0 and k1.
+MergeTile merge_slices(MergeTile g, uvec2 i) {
+    g.a0 = g.s + i.x;
+    g.na = i.y - i.x;
+    g.b0 = g.s + g.la + (g.k0 - i.x);
+    g.m = g.d1 - g.d0;
+    g.nb = g.m - g.na;
+    return g;
+}
+
 // How many of the cluster's lanes [base, base + lanes) hold `pred` (lanes: the whole subgroup, or at most 32).
 uint cluster_count(bool pred, uint lanes, uint base) {
     uvec4 b = subgroupBallot(pred);

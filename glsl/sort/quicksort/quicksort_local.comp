@@ -168,14 +168,10 @@ uvec4 median3(uvec4 a, uvec4 b, uvec4 c) {
     return b;
 }
 
-// Partitions [start, start + len) on `side` three ways into the other side and pushes the "<" and ">" parts.
-void partition3(uint start, uint len, uint side, uint depth) {
+// Counts the keys of [start, start + len) on `side` (chunks of a tile) below and equal to the pivot: (lt, eq),
+// for the whole workgroup.
+uvec2 count3(uint start, uint len, uint side, uvec4 pivot, uint chunks) {
     uint lid = gl_LocalInvocationID.x;
-    uvec4 pivot = median3(key_order(load_key(side, start)) & g_mask,
-                          key_order(load_key(side, start + len / 2u)) & g_mask,
-                          key_order(load_key(side, start + len - 1u)) & g_mask);
-    uint chunks = div_ceil(len, B_TILE);
-    // Count.
     uint clt = 0u;
     uint ceq = 0u;
     for (uint ch = 0u; ch < chunks; ch++) {
@@ -205,10 +201,13 @@ void partition3(uint start, uint len, uint side, uint depth) {
         atomicAdd(s_sum[1], seq);
     }
     barrier();
-    uint lt = s_sum[0];
-    uint eq = s_sum[1];
-    uint gt = len - lt - eq;
-    // Scatter.
+    return uvec2(s_sum[0], s_sum[1]);
+}
+
+// Scatters [start, start + len) from `side` into the other side as three runs: "<" at start, "=" at start + lt,
+// ">" at start + lt + eq, each in input order (chunk by chunk, staged class by class: stable).
+void scatter3(uint start, uint len, uint side, uvec4 pivot, uint chunks, uint lt, uint eq) {
+    uint lid = gl_LocalInvocationID.x;
     uint dst = side ^ 1u;
     uint rl = 0u;
     uint re = 0u;
@@ -245,15 +244,14 @@ void partition3(uint start, uint len, uint side, uint depth) {
         rg += c.z;
         barrier();
     }
-    sync_global();
-    if (dst == 1u && eq > 0u) {
-        copy_up(start + lt, eq);
-        sync_global();
-    }
-    if (lid == 0u) {
+}
+
+// Pushes the "<" part [start, start + lt) and the ">" part [start + lt + eq, start + lt + eq + gt) (on side dst,
+// at depth + 1; empty ones skipped), the larger first: the smaller one is popped next.
+void push_parts(uint start, uint lt, uint eq, uint gt, uint dst, uint depth) {
+    if (gl_LocalInvocationID.x == 0u) {
         uint top = s_top;
         uint gs = start + lt + eq;
-        // The larger part first: the smaller one is popped next.
         bool lt_first = lt >= gt;
         for (uint h = 0u; h < 2u; h++) {
             bool is_lt = (h == 0u) == lt_first;
@@ -270,6 +268,27 @@ void partition3(uint start, uint len, uint side, uint depth) {
         s_top = top;
     }
     barrier();
+}
+
+// Partitions [start, start + len) on `side` three ways around the median of three into the other side: count,
+// scatter, the "=" run made final on side 0, then the "<" and ">" parts pushed.
+void partition3(uint start, uint len, uint side, uint depth) {
+    uvec4 pivot = median3(key_order(load_key(side, start)) & g_mask,
+                          key_order(load_key(side, start + len / 2u)) & g_mask,
+                          key_order(load_key(side, start + len - 1u)) & g_mask);
+    uint chunks = div_ceil(len, B_TILE);
+    uvec2 counts = count3(start, len, side, pivot, chunks);
+    uint lt = counts.x;
+    uint eq = counts.y;
+    uint gt = len - lt - eq;
+    uint dst = side ^ 1u;
+    scatter3(start, len, side, pivot, chunks, lt, eq);
+    sync_global();
+    if (dst == 1u && eq > 0u) {
+        copy_up(start + lt, eq);
+        sync_global();
+    }
+    push_parts(start, lt, eq, gt, dst, depth);
 }
 
 void sort_job(uint start, uint len, uint side) {

@@ -55,86 +55,124 @@ void finish_sequence(uint sb, uint start, uint len, uint nb, uint b0, uint side,
     }
 }
 
-void main() {
-    items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
-    uint lid = gl_LocalInvocationID.x;
-    uint r = pc.rnd;
-    uint rs = pc.rs_off + r * RS_WORDS;
-    uint total = min(meta[rs + RS_BLOCKS], pc.bmax);
-    uint g = flat_group_id();
-    if (g >= total) return;
-    uint par = r & 1u;
-    uint src = par;
-    uint dst = par ^ 1u;
-    uint seq = meta[pc.bmap_off + par * pc.bmax + g];
-    uint sb = pc.seq_off + (par * pc.smax + seq) * SEQ_WORDS;
-    uint start = meta[sb + SEQ_START];
-    uint len = meta[sb + SEQ_LEN];
-    bool strict = (meta[sb + SEQ_FLAGS] & 1u) != 0u;
-    uint nb = meta[sb + SEQ_BLOCKS];
-    uint b0 = meta[sb + SEQ_FIRST];
-    uvec4 pivot = uvec4(meta[sb + SEQ_PIVOT], meta[sb + SEQ_PIVOT + 1u], meta[sb + SEQ_PIVOT + 2u],
-                        meta[sb + SEQ_PIVOT + 3u]);
-    uint bbase = start + (g - b0) * B_TILE;
-    uint m = min(B_TILE, start + len - bbase);
+// Block g of round r as its phases see it: [base, base + m) of the sequence [start, start + len) whose
+// bookkeeping is at meta[sb..] (nb blocks from b0), read from side src and partitioned around pivot into side dst.
+struct Block {
+    uint src;
+    uint dst;
+    uint sb;
+    uint start;
+    uint len;
+    bool strict;
+    uint nb;
+    uint b0;
+    uvec4 pivot;
+    uint base;
+    uint m;
+};
 
-    mm_reset();
+Block block_of(uint g, uint r) {
+    Block b;
+    uint par = r & 1u;
+    b.src = par;
+    b.dst = par ^ 1u;
+    uint seq = meta[pc.bmap_off + par * pc.bmax + g];
+    b.sb = pc.seq_off + (par * pc.smax + seq) * SEQ_WORDS;
+    b.start = meta[b.sb + SEQ_START];
+    b.len = meta[b.sb + SEQ_LEN];
+    b.strict = (meta[b.sb + SEQ_FLAGS] & 1u) != 0u;
+    b.nb = meta[b.sb + SEQ_BLOCKS];
+    b.b0 = meta[b.sb + SEQ_FIRST];
+    b.pivot = uvec4(meta[b.sb + SEQ_PIVOT], meta[b.sb + SEQ_PIVOT + 1u], meta[b.sb + SEQ_PIVOT + 2u],
+                    meta[b.sb + SEQ_PIVOT + 3u]);
+    b.base = b.start + (g - b.b0) * B_TILE;
+    b.m = min(B_TILE, b.start + b.len - b.base);
+    return b;
+}
+
+// Loads the block into g_r (tags: positions), classed left (0) or right (2) of the pivot, into the min/max
+// records (mm_reset before).
+void load_block(Block b) {
+    uint lid = gl_LocalInvocationID.x;
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
         uint p = a * WG_SIZE + lid;
         g_cls[a] = 3u;
         g_r[a].k = uvec4(0u);
         g_r[a].t = p;
-        if (p < m) {
-            uvec4 k = key_order(load_key(src, bbase + p));
+        if (p < b.m) {
+            uvec4 k = key_order(load_key(b.src, b.base + p));
             g_r[a].k = k;
             uvec4 q = k & g_mask;
-            bool left = strict ? key_lt(q, pivot) : !key_lt(pivot, q);
+            bool left = b.strict ? key_lt(q, b.pivot) : !key_lt(b.pivot, q);
             g_cls[a] = left ? 0u : 2u;
             mm_add(left ? 0u : 2u, q);
         }
     }
-    uvec3 c = stage_chunk(m);
+}
+
+// Stages the block class by class, reserves its left and right runs in the sequence (one fetch-and-add each) and
+// writes them contiguously to side dst, values gathered by tag.
+void scatter_block(Block b) {
+    uint lid = gl_LocalInvocationID.x;
+    uvec3 c = stage_chunk(b.m);
     if (lid == 0u) {
-        s_off[0] = atomicAdd(meta[sb + SEQ_LEFT], c.x);
-        s_off[1] = atomicAdd(meta[sb + SEQ_RIGHT], c.z);
+        s_off[0] = atomicAdd(meta[b.sb + SEQ_LEFT], c.x);
+        s_off[1] = atomicAdd(meta[b.sb + SEQ_RIGHT], c.z);
     }
     barrier();
-    uint lo = start + s_off[0];
-    uint hi = start + len - s_off[1] - c.z;
+    uint lo = b.start + s_off[0];
+    uint hi = b.start + b.len - s_off[1] - c.z;
     [[unroll]] for (uint a = 0u; a < KPT; a++) {
         uint i = a * WG_SIZE + lid;
-        if (i < m) {
+        if (i < b.m) {
             Item x = smem_get(i);
             uint d = i < c.x ? lo + i : hi + (i - c.x);
-            store_key(dst, d, key_unorder(x.k));
-            if (VAL_WORDS > 0u) store_val(dst, d, load_val(src, bbase + x.t));
+            store_key(b.dst, d, key_unorder(x.k));
+            if (VAL_WORDS > 0u) store_val(b.dst, d, load_val(b.src, b.base + x.t));
         }
     }
+}
+
+// Whether this workgroup is the last of `count` to arrive at the ticket meta[at] (after its writes and a release
+// fence). Every invocation must call it; the answer is uniform.
+bool last_arrival(uint at, uint count) {
+    memoryBarrierBuffer();
+    barrier();
+    if (gl_LocalInvocationID.x == 0u) s_last = atomicAdd(meta[at], 1u) == count - 1u;
+    barrier();
+    return s_last;
+}
+
+// The indirect grids of round r + 1 (if recorded) and of the local pass, by the round's last workgroup.
+void write_grids(uint r) {
+    memoryBarrierBuffer();
+    if (r + 1u < pc.rounds) {
+        uint rn = pc.rs_off + (r + 1u) * RS_WORDS;
+        qs_grid(min(meta[rn + RS_BLOCKS], pc.bmax), rn + RS_ARGS);
+    }
+    uint gs = qs_global();
+    qs_grid(min(meta[gs + RS_BLOCKS], pc.qmax), gs + RS_ARGS);
+}
+
+void main() {
+    items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
+    uint r = pc.rnd;
+    uint rs = pc.rs_off + r * RS_WORDS;
+    uint total = min(meta[rs + RS_BLOCKS], pc.bmax);
+    uint g = flat_group_id();
+    if (g >= total) return;
+    Block b = block_of(g, r);
+    mm_reset();
+    load_block(b);
+    scatter_block(b);
     wg_minmax();
-    if (lid == 0u) {
+    if (gl_LocalInvocationID.x == 0u) {
         [[unroll]] for (uint q = 0u; q < 4u; q++) put_rec(g, q, g_mm[q]);
     }
-
-    memoryBarrierBuffer();
-    barrier();
-    if (lid == 0u) s_last = atomicAdd(meta[sb + SEQ_DONE], 1u) == nb - 1u;
-    barrier();
-    if (s_last) {
+    if (last_arrival(b.sb + SEQ_DONE, b.nb)) {
         memoryBarrierBuffer();
-        finish_sequence(sb, start, len, nb, b0, dst, r);
+        finish_sequence(b.sb, b.start, b.len, b.nb, b.b0, b.dst, r);
     }
-
-    memoryBarrierBuffer();
-    barrier();
-    if (lid == 0u) s_last = atomicAdd(meta[rs + RS_TICKET], 1u) == total - 1u;
-    barrier();
-    if (s_last && lid == 0u) {
-        memoryBarrierBuffer();
-        if (r + 1u < pc.rounds) {
-            uint rn = pc.rs_off + (r + 1u) * RS_WORDS;
-            qs_grid(min(meta[rn + RS_BLOCKS], pc.bmax), rn + RS_ARGS);
-        }
-        uint gs = qs_global();
-        qs_grid(min(meta[gs + RS_BLOCKS], pc.qmax), gs + RS_ARGS);
-    }
+    bool last_of_round = last_arrival(rs + RS_TICKET, total);
+    if (last_of_round && gl_LocalInvocationID.x == 0u) write_grids(r);
 }
