@@ -1,27 +1,16 @@
-//! Stable stream compaction of u32: keeps, in input order, the elements that pass a [`Predicate`] (non-zero,
-//! a bit pattern such as "odd", or a range), tested on the element itself or on its flag (a separate u32
-//! buffer). Pass `vksort::compact` (`glsl/compact.comp`, after the `vksort::compact::clear` fill of its
-//! status region).
-//!
-//! Single pass over the decoupled look-back machinery of the scan (`glsl/include/lookback.glsl`, shared,
-//! not duplicated): per tile, count the kept elements, scan the counts locally, look back over the
-//! predecessors' counts (bounded spin, then reduce a stuck predecessor's flags itself), scatter. The last
-//! tile writes the kept count to `count_out[0]`. Per element: reads 4 bytes (+ 4 bytes of flags) and writes
-//! 4 bytes per kept element; 8 status bytes per tile. A predicate on the element itself needs no flags
-//! buffer: "odd" reads 4 bytes per element where flags = value & 1 would read 8.
-//!
-//! Contract of [`Compactor::cmd_compact`] (and [`Compactor::cmd_compact_if`], which takes the predicate):
-//! reads `n` elements of `input` (and of `flags`), writes the kept elements to `output[0..count)` (which
-//! must hold `n` elements; the rest is untouched) and the count (u32) to `count_out[0]`. `output` must not
-//! overlap `input` or `flags`. `scratch` (at least
-//! [`Compactor::scratch_bytes`] / [`compact_scratch_bytes`] bytes, `STORAGE_BUFFER | TRANSFER_DST`) is
-//! garbage afterwards. Barriers as in [`crate::gpu::recorder`]; every input is checked before anything is
-//! recorded. `n = 0` writes a count of 0.
+//! Stable stream compaction of u32: keeps, in input order, the elements that pass a [`Predicate`] on themselves
+//! or on their flag (a separate u32 buffer). One pass, `vksort::compact` (after the `vksort::compact::clear` fill
+//! of its status region), on the scan's decoupled look-back: per tile, count the kept elements, look back over
+//! the predecessors' counts, scatter. [`Compactor::cmd_compact_if`] states the contract.
 
 use crate::error::Result;
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder, Region};
+use crate::gpu::{
+    check_disjoint, Buffer, BufferRef, Context, DeviceCaps, DeviceClass, Recorder, Region,
+};
 use crate::policy::SubgroupPlan;
-use crate::scan::{check_count, check_data, check_device, ScanElem, ScanPolicy, MIN_TILE};
+use crate::scan::{
+    check_count, check_data, check_device, min_items, status_bytes, ScanElem, ScanPolicy, MIN_TILE,
+};
 use ash::vk;
 use std::sync::Arc;
 
@@ -90,11 +79,9 @@ impl Predicate {
 pub enum CompactStaging {
     /// Each kept element stored by the invocation that holds it (scattered stores, no shared memory).
     Direct,
-    /// The whole tile staged in shared memory in output order, then stored by consecutive invocations
-    /// (4 bytes of shared memory per tile element; falls back to `Direct` where the tile does not fit).
+    /// The whole tile staged in shared memory in output order (4 bytes per element; `Direct` if it won't fit).
     Tile,
-    /// Per subgroup and 16-byte row: the row's kept elements staged in the subgroup's slice of shared memory,
-    /// then stored by consecutive lanes (16 bytes of shared memory per invocation, whatever the tile).
+    /// Each subgroup's 16-byte row staged in its slice of shared memory (16 bytes per invocation, any tile).
     Subgroup,
 }
 
@@ -105,26 +92,22 @@ pub struct CompactPolicy {
     pub scan: ScanPolicy,
     /// How kept elements are stored. Default: [`CompactStaging::Subgroup`].
     pub staging: CompactStaging,
-    /// Elements per invocation (a multiple of 4 in 4..=64, tile at least 512) of compactions of at most
-    /// [`CompactPolicy::small_max`] elements: a smaller tile gives a small input more workgroups. Default: 16.
+    /// Elements per invocation of compactions of at most [`CompactPolicy::small_max`] elements (default 16).
     pub small_items_per_thread: u32,
-    /// Elements up to which `small_items_per_thread` applies. Default: 2^22 on GPUs (H200, select_if_odd with
-    /// subgroup staging: 256 x 16 0.0163 ms against 256 x 32 0.0179 at 2^20, 0.0642 against 0.0583 at 2^24;
-    /// between those sizes not measured), 0 (never) on CPU devices.
+    /// Elements up to which `small_items_per_thread` applies (default 2^22, CPU 0; docs/tuning.md).
     pub small_max: u64,
 }
 
 impl CompactPolicy {
-    /// The policy for a device: subgroup staging, so that shared memory does not grow with the tile
-    /// (H200, select_if_odd u32 at 2^20 / 2^24 / 2^28, ms: tile staging 256 x 16 0.0157 / 0.0921 / 1.362,
-    /// direct stores 0.0164 / 0.0768 / 1.025, subgroup staging 256 x 16 0.0163 / 0.0642 / 0.849,
-    /// 256 x 32 0.0179 / 0.0583 / 0.753; docs/tuning.md "CompactPolicy").
-    pub fn for_device(caps: &crate::gpu::DeviceCaps) -> Self {
+    /// The policy for a device: subgroup staging, so that shared memory does not grow with the tile.
+    pub fn for_device(caps: &DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
         Self {
-            small_items_per_thread: 16
-                .max(MIN_TILE.div_ceil(scan.workgroup_size).next_multiple_of(4)),
-            small_max: if caps.is_cpu() { 0 } else { 1 << 22 },
+            small_items_per_thread: 16.max(min_items(scan.workgroup_size)),
+            small_max: match caps.class {
+                DeviceClass::Cpu => 0,
+                _ => 1 << 22,
+            },
             ..Self::from(scan)
         }
     }
@@ -139,7 +122,7 @@ impl CompactPolicy {
     }
 
     /// Checks both tile shapes against the device.
-    pub fn validate(&self, caps: &crate::gpu::DeviceCaps) -> Result<()> {
+    pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
         ScanPolicy {
             items_per_thread: self.small_items_per_thread,
@@ -163,7 +146,7 @@ impl From<ScanPolicy> for CompactPolicy {
 
 /// Scratch bytes of a compaction of up to `max_n` elements with any valid policy.
 pub fn compact_scratch_bytes(max_n: u64) -> u64 {
-    16 + max_n.div_ceil(MIN_TILE as u64).max(1) * 8
+    status_bytes(max_n.div_ceil(MIN_TILE as u64).max(1), ScanElem::U32)
 }
 
 /// A planned compaction (policy and kernels).
@@ -194,8 +177,7 @@ impl Compactor {
     fn kernel(&self, ctx: &Context, flags: bool, items: u32) -> Result<Arc<crate::gpu::Kernel>> {
         use crate::shaders::compact as sh;
         let shader = if flags { sh::FLAGS } else { sh::VALUES };
-        // STAGE_ELEMS: the staging words, when they fit beside the look-back's and the local scan's few
-        // words (2 KiB margin); else the stores are direct.
+        // The staging words must fit beside the look-back's and the local scan's (2 KiB margin); else direct stores.
         let scan = &self.policy.scan;
         let (mode, words) = match self.policy.staging {
             CompactStaging::Direct => (0, 1),
@@ -221,16 +203,14 @@ impl Compactor {
         n.div_ceil(self.tile_size(n) as u64).max(1)
     }
 
-    /// Scratch bytes of a compaction of up to `max_n` elements (of any count up to it: the smaller tile's
-    /// count of tiles).
+    /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
         let p = &self.policy;
         let small = p.scan.workgroup_size * p.small_items_per_thread.min(p.scan.items_per_thread);
-        16 + max_n.div_ceil(small as u64).max(1) * 8
+        status_bytes(max_n.div_ceil(small as u64).max(1), ScanElem::U32)
     }
 
-    /// Records the compaction that keeps the non-zero elements (or those with a non-zero flag); see the
-    /// module docs.
+    /// [`Compactor::cmd_compact_if`] keeping the non-zero elements (or those with a non-zero flag).
     #[allow(clippy::too_many_arguments)]
     pub fn cmd_compact(
         &self,
@@ -246,8 +226,11 @@ impl Compactor {
         self.cmd_compact_if(rec, input, flags, pred, output, count_out, scratch, n)
     }
 
-    /// Records the compaction that keeps the elements for which `predicate` holds, tested on the element
-    /// or, with `flags`, on its flag (see the module docs).
+    /// Records the compaction that keeps the elements for which `predicate` holds (on the element, or on its
+    /// flag): reads `n` elements of `input` (and `flags`), writes the kept ones to `output[0..count)` (room for
+    /// `n`, the rest untouched, no overlap with `input` or `flags`) and the u32 count to `count_out[0]`; `scratch`
+    /// ([`Compactor::scratch_bytes`], `STORAGE_BUFFER | TRANSFER_DST`) is garbage afterwards. Barriers as in
+    /// [`crate::gpu::recorder`]; every input checked before anything is recorded. `n = 0` writes a count of 0.
     #[allow(clippy::too_many_arguments)]
     pub fn cmd_compact_if(
         &self,
@@ -280,8 +263,7 @@ impl Compactor {
             status_bytes,
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
-        // What the pass writes (output, count, scratch) shares no byte with anything else; the input and the
-        // flags are only read and may overlap each other.
+        // What the pass writes shares no byte with anything else; input and flags, only read, may overlap.
         let written = [
             ("output", output, bytes),
             ("count_out", count_out, 4),
@@ -295,8 +277,7 @@ impl Compactor {
         let tiles = self.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
         let status = scratch.slice(0, status_bytes);
-        // Bindings may not be empty: with n = 0 the count region stands in for the data bindings (the shader
-        // reads and writes no element then).
+        // Bindings may not be empty: with n = 0 (no element read or written) the count region stands in.
         let data = |b: Region| {
             if n == 0 {
                 count_out.slice(0, 4)
@@ -312,25 +293,22 @@ impl Compactor {
         rec.scope("vksort::compact", |rec| {
             rec.fill_region("vksort::compact::clear", status, 0)?;
             rec.barrier();
-            rec.dispatch(
-                "vksort::compact",
-                &kernel,
-                &bindings,
-                &CompactPush {
-                    n: n as u32,
-                    groups: tiles,
-                    mode,
-                    a,
-                    b,
-                },
-                tiles,
-            )
+            let push = CompactPush {
+                n: n as u32,
+                groups: tiles,
+                mode,
+                a,
+                b,
+            };
+            rec.pass("vksort::compact", &kernel)
+                .bind(&bindings)
+                .push(&push)
+                .groups(tiles)
         })
     }
 }
 
-/// [`Compactor::cmd_compact`] with the device's default policy. Convenience form: it builds its kernel
-/// (cached by the context) the first time it records; a renderer creates a [`Compactor`] up front instead.
+/// [`Compactor::cmd_compact`] with the default policy, its kernel built when first recorded (see [`Compactor`]).
 #[allow(clippy::too_many_arguments)]
 pub fn cmd_compact(
     rec: &mut Recorder,
@@ -366,14 +344,12 @@ pub fn cmd_compact_if(
     c.cmd_compact_if(rec, input, flags, predicate, output, count_out, scratch, n)
 }
 
-/// Compacts `data` on the GPU with the default policy (keeps the non-zero elements, or those with a
-/// non-zero flag).
+/// Compacts `data` on the GPU with the default policy, keeping the non-zero elements (or flags).
 pub fn compact_u32(ctx: &Arc<Context>, data: &[u32], flags: Option<&[u32]>) -> Result<Vec<u32>> {
     compact_u32_with(ctx, data, flags, None)
 }
 
-/// Compacts `data` on the GPU with `policy` (e.g. the look-back stall emulation), keeping the non-zero
-/// elements (or those with a non-zero flag).
+/// [`compact_u32`] with `policy` (e.g. the look-back stall emulation).
 pub fn compact_u32_with(
     ctx: &Arc<Context>,
     data: &[u32],
@@ -383,8 +359,7 @@ pub fn compact_u32_with(
     compact_u32_if(ctx, data, flags, Predicate::NonZero, policy)
 }
 
-/// Compacts `data` on the GPU: keeps the elements for which `predicate` holds (on the element, or with
-/// `flags` on its flag), with `policy` (default: the device's).
+/// Compacts `data` on the GPU, keeping the elements (or flags) that pass `predicate`, with `policy` (or the default).
 pub fn compact_u32_if(
     ctx: &Arc<Context>,
     data: &[u32],

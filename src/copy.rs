@@ -7,7 +7,7 @@
 //! recorded; the regions must not overlap. Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
 
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Profiler, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, DeviceClass, Profiler, Recorder};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
@@ -65,23 +65,20 @@ pub fn cmd_copy(
     )?;
     let n_vec4 = (bytes / 16) as u32;
     let groups = n_vec4.div_ceil(wg * ITEMS);
-    rec.dispatch(
-        "vksort::copy",
-        &kernel,
-        &[src.slice(0, bytes), dst.slice(0, bytes)],
-        &CopyPush {
-            n_vec4,
-            group_count: groups,
-        },
-        groups,
-    )
+    let push = CopyPush {
+        n_vec4,
+        group_count: groups,
+    };
+    rec.pass("vksort::copy", &kernel)
+        .bind(&[src.slice(0, bytes), dst.slice(0, bytes)])
+        .push(&push)
+        .groups(groups)
 }
 
 internal! {
-/// Measures the compute-copy bandwidth over `bytes` (read + write counted) in bytes per second: the median
-/// of `reps` timed copies, recorded back to back in one submission after ~300 ms of warm-up copies on a GPU
-/// (at most 1 s of wall time). GPU clocks fall to idle when the device has waited on the host, and take about
-/// that long to come back.
+/// Measures the compute-copy bandwidth over `bytes` (read + write counted) in bytes per second: the median of
+/// `reps` timed copies in one submission, after warm-up copies on a GPU (its clocks fall to idle while it waits
+/// on the host and take a while to come back).
 fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> {
     let bytes = bytes.next_multiple_of(16);
     let a = Buffer::device_local(ctx, "vksort::roofline::src", bytes)?;
@@ -100,7 +97,10 @@ fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> 
         })?;
         Ok(prof.results()?.iter().map(|p| p.ns).collect())
     };
-    let warm_ns = if ctx.caps().is_cpu() { 0.0 } else { 300e6 };
+    let warm_ns = match ctx.caps().class {
+        DeviceClass::Cpu => 0.0,
+        _ => 300e6,
+    };
     let (mut spent, started) = (0.0, std::time::Instant::now());
     while spent < warm_ns && started.elapsed() < std::time::Duration::from_secs(1) {
         spent += record(&mut prof)?.iter().sum::<f64>();

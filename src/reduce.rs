@@ -1,15 +1,7 @@
-//! Reduction (sum, min, max) of u32 or u64 into one element: pass `vksort::reduce` (`glsl/reduce.comp`),
-//! after `vksort::reduce::clear` (a fill of the scratch header).
-//!
-//! Single pass: at most 1024 workgroups each reduce every `groups`-th tile and write a partial to
-//! scratch; the last workgroup to finish (an atomic counter between buffer memory barriers) reduces the
-//! partials and writes `output[0]`. Per element: reads 4 / 8 bytes (u32 / u64). Sums wrap. `n = 0` writes
-//! the identity (0 for sum and max, all ones for min).
-//!
-//! Contract of [`cmd_reduce`]: reads `n` elements of `input`, writes one element of `output`; `scratch`
-//! (at least [`reduce_scratch_bytes`] bytes, `STORAGE_BUFFER | TRANSFER_DST`) is garbage afterwards.
-//! Barriers as in [`crate::gpu::recorder`]. Every input is checked before anything is recorded.
-//! Scratch layout: 16-byte header (done counter), then one element per workgroup.
+//! Reduction (sum, min, max) of u32 or u64 into one element: pass `vksort::reduce` after `vksort::reduce::clear`
+//! (a fill of the scratch header). At most 1024 workgroups each reduce every `groups`-th tile into a partial in
+//! scratch (16-byte header, one element per workgroup); the last to finish reduces the partials into
+//! `output[0]`. Sums wrap; `n = 0` writes the identity (0 for sum and max, all ones for min).
 
 use crate::error::Result;
 use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder};
@@ -51,11 +43,11 @@ pub fn reduce_scratch_bytes(_max_n: u64) -> u64 {
     16 + MAX_GROUPS as u64 * 8
 }
 
-/// Records the reduction of `n` elements of `input` into `output[0]` (see the module docs).
-///
-/// Checked before anything is recorded: the device, the count, each region ([`crate::Error::BufferTooSmall`],
-/// usage, alignment, context) and that the input, output and scratch share no byte
-/// ([`crate::Error::Overlap`]).
+/// Records the reduction of `n` elements of `input` into `output[0]`; `scratch` (at least
+/// [`reduce_scratch_bytes`], `STORAGE_BUFFER | TRANSFER_DST`) is garbage afterwards. Barriers as in
+/// [`crate::gpu::recorder`]. Checked before anything is recorded: the device, the count, each region
+/// ([`crate::Error::BufferTooSmall`], usage, alignment, context) and that input, output and scratch share no
+/// byte ([`crate::Error::Overlap`]).
 pub fn cmd_reduce(
     rec: &mut Recorder,
     input: BufferRef<'_>,
@@ -110,26 +102,17 @@ pub fn cmd_reduce(
     rec.scope("vksort::reduce", |rec| {
         rec.fill_region("vksort::reduce::clear", scratch.slice(0, 16), 0)?;
         rec.barrier();
-        rec.dispatch(
-            "vksort::reduce",
-            &kernel,
-            &[
-                // n = 0 reads nothing: the output region stands in for an empty input binding.
-                if n == 0 {
-                    output.slice(0, eb)
-                } else {
-                    input.slice(0, n * eb)
-                },
-                output.slice(0, eb),
-                scratch,
-            ],
-            &ReducePush {
-                n: n as u32,
-                tiles,
-                groups,
-            },
+        // n = 0 reads nothing: the output region stands in for an empty input binding.
+        let data = if n == 0 { output } else { input };
+        let push = ReducePush {
+            n: n as u32,
+            tiles,
             groups,
-        )
+        };
+        rec.pass("vksort::reduce", &kernel)
+            .bind(&[data.slice(0, n.max(1) * eb), output.slice(0, eb), scratch])
+            .push(&push)
+            .groups(groups)
     })
 }
 
@@ -170,21 +153,22 @@ pub fn reduce_u64(ctx: &Arc<Context>, data: &[u64], op: ReduceOp) -> Result<u64>
 internal! {
 /// CPU reference of [`reduce_u32`].
 fn cpu_reduce_u32(data: &[u32], op: ReduceOp) -> u32 {
-    match op {
-        ReduceOp::Sum => data.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
-        ReduceOp::Min => data.iter().copied().min().unwrap_or(u32::MAX),
-        ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
-    }
+    cpu_reduce(data, op, u32::MAX, u32::wrapping_add)
 }
 }
 
 internal! {
 /// CPU reference of [`reduce_u64`].
 fn cpu_reduce_u64(data: &[u64], op: ReduceOp) -> u64 {
-    match op {
-        ReduceOp::Sum => data.iter().fold(0u64, |a, &x| a.wrapping_add(x)),
-        ReduceOp::Min => data.iter().copied().min().unwrap_or(u64::MAX),
-        ReduceOp::Max => data.iter().copied().max().unwrap_or(0),
-    }
+    cpu_reduce(data, op, u64::MAX, u64::wrapping_add)
 }
+}
+
+fn cpu_reduce<T: Copy + Ord + Default>(data: &[T], op: ReduceOp, max: T, add: fn(T, T) -> T) -> T {
+    let values = data.iter().copied();
+    match op {
+        ReduceOp::Sum => values.fold(T::default(), add),
+        ReduceOp::Min => values.min().unwrap_or(max),
+        ReduceOp::Max => values.max().unwrap_or_default(),
+    }
 }
