@@ -75,14 +75,12 @@ push_block! {
     }
 }
 
-/// Bytes of the look-back status region for `tiles` tiles: a 16-byte header and 8 (u32) or 16 (u64) bytes per
-/// tile (`glsl/include/lookback.glsl`).
+/// Bytes of the look-back status region for `tiles` tiles: a 16-byte header and 2 elements per tile.
 pub fn status_bytes(tiles: u64, elem: super::ScanElem) -> u64 {
     16 + tiles * 2 * elem.bytes()
 }
 
-/// Byte offset of the fallback counter in the status region: how many predecessor tiles waiting
-/// workgroups reduced themselves (a diagnostic the tests read).
+/// Byte offset in the status region of the count of predecessor tiles that waiting workgroups reduced themselves.
 #[cfg(feature = "diagnostics")]
 pub const FALLBACK_COUNTER_OFFSET: u64 = 4;
 
@@ -117,8 +115,7 @@ pub(super) struct ScanIo {
 }
 
 impl Scanner {
-    /// Decoupled look-back: the clear of the status region, then one pass over `n` elements (its workgroup
-    /// count read from `args` when given: the tiles are claimed in order, so any number of them scans a prefix).
+    /// Decoupled look-back: the status clear, then one pass (its workgroup count read from `args` when given).
     pub(super) fn record_lookback(
         &self,
         rec: &mut Recorder,
@@ -210,8 +207,7 @@ impl Scanner {
         Ok(())
     }
 
-    /// Hillis-Steele: ceil(log2 n) doubling passes through two scratch arrays, then the final shift
-    /// (exclusive) or copy (inclusive) into `output`.
+    /// Hillis-Steele: ceil(log2 n) doubling passes in scratch, then the shift (exclusive) or copy into `output`.
     pub(super) fn record_hs(&self, rec: &mut Recorder, io: ScanIo) -> Result<()> {
         let (input, output, scratch, n) = (io.input, io.output, io.scratch, io.n);
         let bytes = n as u64 * self.config.elem.bytes();
