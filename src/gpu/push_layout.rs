@@ -11,7 +11,15 @@ pub(crate) trait PushBlock: bytemuck::Pod {
 
 /// Declares a `#[repr(C)]`, `Pod` push-constant struct and its [`PushBlock`] layout:
 /// `push_block! { /// doc \n pub struct P { /// doc \n pub a: u32, pub b: [u32; 2] } }`.
+/// `push_block! { internal struct P { .. } }` declares it public with the `diagnostics` feature and crate-private
+/// without (as `internal!` does).
 macro_rules! push_block {
+    ($(#[$m:meta])* internal struct $name:ident { $($body:tt)* }) => {
+        #[cfg(feature = "diagnostics")]
+        $crate::gpu::push_block! { $(#[$m])* pub struct $name { $($body)* } }
+        #[cfg(not(feature = "diagnostics"))]
+        $crate::gpu::push_block! { $(#[$m])* pub(crate) struct $name { $($body)* } }
+    };
     ($(#[$m:meta])* $vis:vis struct $name:ident {
         $($(#[$fm:meta])* $fvis:vis $field:ident : $ty:ty),* $(,)?
     }) => {
@@ -29,6 +37,20 @@ macro_rules! push_block {
     };
 }
 pub(crate) use push_block;
+
+/// Whether a Rust struct's members (`rust`) lie on the shader's block (`shader`, from [`push_members`]): the same
+/// bytes in all, and every Rust member starting and ending on member boundaries of the shader's block (a Rust
+/// member may cover several shader members: a nested struct, or `[u32; 2]` for `pad0, pad1`). Both in order.
+pub(crate) fn layout_matches(rust: &[(u32, u32)], shader: &[(u32, u32)]) -> bool {
+    let end = |m: &[(u32, u32)]| m.iter().map(|&(o, s)| o + s).max().unwrap_or(0);
+    if end(rust) != end(shader) {
+        return false;
+    }
+    let starts: Vec<u32> = shader.iter().map(|&(o, _)| o).collect();
+    let ends: Vec<u32> = shader.iter().map(|&(o, s)| o + s).collect();
+    rust.iter()
+        .all(|&(o, s)| starts.contains(&o) && ends.contains(&(o + s)))
+}
 
 /// SPIR-V opcodes and enumerants read here.
 mod op {
@@ -202,6 +224,23 @@ mod tests {
             b: [u32; 3],
             c: u64,
         }
+    }
+
+    #[test]
+    fn layouts_match_on_member_boundaries() {
+        let shader = [(0, 4), (4, 4), (8, 4), (16, 8)];
+        assert!(layout_matches(&[(0, 8), (8, 4), (16, 8)], &shader));
+        assert!(layout_matches(&[(0, 4), (4, 4), (8, 4), (16, 8)], &shader));
+        assert!(
+            !layout_matches(&[(0, 4), (4, 4), (8, 4)], &shader),
+            "shorter"
+        );
+        assert!(
+            !layout_matches(&[(0, 6), (6, 6), (16, 8)], &shader),
+            "misaligned"
+        );
+        assert!(layout_matches(&[], &[]));
+        assert!(!layout_matches(&[(0, 4)], &[]));
     }
 
     #[test]

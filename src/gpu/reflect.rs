@@ -12,6 +12,8 @@ pub struct Interface {
     pub bindings: Vec<vk::DescriptorType>,
     /// Byte size of the push-constant block (0 if none).
     pub push_constant_size: u32,
+    /// The push-constant block's members as `(offset, size)` in bytes, in declaration order.
+    pub push_members: Vec<(u32, u32)>,
 }
 
 /// Reflects the interface of the embedded shader `shader`.
@@ -65,8 +67,11 @@ pub fn reflect(name: &str) -> Result<Interface> {
         .map_err(|e| err(format!("push constants: {e:?}")))?
         .map(|p| p.offset + p.size)
         .unwrap_or(0);
+    let push_members =
+        super::push_members(bytes).map_err(|e| err(format!("push constants: {e}")))?;
     Ok(Interface {
         bindings,
         push_constant_size,
+        push_members,
     })
 }
