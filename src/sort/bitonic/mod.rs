@@ -1,40 +1,22 @@
-//! Bitonic sort (Batcher's network), the bitonic family's backend of the sort front end. Not stable: equal keys
-//! may leave in any order (their values stay with them). In place on the caller's buffers; the scratch holds
-//! only the control block.
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! The network is the form in which every comparator puts the smaller key at the lower position (each merge
-//! stage k starts by comparing position i with its mirror i ^ (k - 1)). Positions from n up to the next power
-//! of two are virtual +infinity: a comparator whose higher position is beyond n does nothing, so no padding is
-//! stored or moved (`glsl/include/bitonic.glsl`).
-//! - n up to the policy's `single_capacity()`: the local form, one dispatch of `vksort::bitonic::tile` with the
-//!   smallest power-of-two workgroup that holds n (registers, subgroup shuffles, shared memory): k + v read and
-//!   written once.
-//! - larger n: `vksort::bitonic::tile` sorts every tile of `tile()` keys; then for each merge stage k = 2 tile,
-//!   4 tile, .. up to the next power of two of n: `vksort::bitonic::global` for the strides from k / 2 down to
-//!   the tile, up to the policy's `global_fuse` strides per pass (each invocation holds the 2^fuse positions
-//!   they connect; reads k per key, and k + v for the items that move, writes the items that move), then
-//!   `vksort::bitonic::merge` runs the strides below the tile in each tile (k + v read and written).
-//!   log2(n / tile) (log2(n / tile) + 1) / 2 global steps in all, in about 1 / fuse as many passes.
-//!
-//! With a GPU-side count (`vksort::sort::count` first) the passes are recorded for the capacity; stages beyond
-//! the count's next power of two do nothing.
+//! Bitonic sort (Batcher's network): not stable (values stay with their keys), in place on the caller's buffers
+//! (the scratch holds only the control block), positions from n to the next power of two virtual +infinity
+//! (`glsl/include/bitonic.glsl`). Up to [`BitonicPolicy::single_capacity`] keys one `tile` pass in one
+//! workgroup; beyond, `tile` sorts every tile, then each merge stage runs its long strides in `global` passes and
+//! its short ones in a `merge` pass. docs/architecture.md ("The bitonic sort") has the passes and their bytes.
 
-mod global;
 pub mod policy;
-mod tile;
 
 pub use policy::BitonicPolicy;
 
 use crate::error::Result;
-use crate::gpu::{Context, Recorder};
+use crate::gpu::{Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
+use crate::shaders::{bitonic_global, bitonic_tile, ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{Overrides, SortBuffers};
+use crate::sort::backend::{Family, Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, ItemsFamily};
-use crate::sort::backend::Family;
+use crate::sort::items::{self, Checked, ItemPush, Items, ItemsFamily};
 use crate::workload::PassModel;
 use std::sync::Arc;
 
@@ -111,30 +93,145 @@ impl BitonicSort {
         })
     }
 
+    /// The local form (one workgroup), or the tile pass then per merge stage its global and merge passes.
     fn record_passes(&self, rec: &mut Recorder, c: &Checked, count: &Count) -> Result<()> {
-        let n = count.max_n();
-        let p = &self.policy;
+        let (ctx, p, n) = (rec.ctx(), &self.policy, count.max_n());
         if n <= p.single_capacity() {
             let wg = (n.div_ceil(p.items_per_invocation as u64) as u32)
                 .next_power_of_two()
                 .max(self.plan.max)
                 .min(p.single_max_workgroup);
-            return tile::record(self, rec, c, count, wg, 0, 1);
+            let k = self.tile_kernel(ctx, wg)?;
+            return self.tile_pass(rec, &k, c, count, 0, 1);
         }
         let tile = p.tile();
         let tiles = n.div_ceil(tile) as u32;
-        tile::record(self, rec, c, count, p.workgroup_size, 0, tiles)?;
+        let k = self.tile_kernel(ctx, p.workgroup_size)?;
+        self.tile_pass(rec, &k, c, count, 0, tiles)?;
         rec.barrier();
-        let top = n.next_power_of_two();
-        let mut k = 2 * tile;
-        while k <= top {
-            global::record_stage(self, rec, c, count, k, tile)?;
-            tile::record(self, rec, c, count, p.workgroup_size, k as u32, tiles)?;
+        let fuse = Spec::new().with(bitonic_global::FUSE, p.global_fuse);
+        let wg = p.global_workgroup_size;
+        let global = self.kernel(ctx, bitonic_global::SHADER, false, wg, fuse)?;
+        let mut stage = 2 * tile;
+        while stage <= n.next_power_of_two() {
+            self.global_stage(rec, &global, c, count, stage, tile)?;
+            self.tile_pass(rec, &k, c, count, stage as u32, tiles)?;
             rec.barrier();
-            k *= 2;
+            stage *= 2;
         }
         Ok(())
     }
+
+    /// A kernel of the bitonic sort: `shader` with workgroup size `wg`, the items' constants and `spec`.
+    fn kernel(
+        &self,
+        ctx: &Context,
+        shader: ShaderId,
+        tagged: bool,
+        wg: u32,
+        spec: Spec,
+    ) -> Result<Arc<Kernel>> {
+        items::kernel(ctx, &self.plan, &self.items, tagged, shader, wg, spec)
+    }
+
+    /// The tile pass's kernel with `wg` invocations.
+    fn tile_kernel(&self, ctx: &Context, wg: u32) -> Result<Arc<Kernel>> {
+        let spec = Spec::new().with(bitonic_tile::KPT, self.policy.items_per_invocation);
+        self.kernel(ctx, bitonic_tile::SHADER, self.tagged(), wg, spec)
+    }
+
+    /// One tile pass over `groups` tiles: `merge_k` 0 sorts each tile (`tile`), else runs the strides below the
+    /// tile of merge stage `merge_k` (`merge`).
+    fn tile_pass(
+        &self,
+        rec: &mut Recorder,
+        kernel: &Kernel,
+        c: &Checked,
+        count: &Count,
+        merge_k: u32,
+        groups: u32,
+    ) -> Result<()> {
+        let label = match merge_k {
+            0 => "vksort::bitonic::tile",
+            _ => "vksort::bitonic::merge",
+        };
+        let push = TilePush {
+            items: self.items.push(count),
+            merge_k,
+        };
+        rec.pass(label, kernel)
+            .bind(&[c.keys, c.values, c.meta])
+            .push(&push)
+            .groups(groups)
+    }
+
+    /// The global passes of merge stage `k`: strides k / 2 down to `tile`, `global_fuse` strides per pass (each
+    /// invocation holds the 2^steps positions they connect and writes back the items that moved), each pass
+    /// followed by a barrier.
+    fn global_stage(
+        &self,
+        rec: &mut Recorder,
+        kernel: &Kernel,
+        c: &Checked,
+        count: &Count,
+        k: u64,
+        tile: u64,
+    ) -> Result<()> {
+        let p = &self.policy;
+        let mut log_j = (k / 2).trailing_zeros();
+        let log_tile = tile.trailing_zeros();
+        while log_j >= log_tile {
+            let steps = p.global_fuse.min(log_j - log_tile + 1);
+            let groups = invocations_below(count.max_n(), log_j + 1 - steps, steps);
+            let push = GlobalPush {
+                items: self.items.push(count),
+                k: k as u32,
+                log_j,
+                steps,
+                groups: groups as u32,
+            };
+            rec.pass("vksort::bitonic::global", kernel)
+                .bind(&[c.keys, c.values, c.meta])
+                .push(&push)
+                .groups(groups.div_ceil(p.global_workgroup_size as u64) as u32)?;
+            rec.barrier();
+            if log_j < steps {
+                break;
+            }
+            log_j -= steps;
+        }
+        Ok(())
+    }
+}
+
+/// Invocations of a pass whose lowest stride bit is `lowbit` over `steps` strides that have a base position
+/// below `n` (bases increase with the invocation index).
+fn invocations_below(n: u64, lowbit: u32, steps: u32) -> u64 {
+    let block = 1u64 << (lowbit + steps);
+    ((n / block) << lowbit) + (n % block).min(1u64 << lowbit)
+}
+
+/// Push constants of `bitonic_tile`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct TilePush {
+    pub items: ItemPush,
+    /// 0: sort each tile; else the merge stage whose strides below the tile run.
+    pub merge_k: u32,
+}
+
+/// Push constants of `bitonic_global`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GlobalPush {
+    pub items: ItemPush,
+    pub k: u32,
+    /// The first stride is 1 << log_j.
+    pub log_j: u32,
+    /// Steps of this pass.
+    pub steps: u32,
+    /// Invocations whose base position is below the recorded n.
+    pub groups: u32,
 }
 
 impl ItemsFamily for BitonicSort {

@@ -1,8 +1,8 @@
-//! The bitonic sort's policy: workgroup and register tiling of its two passes, chosen per device from its
-//! limits (shared memory, workgroup size, subgroup size) and passed to the shaders as specialization constants.
+//! The bitonic sort's policy: workgroup and register tiling of its passes, from the device's limits.
+//! docs/tuning.md ("BitonicPolicy") has the measurements behind the defaults.
 
 use crate::error::{Error, Result};
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 use crate::policy::SubgroupPlan;
 use crate::sort::config::SortConfig;
 use crate::sort::items::Items;
@@ -12,26 +12,20 @@ use crate::sort::types::{KeyType, ValueType};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BitonicPolicy {
     /// Invocations per workgroup of the tile pass (`vksort::bitonic::tile` / `merge`) of sorts larger than one
-    /// workgroup: a power of two and a multiple of the subgroup size. Default: on GPUs the largest workgroup
-    /// whose tile fits the shared memory, at most 1024 (fewer global passes); 128 on CPUs.
+    /// workgroup: a power of two and a multiple of the subgroup size (GPUs: the largest that fits, at most 1024).
     pub workgroup_size: u32,
-    /// Items each invocation holds in registers (a power of two, 1..=32). Default 4: on an H100 the tile and
-    /// merge passes ran 8-12x slower with 8 (2^24 u32 keys: 24.9 ms in all against 6.1 ms with 4; see
-    /// docs/tuning.md).
+    /// Items each invocation holds in registers (a power of two, 1..=32). Default 4 (more spill on GPUs).
     pub items_per_invocation: u32,
-    /// The largest workgroup a sort that fits one workgroup may use (the local form: one dispatch, the
-    /// smallest power-of-two workgroup that holds n). Default: the device's largest power-of-two workgroup
-    /// whose tile fits its shared memory, at most 1024.
+    /// The largest workgroup of the local form (one dispatch on the smallest power-of-two workgroup that holds
+    /// n). Default: the largest power-of-two workgroup whose tile fits the shared memory, at most 1024.
     pub single_max_workgroup: u32,
     /// Invocations per workgroup of the global steps (`vksort::bitonic::global`). Default 256.
     pub global_workgroup_size: u32,
-    /// Strides of a merge stage one global pass runs (each invocation then holds 2^global_fuse items),
-    /// 1..=4. Default 3.
+    /// Strides of a merge stage one global pass runs (each invocation holds 2^global_fuse items), 1..=4.
     pub global_fuse: u32,
 }
 
 impl BitonicPolicy {
-    /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
     /// The device's policy for sorts of `key` keys with `value` values (what a sorter picks by default).
     pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
         let config = SortConfig {
@@ -45,22 +39,20 @@ impl BitonicPolicy {
         )
     }
 
+    /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
         let kpt = 4;
         let fits =
             |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        // GPUs: the largest workgroup whose tile fits (an H100, 2^24 u32 keys: 5.49 ms with 1024 invocations,
-        // 5.60 with 512, 5.83 with 256; 2^20: 0.336, 0.364, 0.403 ms). CPUs: 128.
         let mut single = pow2_floor(caps.max_workgroup_invocations.min(1024)).max(plan.max);
         while single > plan.max && !fits(single) {
             single /= 2;
         }
-        let wg = if caps.is_cpu() {
-            pow2_floor(plan.workgroup_size(caps, 128)).min(single)
-        } else {
-            single
+        let wg = match caps.class {
+            DeviceClass::Cpu => pow2_floor(plan.workgroup_size(caps, 128)).min(single),
+            _ => single,
         };
         Self {
             workgroup_size: wg,
@@ -71,9 +63,7 @@ impl BitonicPolicy {
         }
     }
 
-    /// The policy with fields overridden by a comma-separated `key=value` string (tuning sweeps): wg
-    /// (workgroup_size), kpt (items_per_invocation), single (single_max_workgroup), gwg
-    /// (global_workgroup_size), fuse (global_fuse). Checked against the device when a sorter is made.
+    /// The policy with fields overridden by `key=value,...`: wg, kpt, single, gwg, fuse (the fields in order).
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "bitonic", |k, v, bad| {
             match k {
@@ -99,7 +89,6 @@ impl BitonicPolicy {
         (self.single_max_workgroup * self.items_per_invocation) as u64
     }
 
-    /// Checks the policy against the device and the items.
     pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
         let plan = SubgroupPlan::for_device(caps);
         let bad = |what: String| {
@@ -144,8 +133,7 @@ impl BitonicPolicy {
     }
 }
 
-/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words and the tag, one padding word per
-/// 32 items).
+/// Shared memory of a tile of `tile` items (bitonic.glsl's s_items: key words, tag, a padding word per 32).
 pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
     let tagged = items.val_words > 0;
     let words = items.key_words + tagged as u32;

@@ -1,8 +1,6 @@
-//! Timing knobs of the merge sort, apart from its policy (as the radix sort's `RadixDebug`). Public only with the
-//! `diagnostics` cargo feature (`Sorter::builder(..).tuning(MergeDebug { .. })`, or the key `debug` in the merge
-//! family's override string: `VKSORT_POLICY=debug=1` with `vksort bench --algos merge`); a product build always
-//! runs with [`MergeDebug::default`] (every knob off). Non-zero knobs make the result WRONG on purpose; none is
-//! ever chosen by a device policy.
+//! Timing knobs of the merge sort apart from its policy (as the radix sort's `RadixDebug`): public with the
+//! `diagnostics` feature (`tuning(MergeDebug { .. })`, or `debug=` in the merge override string). Non-zero knobs
+//! make the result WRONG on purpose; no device policy sets one.
 
 use super::{MergeKernel, MergePolicy};
 use crate::error::{Error, Result};
@@ -10,25 +8,10 @@ use crate::error::{Error, Result};
 /// The merge sort's diagnostics knobs (all off by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct MergeDebug {
-    /// Timing experiments only, 0 otherwise (the sort's result is WRONG when non-zero): knock-outs of the merge
-    /// passes (specialization constant `DEBUG_MODE` of merge_merge.comp and merge_partition.comp; 0 compiles to
-    /// the plain kernels). Every load, the staging through shared memory and every store stay as they are:
-    /// - bit 0 (1): no serial merge. Each invocation still finds its diagonal's merge-path split (the search's
-    ///   result is folded into its first key), then takes its keys, and its values' source positions, from the
-    ///   staged tile as they lie (tile positions lid x KPT .. lid x KPT + KPT - 1: the A slice, then the B slice).
-    /// - bit 1 (2): as bit 0, and no diagonal search either (a fixed split): loads, staging and stores only.
-    /// - bit 2 (4): no split-point search (the partition pass's, or the merge pass's own with fused splits): the
-    ///   co-rank of diagonal k is min(max(k / 2, k - lb), la) (a valid, balanced split of every tile).
-    /// - bit 3 (8): no diagonal search, the serial merge kept (from the same fixed split): with bit 0, the
-    ///   search's and the merge's shares of the instruction work.
-    ///
-    /// With bits 0, 1 or 3 a pass leaves its runs unsorted, so the next passes' split searches (still run)
-    /// find no valid split points: every merge tile then takes bit 2's balanced split (as uniform keys give),
-    /// the one found kept as a dependency only. Each tile so still loads and stores exactly its keys, every key
-    /// once per pass (with bit 0 or 1 the output is a permutation of the input, each value beside its key, bit
-    /// 0's folded first keys aside; bit 3's invocations merge overlapping stretches).
-    ///
-    /// The block pass is never changed. Only with [`MergeKernel::Serial`].
+    /// Knock-outs of the serial merge kernel's passes, for timing only (the result is WRONG when non-zero; 0
+    /// compiles to the plain kernels): bit 0 (1) no serial merge, bit 1 (2) no diagonal search either, bit 2 (4)
+    /// no split-point search (a balanced split), bit 3 (8) no diagonal search, the merge kept. Loads, staging and
+    /// stores stay; docs/tuning.md ("MergeDebug knock-outs") says what each leaves.
     pub debug_mode: u32,
 }
 

@@ -1,51 +1,10 @@
-//! Merge sort, the merge family's backend of the sort front end. Stable (equal keys keep their input order, in
-//! both orders, with and without a bit range), every key type including 128-bit keys (the sort that Auto picks
-//! for them: the radix sorts refuse keys wider than 64 bits), with no value or a 4- or 8-byte value per key.
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! With B = the policy's block tile ([`MergePolicy::block_tile`]), T = its merge tile and
-//! P(n) = ceil(log2(ceil(n / B))) merge passes:
-//! - `vksort::sort::count` (GPU-side counts only): the clamped count into the control block.
-//! - `vksort::merge::block` ([`block`]): one workgroup per tile of B keys: each invocation sorts its
-//!   `block_items_per_invocation` keys in registers (odd-even transposition: stable), then log2(workgroup size)
-//!   rounds merge runs in pairs through shared memory (each invocation finds its diagonal's merge-path split by
-//!   a binary search and merges its keys serially; ties from the first run: stable). Keys only in shared memory;
-//!   with values, a 16-bit tile position per key beside them, by which each value is gathered once. Reads
-//!   k + v, writes k + v. A sort of at most B keys is this one pass, in place, in one workgroup.
-//! - per merge pass p = 0 .. P(n) - 1, runs of w = B << p keys merged in pairs:
-//!   `vksort::merge::partition` ([`partition`]; with [`Partition::Pass`], and with [`Partition::Mixed`] for
-//!   sorts of more than [`MergePolicy::fused_max_keys`] keys): a cluster of
-//!   [`MergePolicy::partition_lanes`] invocations per output tile of T keys finds, by a k-ary search of the merge
-//!   path (one probe of two keys per lane and round, ceil(log_lanes(w)) + 1 rounds), how many of the outputs
-//!   before the tile come from the pair's first run (ties take from the first run: stable). Writes 4 bytes per
-//!   tile.
-//!   `vksort::merge::merge` ([`pass`]): one workgroup per output tile merges exactly T keys whatever the data,
-//!   from the two slices the split points give (read from the partition array, or, without a partition pass,
-//!   found by every subgroup of the workgroup itself with the same k-ary search, both ends at once), with the
-//!   policy's [`MergeKernel`] (the slices' keys in shared memory, a merge-path search and a serial merge of
-//!   `merge_items_per_invocation` keys per invocation into registers, a coalesced store through shared memory;
-//!   or a bitonic merge network). Reads k + v (values gathered by source position), writes k + v.
-//!
-//! The passes ping-pong between the caller's buffers (side 0) and the scratch's alternate copies (side 1): the
-//! block pass writes side P(n) & 1 and every merge pass the other side than it reads, so the last merge pass
-//! writes the caller's buffers and no final copy exists. With a GPU-side count the passes are recorded for the
-//! capacity; every pass computes P(n) and its sides from the count on the GPU, and passes p >= P(n) do nothing.
-//! With a host count exactly the P(n) merge passes are recorded.
-//!
-//! Timing experiments (the `diagnostics` feature's `MergeDebug`, key `debug` of the override string): knock-outs
-//! of the merge passes' serial merge, diagonal search and split-point search, by a specialization constant
-//! (0 compiles to the plain kernels).
-//!
-//! # Scratch layout ([`Layout`])
-//! The control block (1 KiB, offset 0), then for capacities above one block tile: the alternate keys
-//! (n x k bytes), the alternate values (n x v bytes; 16 without values) and, when the sort has partition passes,
-//! the partition array (ceil(n / T) u32), each region aligned for binding. Up to one block tile: only the control
-//! block.
+//! Merge sort: stable, every key type including 128-bit keys (Auto's sort for them), no value or a 4- or 8-byte
+//! value per key. A block pass sorts tiles of [`MergePolicy::block_tile`] keys, then each merge pass merges runs
+//! in pairs (optionally after a partition pass that finds the split points), ping-ponging between the caller's
+//! buffers and the scratch so that the last pass ends in the caller's buffers. docs/architecture.md ("The merge
+//! sort") has the passes, the bytes they move and the scratch layout.
 
-pub mod block;
 mod debug;
-pub mod partition;
-pub mod pass;
 pub mod policy;
 
 #[cfg(feature = "diagnostics")]
@@ -55,14 +14,14 @@ pub(crate) use debug::MergeDebug;
 pub use policy::{MergeKernel, MergePolicy, Partition};
 
 use crate::error::Result;
-use crate::gpu::{Region, Context, Recorder};
+use crate::gpu::{Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
+use crate::shaders::{merge_block, merge_merge, merge_network, merge_partition, ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
-use crate::sort::backend::{Overrides, SortBuffers};
+use crate::sort::backend::{Family, Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, ItemsFamily, Regions};
-use crate::sort::backend::Family;
+use crate::sort::items::{self, Checked, ItemPush, Items, ItemsFamily, Regions};
 use crate::workload::PassModel;
 use std::sync::Arc;
 
@@ -192,17 +151,84 @@ impl MergeSort {
         let s = self.sides(&c, &layout);
         rec.scope("vksort::sort", |rec| {
             items::record_count(ctx, &self.plan, rec, &c, n)?;
-            block::record(self, rec, &s, &count)?;
-            for p in 0..self.policy.merge_passes(n) {
-                rec.barrier();
-                if !self.policy.fused(n) {
-                    partition::record(self, rec, &s, &count, p)?;
-                    rec.barrier();
-                }
-                pass::record(self, rec, &s, &count, p)?;
-            }
-            Ok(())
+            self.record_passes(rec, &s, &count)
         })
+    }
+
+    /// A kernel of the merge sort: `shader` with workgroup size `wg`, the items' constants, `MASKED` and `spec`.
+    fn kernel(
+        &self,
+        ctx: &Context,
+        shader: ShaderId,
+        tagged: bool,
+        wg: u32,
+        spec: Spec,
+    ) -> Result<Arc<Kernel>> {
+        let spec = spec.with(merge_block::MASKED, self.masked());
+        items::kernel(ctx, &self.plan, &self.items, tagged, shader, wg, spec)
+    }
+
+    /// The merge passes' kernel: the policy's [`MergeKernel`] (the serial one with the timing knock-outs of
+    /// [`MergeDebug`]; both declare `KPT` and `FUSED_SPLIT` with the same ids) for a sort of `n` keys.
+    fn merge_kernel(&self, ctx: &Context, n: u64) -> Result<Arc<Kernel>> {
+        let p = &self.policy;
+        let spec = Spec::new()
+            .with(merge_merge::KPT, p.merge_items_per_invocation)
+            .with(merge_merge::FUSED_SPLIT, p.fused(n) as u32);
+        let wg = p.merge_workgroup_size;
+        match p.merge_kernel {
+            MergeKernel::Serial => {
+                let spec = spec.with(merge_merge::DEBUG_MODE, self.debug.debug_mode);
+                self.kernel(ctx, merge_merge::SHADER, false, wg, spec)
+            }
+            MergeKernel::Network => self.kernel(ctx, merge_network::SHADER, true, wg, spec),
+        }
+    }
+
+    /// The block pass, then per merge pass its partition pass (unless fused) and the merge pass.
+    fn record_passes(&self, rec: &mut Recorder, s: &Sides, count: &Count) -> Result<()> {
+        let (ctx, p, n) = (rec.ctx(), &self.policy, count.max_n());
+        let items = self.items.push(count);
+        let (block_tile, merge_tile) = (p.block_tile() as u32, p.merge_tile() as u32);
+        let [k0, v0, k1, v1] = s.sides;
+        let kpt = Spec::new().with(merge_block::KPT, p.block_items_per_invocation);
+        let k = self.kernel(ctx, merge_block::SHADER, false, p.block_workgroup_size, kpt)?;
+        rec.pass("vksort::merge::block", &k)
+            .bind(&[k0, v0, k1, v1, s.meta])
+            .push(&BlockPush { items, block_tile })
+            .groups(n.div_ceil(p.block_tile()) as u32)?;
+        let tiles = n.div_ceil(p.merge_tile());
+        let (wg, lanes) = (p.partition_workgroup_size, p.partition_lanes);
+        for pass in 0..p.merge_passes(n) {
+            rec.barrier();
+            if !p.fused(n) {
+                let debug = Spec::new().with(merge_partition::DEBUG_MODE, self.debug.debug_mode);
+                let k = self.kernel(ctx, merge_partition::SHADER, false, wg, debug)?;
+                let push = PartitionPush {
+                    items,
+                    block_tile,
+                    merge_tile,
+                    pass,
+                    lanes,
+                };
+                rec.pass("vksort::merge::partition", &k)
+                    .bind(&[k0, k1, s.meta, s.partition])
+                    .push(&push)
+                    .groups(tiles.div_ceil((wg / lanes) as u64) as u32)?;
+                rec.barrier();
+            }
+            let k = self.merge_kernel(ctx, n)?;
+            let push = MergePush {
+                items,
+                block_tile,
+                pass,
+            };
+            rec.pass("vksort::merge::merge", &k)
+                .bind(&[k0, v0, k1, v1, s.meta, s.partition])
+                .push(&push)
+                .groups(tiles as u32)?;
+        }
+        Ok(())
     }
 
     /// `MASKED` of merge_side.glsl: 1 when a bit range leaves some bit of the key out of the order (the
@@ -228,6 +254,53 @@ impl MergeSort {
             partition: region(layout.partition),
         }
     }
+}
+
+/// Push constants of `merge_block`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BlockPush {
+    pub items: ItemPush,
+    /// The policy's block tile (decides P(n), and so the side written).
+    pub block_tile: u32,
+}
+
+/// Push constants of `merge_partition`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct PartitionPush {
+    pub items: ItemPush,
+    pub block_tile: u32,
+    pub merge_tile: u32,
+    /// The merge pass (runs of block_tile << pass keys).
+    pub pass: u32,
+    /// Invocations per tile ([`MergePolicy::partition_lanes`]).
+    pub lanes: u32,
+}
+
+/// Push constants of `merge_merge` and `merge_network`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MergePush {
+    pub items: ItemPush,
+    pub block_tile: u32,
+    /// The merge pass (runs of block_tile << pass keys).
+    pub pass: u32,
+}
+
+/// The block pass's push constants, at the path tests name.
+pub mod block {
+    pub use super::BlockPush;
+}
+
+/// The partition pass's push constants, at the path tests name.
+pub mod partition {
+    pub use super::PartitionPush;
+}
+
+/// The merge pass's push constants, at the path tests name.
+pub mod pass {
+    pub use super::MergePush;
 }
 
 impl ItemsFamily for MergeSort {

@@ -1,83 +1,30 @@
-//! Split radix sorts (issue 17): LSD radix sorts whose every pass is made of stable 1-bit splits, in the two
-//! forms of the seed documents, as two public algorithms so that the command line and the benchmark run them
-//! side by side (`--algo split-radix`, `--algo split-radix-bit`):
-//!
-//! - [`SortAlgorithm::SplitRadix`], the blocked form (Satish et al., "Fast Sort on CPUs, GPUs and Intel MIC"):
-//!   D-bit passes (D = [`SplitPolicy::digit_bits`], 1..=8, default 4). Per pass, every tile counts its digits
-//!   (`histogram`), one exclusive scan of the digit-major histograms gives every (digit, tile) its first output
-//!   position, then every tile sorts itself on the digit by D 1-bit splits in shared memory (per-invocation
-//!   sequential "vertical" scans plus a workgroup scan built on subgroup scans) and writes each key to its
-//!   global position (`scatter`; a digit's keys leave a tile as one contiguous run).
-//! - [`SortAlgorithm::SplitRadixBit`], the per-bit form (CIS 565's radix sort, Seed 002): one global 1-bit split
-//!   per bit: map each key to a flag (1 = its bit is 0, `flags`), exclusive scan of the flags, and scatter
-//!   (`bit_scatter`: zeros to their scanned position, ones after all zeros in input order).
-//!
-//! Both are stable (equal keys keep their input order, in both orders), take every key type (u128 too: the
-//! digits are bits of the transformed key, whatever its width), values of 0, 4 or 8 bytes, ascending or
-//! descending order, bit ranges and GPU-side counts.
-//!
-//! # Which passes run: decided on the GPU
-//! Seed 002 first reduces the maximum key to skip the empty high bits; here a `differ` pass ORs the transformed
-//! keys and their complements, so every bit that does not vary (the high bits of small keys, the low bits of
-//! keys that are multiples of a power of two, sign bits, exponent bits that all keys share ...) is skipped, not
-//! only the high ones. The `plan` pass (one invocation) lists the K varying bits inside the bit range's mask and
-//! makes pass i sort on the varying bits `i * per_pass .. (i + 1) * per_pass` (per_pass = 1, or D for the
-//! blocked form, whose digits are thus made of varying bits only: keys that vary in 9 scattered bits take 3
-//! passes of 4 bits, not 8). It writes the indirect arguments of every recorded pass: the first P = ceil(K /
-//! per_pass) passes get their workgroups, the others 0 (they do nothing, their scan included: the scan is
-//! dispatched indirectly too, [`crate::scan::Scanner::cmd_scan_indirect`]). Pass i reads the keys from side
-//! i % 2 (the caller's buffers, then the scratch copy) and writes the other side, so the running passes keep
-//! the ping-pong parity whatever P is; when P is odd a final `copy` (indirect, 0 workgroups otherwise) brings
-//! the keys back. No host round trip: the recording is the same whatever the keys are. Recorded passes: the
-//! bit range's width (per-bit form) or its width / D rounded up (blocked form).
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes, R = 2^D, B = tile keys)
-//! - `vksort::split::clear` (fill of the 8 OR words), `vksort::sort::count` (GPU-side counts only).
-//! - `vksort::split::differ`: reads k.
-//! - `vksort::split::plan`: one invocation; a few hundred bytes.
-//! - per pass, per-bit form: `vksort::split::flags` (reads k, writes 4), `vksort::scan::clear` and
-//!   `vksort::scan::lookback` (in place on the flags: reads 4, writes 4), `vksort::split::bit_scatter` (reads
-//!   k + v + 4, writes k + v).
-//! - per pass, blocked form: `vksort::split::histogram` (reads k, writes 4R / B), `vksort::scan::clear` and
-//!   `vksort::scan::lookback` (in place on the histograms: 4R / B each way), `vksort::split::scatter` (reads
-//!   k + v + 4R / B, writes k + v).
-//! - `vksort::split::copy` when P is odd: reads and writes k + v.
-//!
-//! The scans are vksort's look-back scan through its public recording API (labels `vksort::scan::*`, inside
-//! the sort's `vksort::sort` label scope), with the length decided on the GPU: the scan is recorded for the
-//! capacity's length (n flags, or R x tiles(capacity) counters) and dispatched with the workgroups the plan
-//! wrote (length n, or R x tiles(n)).
-//!
-//! # Scratch layout ([`crate::sort::Sorter::storage_requirements`]; regions aligned for binding)
-//! control block (1 KiB, [`crate::sort::count`] words, then [`CTRL_OR`], [`CTRL_NOR`], [`CTRL_VARYING`],
-//! [`CTRL_PASSES`], [`CTRL_BITS`]) | the other side's keys (n k) | its values (n v) | flags (n u32, per-bit form)
-//! or histograms (R x tiles u32, blocked form) | the scan's status (`Scanner::scratch_bytes` of that length) |
-//! indirect arguments (12 bytes for the copy, 32 bytes per recorded pass). Usage: storage, transfer destination
-//! (the fills) and indirect (the arguments).
+//! Split radix sorts: LSD radix sorts whose every pass is made of stable 1-bit splits, in two forms:
+//! [`SortAlgorithm::SplitRadix`] (blocked: per pass of D bits every tile counts its digits, one scan, then every
+//! tile splits itself D times in shared memory and scatters) and [`SortAlgorithm::SplitRadixBit`] (per bit: flags,
+//! one scan, a scatter). Stable, every key type, values of 0, 4 or 8 bytes, both orders, bit ranges and
+//! GPU-side counts. A `differ` and a `plan` pass decide on the GPU which bits vary, so which recorded passes run;
+//! the recording never depends on the keys. docs/architecture.md ("The split radix sorts") has the passes, the
+//! bytes they move and the scratch layout.
 
-mod bit_scatter;
-mod copy;
-mod differ;
-mod flags;
-mod histogram;
-mod plan;
 pub mod policy;
-mod scatter;
 
 pub use policy::{SplitPolicy, MAX_DIGIT_BITS, MAX_TILE};
 
 use crate::error::Result;
-use crate::gpu::{Region, Context, Recorder};
+use crate::gpu::{Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
+use crate::shaders::{
+    split_bit_scatter, split_copy, split_differ, split_flags, split_histogram, split_plan,
+    split_scatter, ShaderId, Spec,
+};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
+    Capabilities, Family, Overrides, SortBackend, SortBuffers, StorageRequirements,
 };
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, ItemPush, Items, Regions};
-use crate::sort::backend::Family;
+use crate::sort::items::{self, Checked, ItemPush, Items, Regions};
 use crate::sort::types::{transform, KeyType, Order};
 use crate::workload::PassModel;
 use ash::vk;
@@ -141,10 +88,28 @@ impl Form {
         }
     }
 
-    fn name(self) -> &'static str {
+    fn algorithm(self) -> SortAlgorithm {
         match self {
-            Form::PerBit => SortAlgorithm::SplitRadixBit.name(),
-            Form::Blocked => SortAlgorithm::SplitRadix.name(),
+            Form::PerBit => SortAlgorithm::SplitRadixBit,
+            Form::Blocked => SortAlgorithm::SplitRadix,
+        }
+    }
+
+    /// The pass before each scan and the one after it: (label, shader, whether it takes the digit bits).
+    fn steps(self) -> [(&'static str, ShaderId, bool); 2] {
+        match self {
+            Form::PerBit => [
+                ("vksort::split::flags", split_flags::SHADER, false),
+                (
+                    "vksort::split::bit_scatter",
+                    split_bit_scatter::SHADER,
+                    false,
+                ),
+            ],
+            Form::Blocked => [
+                ("vksort::split::histogram", split_histogram::SHADER, true),
+                ("vksort::split::scatter", split_scatter::SHADER, true),
+            ],
         }
     }
 }
@@ -161,6 +126,18 @@ struct Layout {
     scan: (u64, u64),
     args: (u64, u64),
     total: u64,
+}
+
+/// One recorded sort: its form, the checked buffers, the two sides (keys, values; side 0 the caller's), the
+/// flags or histograms, the scan's scratch and length, and the indirect arguments.
+struct Bindings {
+    form: Form,
+    c: Checked,
+    sides: [(Region, Region); 2],
+    offsets: Region,
+    scan: Region,
+    args: Region,
+    scan_len: u64,
 }
 
 /// The split radix sorts behind a [`crate::sort::Sorter`].
@@ -183,12 +160,13 @@ impl SplitSort {
         overrides: &Overrides,
         reachable: &[SortAlgorithm],
     ) -> Result<Self> {
-        let items = Items::new(config)?;
-        let policy = overrides
-            .get::<SplitPolicy>()
-            .unwrap_or_else(|| SplitPolicy::for_items(ctx.caps(), &items));
-        policy.check(ctx.caps(), &items)?;
-        crate::policy::require_sort_subgroup_ops(ctx)?;
+        let (items, policy, plan) = items::family_parts(
+            ctx,
+            config,
+            overrides,
+            SplitPolicy::for_items,
+            |p, caps, items| p.check(caps, items),
+        )?;
         let scanner = Scanner::new(
             ctx,
             ScanConfig {
@@ -201,7 +179,7 @@ impl SplitSort {
         Ok(Self {
             ctx: ctx.clone(),
             policy,
-            plan: SubgroupPlan::for_device(ctx.caps()),
+            plan,
             items,
             scanner,
             forms: reachable.iter().map(|&a| Form::of(a)).collect(),
@@ -237,10 +215,7 @@ impl SplitSort {
         let scan_len = self.scan_len(form, n);
         let offsets = r.take(scan_len * 4);
         let scan = r.take(self.scanner.scratch_bytes(scan_len.max(1)));
-        let recorded = match form {
-            Form::PerBit => self.recorded_passes(SortAlgorithm::SplitRadixBit),
-            Form::Blocked => self.recorded_passes(SortAlgorithm::SplitRadix),
-        };
+        let recorded = self.recorded_passes(form.algorithm());
         let args = r.take((ARGS_PASS + ARGS_STRIDE * recorded as u64) * 4);
         Layout {
             alt_keys,
@@ -251,6 +226,21 @@ impl SplitSort {
             args,
             total: r.total,
         }
+    }
+
+    /// A kernel of the split sort: `shader` with workgroup size `wg`, the items' constants and `spec`.
+    fn kernel(&self, ctx: &Context, shader: ShaderId, wg: u32, spec: Spec) -> Result<Arc<Kernel>> {
+        items::kernel(ctx, &self.plan, &self.items, false, shader, wg, spec)
+    }
+
+    /// A tile pass's kernel: the policy's workgroup and keys per invocation (and with `digits` its digit bits).
+    fn tile_kernel(&self, ctx: &Context, shader: ShaderId, digits: bool) -> Result<Arc<Kernel>> {
+        let p = &self.policy;
+        let mut spec = Spec::new().with(split_scatter::KPT, p.keys_per_invocation);
+        if digits {
+            spec.set(split_scatter::DIGIT_BITS, p.digit_bits);
+        }
+        self.kernel(ctx, shader, p.workgroup_size, spec)
     }
 
     fn cmd_sort(
@@ -266,7 +256,7 @@ impl SplitSort {
         let c = items::check(
             ctx,
             &self.items,
-            form.name(),
+            form.algorithm().name(),
             MAX_KEYS,
             &buffers,
             &count,
@@ -279,11 +269,11 @@ impl SplitSort {
         if c.count.is_none() && n <= 1 {
             return Ok(());
         }
+        let b = self.bindings(form, c, &lay);
         rec.scope("vksort::sort", |rec| {
-            let s = c.scratch;
             rec.fill_region(
                 "vksort::split::clear",
-                s.slice(CTRL_OR * 4, (CTRL_NOR + 4 - CTRL_OR) * 4),
+                c.scratch.slice(CTRL_OR * 4, (CTRL_NOR + 4 - CTRL_OR) * 4),
                 0,
             )?;
             rec.barrier();
@@ -291,72 +281,97 @@ impl SplitSort {
             if n <= 1 {
                 return Ok(());
             }
-            let region = |(off, bytes): (u64, u64)| s.slice(off, bytes);
-            let args = region(lay.args);
-            let recorded = self.recorded_passes(match form {
-                Form::PerBit => SortAlgorithm::SplitRadixBit,
-                Form::Blocked => SortAlgorithm::SplitRadix,
-            });
-            differ::record(self, rec, &c, &count)?;
-            rec.barrier();
-            plan::record(self, rec, &c, &count, form, recorded, args)?;
-            rec.barrier();
-            let sides = [
-                (c.keys, c.values),
-                (
-                    region(lay.alt_keys),
-                    if self.items.val_words > 0 {
-                        region(lay.alt_vals)
-                    } else {
-                        c.values
-                    },
-                ),
-            ];
-            let offsets = region(lay.offsets);
-            let scan_scratch = region(lay.scan);
-            for pass in 0..recorded {
-                let src = sides[pass as usize % 2];
-                let dst = sides[1 - pass as usize % 2];
-                let tile_args = args.slice((ARGS_PASS + ARGS_STRIDE * pass as u64) * 4, 12);
-                let scan_args = args.slice((ARGS_PASS + ARGS_STRIDE * pass as u64 + 4) * 4, 12);
-                let pass_io = PassIo {
-                    src,
-                    dst,
-                    offsets,
-                    tile_args,
-                };
-                match form {
-                    Form::PerBit => flags::record(self, rec, &c, &count, pass, &pass_io)?,
-                    Form::Blocked => histogram::record(self, rec, &c, &count, pass, &pass_io)?,
-                }
-                rec.barrier();
-                self.scanner.scan_indirect(
-                    rec,
-                    offsets,
-                    offsets,
-                    scan_scratch,
-                    lay.scan_len,
-                    scan_args,
-                )?;
-                rec.barrier();
-                match form {
-                    Form::PerBit => bit_scatter::record(self, rec, &c, &count, pass, &pass_io)?,
-                    Form::Blocked => scatter::record(self, rec, &c, &count, pass, &pass_io)?,
-                }
-                rec.barrier();
-            }
-            copy::record(self, rec, &c, &count, sides[1], args.slice(0, 12))
+            self.record_plan(rec, &b, &count)?;
+            self.record_splits(rec, &b, &count)
         })
     }
-}
 
-/// The buffers of one pass: the side it reads (keys, values), the side it writes, the flags or histograms,
-/// and its tile passes' indirect arguments.
-pub(crate) struct PassIo {
-    pub src: (Region, Region),
-    pub dst: (Region, Region),
-    pub offsets: Region,
-    pub tile_args: Region,
+    /// The regions of a sort in `form` of layout `lay` on the checked buffers `c`.
+    fn bindings(&self, form: Form, c: Checked, lay: &Layout) -> Bindings {
+        let region = |(off, bytes): (u64, u64)| c.scratch.slice(off, bytes);
+        let alt_vals = if self.items.val_words > 0 {
+            region(lay.alt_vals)
+        } else {
+            c.values
+        };
+        Bindings {
+            form,
+            c,
+            sides: [(c.keys, c.values), (region(lay.alt_keys), alt_vals)],
+            offsets: region(lay.offsets),
+            scan: region(lay.scan),
+            args: region(lay.args),
+            scan_len: lay.scan_len,
+        }
+    }
+
+    /// `differ` and `plan`: the varying bits, the passes that run and every recorded pass's indirect arguments.
+    fn record_plan(&self, rec: &mut Recorder, b: &Bindings, count: &Count) -> Result<()> {
+        let (ctx, p, items, c) = (rec.ctx(), &self.policy, self.items.push(count), &b.c);
+        let k = self.tile_kernel(ctx, split_differ::SHADER, false)?;
+        rec.pass("vksort::split::differ", &k)
+            .bind(&[c.keys, c.meta])
+            .push(&items)
+            .groups(count.max_n().div_ceil(p.tile()) as u32)?;
+        rec.barrier();
+        let wg = self.plan.workgroup_size(ctx.caps(), 1);
+        let k = self.kernel(ctx, split_plan::SHADER, wg, Spec::new())?;
+        let (per_pass, scan_per_tile) = match b.form {
+            Form::PerBit => (1, 0),
+            Form::Blocked => (p.digit_bits, p.radix() as u32),
+        };
+        let push = PlanPush {
+            items,
+            recorded: self.recorded_passes(b.form.algorithm()),
+            per_pass,
+            tile_keys: p.tile() as u32,
+            scan_tile: self.scanner.tile_size(),
+            scan_per_tile,
+            copy_keys: p.tile() as u32,
+            max_x: ctx.caps().max_workgroup_count[0],
+        };
+        rec.pass("vksort::split::plan", &k)
+            .bind(&[c.meta, b.args])
+            .push(&push)
+            .groups(1)?;
+        rec.barrier();
+        Ok(())
+    }
+
+    /// Every recorded pass (the step before the scan, the scan, the step after it; pass i reads side i % 2),
+    /// then the copy back when an odd number ran.
+    fn record_splits(&self, rec: &mut Recorder, b: &Bindings, count: &Count) -> Result<()> {
+        let (ctx, c) = (rec.ctx(), &b.c);
+        let items = self.items.push(count);
+        let [(first, first_shader, digits), (last, last_shader, _)] = b.form.steps();
+        for pass in 0..self.recorded_passes(b.form.algorithm()) {
+            let (src, dst) = (b.sides[pass as usize % 2], b.sides[1 - pass as usize % 2]);
+            let at = (ARGS_PASS + ARGS_STRIDE * pass as u64) * 4;
+            let push = PassPush { items, pass };
+            let k = self.tile_kernel(ctx, first_shader, digits)?;
+            rec.pass(first, &k)
+                .bind(&[src.0, b.offsets, c.meta])
+                .push(&push)
+                .indirect(b.args.slice(at, 12))?;
+            rec.barrier();
+            let scan_args = b.args.slice(at + 16, 12);
+            self.scanner
+                .scan_indirect(rec, b.offsets, b.offsets, b.scan, b.scan_len, scan_args)?;
+            rec.barrier();
+            let k = self.tile_kernel(ctx, last_shader, digits)?;
+            rec.pass(last, &k)
+                .bind(&[src.0, dst.0, src.1, dst.1, b.offsets, c.meta])
+                .push(&push)
+                .indirect(b.args.slice(at, 12))?;
+            rec.barrier();
+        }
+        let k = self.tile_kernel(ctx, split_copy::SHADER, false)?;
+        let alt = b.sides[1];
+        rec.pass("vksort::split::copy", &k)
+            .bind(&[c.keys, alt.0, c.values, alt.1, c.meta])
+            .push(&items)
+            .indirect(b.args.slice(0, 12))
+    }
 }
 
 /// Push constants of the per-pass shaders (flags, bit_scatter, histogram, scatter).
@@ -366,6 +381,27 @@ pub struct PassPush {
     pub items: ItemPush,
     /// The recorded pass (its bits are in the control block from [`CTRL_BITS`] on).
     pub pass: u32,
+}
+
+/// Push constants of `split_plan`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub(crate) struct PlanPush {
+    items: ItemPush,
+    /// Passes recorded.
+    recorded: u32,
+    /// Varying bits per pass (1: the per-bit form).
+    per_pass: u32,
+    /// Keys per workgroup of the tile passes.
+    tile_keys: u32,
+    /// Elements per workgroup of the scan.
+    scan_tile: u32,
+    /// Scan elements per key tile (2^digit_bits); 0: one per key (the per-bit form's flags).
+    scan_per_tile: u32,
+    /// Keys per workgroup of the final copy.
+    copy_keys: u32,
+    /// `maxComputeWorkGroupCount[0]`.
+    max_x: u32,
 }
 
 /// CPU reference of `vksort::split::differ` and `vksort::split::plan`: the bits of the transformed keys (raw

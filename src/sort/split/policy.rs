@@ -1,10 +1,8 @@
-//! The split radix sort's policy: the tiling of its tile passes, the digit width of the blocked form and the
-//! scan's policy, chosen per device from its limits (shared memory, workgroup size, subgroup size) and passed
-//! to the shaders as specialization constants. Override it with `SorterBuilder::tuning(SplitPolicy { .. })`
-//! or, from a tuning string, [`SplitPolicy::with_overrides`].
+//! The split radix sort's policy, from the device's limits; overridable (`SorterBuilder::tuning`,
+//! [`SplitPolicy::with_overrides`]). docs/tuning.md ("SplitPolicy") has the reasons for the defaults.
 
 use crate::error::{Error, Result};
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 use crate::policy::SubgroupPlan;
 use crate::scan::ScanPolicy;
 use crate::sort::config::SortConfig;
@@ -20,20 +18,13 @@ pub const MAX_TILE: u32 = 1 << 16;
 /// How the split radix sort's passes are tiled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SplitPolicy {
-    /// Invocations per workgroup of the tile passes (`differ`, `flags`, `bit_scatter`, `histogram`,
-    /// `scatter`, `copy`): a power of two and a multiple of the subgroup size. Default 256 on GPUs, 128 on CPUs.
+    /// Invocations per workgroup of the tile passes: a power of two, a multiple of the subgroup size. Default 256.
     pub workgroup_size: u32,
-    /// Keys per invocation of the tile passes, 1..=32: a tile is `workgroup_size * keys_per_invocation` keys
-    /// (at most 2^16). Each invocation scans this many keys sequentially in a split of the blocked
-    /// form (Satish et al.'s "vertical" scan; they found at least 13 per thread best on a GTX 280). Default 8,
-    /// less where the blocked form's tile would not fit the shared memory.
+    /// Keys per invocation of the tile passes, 1..=32 (a tile is at most 2^16 keys). Default 8, less if it won't fit.
     pub keys_per_invocation: u32,
-    /// Bits per pass of the blocked form ([`crate::sort::SortAlgorithm::SplitRadix`]), 1..=8: a pass is that
-    /// many 1-bit splits inside each tile, then one global scatter; the histograms hold `2^digit_bits` counters
-    /// per tile. Default 4 (Satish et al.'s D). The per-bit form (`SplitRadixBit`) always takes one bit per pass.
+    /// Bits per pass of the blocked form ([`crate::sort::SortAlgorithm::SplitRadix`]), 1..=8. Default 4.
     pub digit_bits: u32,
-    /// The look-back scan of the per-bit form's flags and of the blocked form's histograms. Default
-    /// [`ScanPolicy::for_device`].
+    /// The look-back scan of the flags or histograms. Default [`ScanPolicy::for_device`].
     pub scan: ScanPolicy,
 }
 
@@ -53,8 +44,11 @@ impl SplitPolicy {
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        let wg = pow2_floor(plan.workgroup_size(caps, if caps.is_cpu() { 128 } else { 256 }))
-            .max(plan.max);
+        let want = match caps.class {
+            DeviceClass::Cpu => 128,
+            _ => 256,
+        };
+        let wg = pow2_floor(plan.workgroup_size(caps, want)).max(plan.max);
         let mut p = Self {
             workgroup_size: wg,
             keys_per_invocation: 8,
@@ -79,7 +73,6 @@ impl SplitPolicy {
         1 << self.digit_bits
     }
 
-    /// Checks the policy against the device and the items.
     pub(crate) fn check(&self, caps: &DeviceCaps, items: &Items) -> Result<()> {
         let plan = SubgroupPlan::for_device(caps);
         let bad = |what: String| {
@@ -124,10 +117,8 @@ impl SplitPolicy {
         self.scan.validate(caps)
     }
 
-    /// Overrides fields from a tuning string `key=value,...` (as `RadixPolicy::with_overrides`; the bench's
-    /// `VKSORT_POLICY` for the split algorithms). Keys: wg (workgroup_size), kpt (keys_per_invocation), bits
-    /// (digit_bits), scan_wg and scan_ipt (the scan's workgroup size and items per invocation). Nothing is
-    /// checked against a device here (the sorter does that).
+    /// Overrides fields from a tuning string `key=value,...`: wg, kpt, bits, scan_wg, scan_ipt (the fields in
+    /// declaration order). Checked when a sorter is made.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "split", |k, v, bad| {
             match k {
@@ -144,9 +135,8 @@ impl SplitPolicy {
     }
 }
 
-/// Shared memory of the blocked form's scatter (split_scatter.comp): the tile's raw keys, the split words with
-/// one padding word per 32, the per-digit offsets and the workgroup scan's partials (one per subgroup of at
-/// least `min_subgroup` invocations, and one).
+/// Shared memory of split_scatter.comp: the tile's raw keys, its split words (a padding word per 32), the digit
+/// offsets and the workgroup scan's partials (one per subgroup of at least `min_subgroup` invocations, and one).
 pub(crate) fn scatter_shared_bytes(p: &SplitPolicy, items: &Items, min_subgroup: u32) -> u64 {
     let tile = p.tile();
     let subgroups = (p.workgroup_size / min_subgroup.max(1)) as u64 + 1;
