@@ -1,22 +1,42 @@
-//! Diagnostics, not sorting primitives:
-//! - a kernel that keeps the GPU busy on purpose (`vksort::diagnostics::spin`), used by the tests to prove that
-//!   every wait is bounded;
-//! - a residency probe (`vksort::diagnostics::residency`, [`cmd_residency`]): how many workgroups of a given
-//!   shape (invocations, shared memory, live registers) a device keeps resident at once, per SM where the device
-//!   names its SMs (`VK_NV_shader_sm_builtins`), also with the shared memory in a block (explicit layout) or
-//!   beside cooperative-matrix work ([`ResidencyMemory`]). `examples/residency` sweeps it; `docs/tuning.md` has
-//!   the table.
+//! Diagnostics, not sorting primitives: a kernel that keeps the GPU busy on purpose (the tests prove every wait
+//! bounded with it) and a residency probe ([`cmd_residency`]): how many workgroups of a shape a device keeps
+//! resident at once, per SM where the device names its SMs. `examples/residency` sweeps it; docs/tuning.md has
+//! the table.
 
 use crate::error::Result;
-use crate::gpu::{BufferRef, Recorder};
+use crate::gpu::{push_block, BufferRef, Context, DeviceCaps, DeviceClass, Recorder};
 use crate::policy::SubgroupPlan;
+use crate::shaders::{debug_residency as sh, ShaderId, Spec};
 use ash::vk;
 
-/// Push constants of `glsl/debug_spin.comp` ([`crate::shaders::debug_spin`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SpinPush {
-    pub iterations: u32,
+push_block! {
+    /// Push constants of `glsl/debug_spin.comp` ([`crate::shaders::debug_spin`]).
+    pub struct SpinPush {
+        /// Rounds of the hash chain.
+        pub iterations: u32,
+    }
+}
+
+/// Records the pass `label` of `shader` over `groups` workgroups of the largest subgroup size, bound to
+/// `buffer` (8 bytes of storage, named `what`).
+fn busy_pass<P: bytemuck::Pod>(
+    rec: &mut Recorder,
+    label: &str,
+    shader: ShaderId,
+    buffer: BufferRef<'_>,
+    what: &'static str,
+    push: &P,
+    groups: u32,
+) -> Result<()> {
+    let region = buffer.region();
+    let ctx = rec.ctx();
+    region.check(ctx, what, 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    let plan = SubgroupPlan::for_device(ctx.caps());
+    let kernel = plan.kernel(ctx, shader, plan.max, Spec::new())?;
+    rec.pass(label, &kernel)
+        .bind(&[region])
+        .push(push)
+        .groups(groups)
 }
 
 /// Records `groups` workgroups whose invocations each run `iterations` (at most 65535) rounds of a dependent
@@ -27,52 +47,38 @@ pub fn cmd_spin(
     iterations: u32,
     groups: u32,
 ) -> Result<()> {
-    let counter = counter.region();
-    let ctx = rec.ctx();
-    counter.check(ctx, "counter", 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
-    let plan = SubgroupPlan::for_device(ctx.caps());
-    let kernel = plan.kernel(
-        ctx,
-        crate::shaders::debug_spin::SHADER,
-        plan.max,
-        crate::shaders::Spec::new(),
-    )?;
-    rec.dispatch(
+    let shader = crate::shaders::debug_spin::SHADER;
+    let push = SpinPush { iterations };
+    busy_pass(
+        rec,
         "vksort::diagnostics::spin",
-        &kernel,
-        &[counter],
-        &SpinPush { iterations },
+        shader,
+        counter,
+        "counter",
+        &push,
         groups,
     )
 }
 
 /// Records workgroups that poll `flag` (8 bytes, host-visible) until the host writes a non-zero u32 at its
-/// start, then add one per invocation to its second word: work that lasts as long as the host wants, for tests
-/// of bounded waits. It also ends by itself: each invocation polls at most 2^24 times (seconds on a GPU). One
-/// workgroup, except on CPU drivers, which end loops early (lavapipe: after 65535 iterations, nested loops
-/// included): there [`WAIT_FLAG_CPU_GROUPS`] workgroups make the wait long. (On a GPU, a grid of them would
-/// fill every SM with a kernel that outlives a lost context and slow every later process on the GPU.)
+/// start, then add one per invocation to its second word; each invocation polls at most 2^24 times. One
+/// workgroup, except on CPU drivers, which end loops early (lavapipe: after 65535 iterations): there
+/// [`WAIT_FLAG_CPU_GROUPS`] workgroups make the wait long. (On a GPU, a grid of them would fill every SM with
+/// a kernel that outlives a lost context.)
 pub fn cmd_wait_flag(rec: &mut Recorder, flag: BufferRef<'_>) -> Result<()> {
-    let flag = flag.region();
-    let ctx = rec.ctx();
-    flag.check(ctx, "flag", 8, vk::BufferUsageFlags::STORAGE_BUFFER)?;
-    let plan = SubgroupPlan::for_device(ctx.caps());
-    let kernel = plan.kernel(
-        ctx,
-        crate::shaders::debug_wait_flag::SHADER,
-        plan.max,
-        crate::shaders::Spec::new(),
-    )?;
-    rec.dispatch(
+    let groups = match rec.ctx().caps().class {
+        DeviceClass::Cpu => WAIT_FLAG_CPU_GROUPS,
+        _ => 1,
+    };
+    let shader = crate::shaders::debug_wait_flag::SHADER;
+    busy_pass(
+        rec,
         "vksort::diagnostics::wait_flag",
-        &kernel,
-        &[flag],
+        shader,
+        flag,
+        "flag",
         &(),
-        if ctx.caps().is_cpu() {
-            WAIT_FLAG_CPU_GROUPS
-        } else {
-            1
-        },
+        groups,
     )
 }
 
@@ -120,7 +126,7 @@ impl ResidencyMemory {
     }
 
     /// Whether `caps` can run probes of this kind.
-    pub fn supported(self, caps: &crate::gpu::DeviceCaps) -> bool {
+    pub fn supported(self, caps: &DeviceCaps) -> bool {
         match self {
             Self::Plain => true,
             Self::Block => caps.explicit_layout && caps.sm_builtins,
@@ -153,19 +159,20 @@ impl ResidencySlots {
     }
 }
 
-/// Push constants of `glsl/debug_residency.comp` ([`crate::shaders::debug_residency`]).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct ResidencyPush {
-    pub iterations: u32,
-    pub slots: u32,
+push_block! {
+    /// Push constants of `glsl/debug_residency.comp` ([`crate::shaders::debug_residency`]).
+    pub struct ResidencyPush {
+        /// Rounds of the probe's loop.
+        pub iterations: u32,
+        /// Counter slots.
+        pub slots: u32,
+    }
 }
 
 /// Records a residency probe: zeroes `counters` (at least [`ResidencySlots::counter_bytes`]), then runs `groups`
 /// workgroups of `shape`, each holding its shared memory and registers for `iterations` (at most 65535) rounds
 /// of a dependent loop. Afterwards word `slots + i` of `counters` is the most workgroups that were resident at
-/// once in slot `i` (an SM, or the device). Label `vksort::diagnostics::residency`. Builds its kernel while
-/// recording (a diagnostic, not a sort pass).
+/// once in slot `i` (an SM, or the device). Builds its kernel while recording (a diagnostic, not a sort pass).
 pub fn cmd_residency(
     rec: &mut Recorder,
     counters: BufferRef<'_>,
@@ -176,35 +183,62 @@ pub fn cmd_residency(
 ) -> Result<()> {
     let counters = counters.region();
     let ctx = rec.ctx();
-    let caps = ctx.caps();
-    counters.check(
-        ctx,
-        "counters",
-        slots.counter_bytes(),
-        vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
-    )?;
-    let plan = SubgroupPlan::for_device(caps);
+    let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST;
+    counters.check(ctx, "counters", slots.counter_bytes(), usage)?;
+    let plan = SubgroupPlan::for_device(ctx.caps());
+    check_shape(ctx.caps(), &plan, &shape)?;
+    let shader = residency_shader(ctx, slots, &shape)?;
+    let spec = Spec::new()
+        .with(sh::SHARED_WORDS, shape.shared_bytes.div_ceil(4).max(1))
+        .with(sh::LIVE_REGS, shape.live_words);
+    let kernel = plan.kernel(ctx, shader, shape.workgroup_size, spec)?;
+    let region = counters.slice(0, slots.counter_bytes());
+    rec.fill_region("vksort::diagnostics::residency::clear", region, 0)?;
+    rec.barrier();
+    let push = ResidencyPush {
+        iterations: iterations.min(65535),
+        slots: slots.count(),
+    };
+    rec.pass("vksort::diagnostics::residency", &kernel)
+        .bind(&[region])
+        .push(&push)
+        .groups(groups)
+}
+
+/// The [`crate::Error::InvalidPolicy`] of a residency probe.
+fn bad_shape(what: String) -> crate::Error {
+    crate::Error::InvalidPolicy {
+        family: "residency",
+        what,
+    }
+}
+
+/// Checks a probe's shape against the device: the workgroup size, the shared memory and the live words.
+fn check_shape(caps: &DeviceCaps, plan: &SubgroupPlan, shape: &ResidencyShape) -> Result<()> {
     let wg = shape.workgroup_size;
     if wg == 0 || wg % plan.max != 0 || wg > caps.max_workgroup_invocations {
-        return Err(crate::Error::InvalidPolicy {
-            family: "residency",
-            what: format!(
-                "workgroup_size {wg} must be a multiple of {} within {}",
-                plan.max, caps.max_workgroup_invocations
-            ),
-        });
+        return Err(bad_shape(format!(
+            "workgroup_size {wg} must be a multiple of {} within {}",
+            plan.max, caps.max_workgroup_invocations
+        )));
     }
     if shape.shared_bytes > caps.max_shared_memory || !(1..=255).contains(&shape.live_words) {
-        return Err(crate::Error::InvalidPolicy {
-            family: "residency",
-            what: format!(
-                "shared_bytes {} (device: {}) or live_words {} (1..=255) out of range",
-                shape.shared_bytes, caps.max_shared_memory, shape.live_words
-            ),
-        });
+        return Err(bad_shape(format!(
+            "shared_bytes {} (device: {}) or live_words {} (1..=255) out of range",
+            shape.shared_bytes, caps.max_shared_memory, shape.live_words
+        )));
     }
-    use crate::shaders::debug_residency as sh;
-    let shader = match (slots, shape.memory) {
+    Ok(())
+}
+
+/// The probe's shader for its slots and memory kind, once the device can run it.
+fn residency_shader(
+    ctx: &Context,
+    slots: ResidencySlots,
+    shape: &ResidencyShape,
+) -> Result<ShaderId> {
+    let caps = ctx.caps();
+    Ok(match (slots, shape.memory) {
         (ResidencySlots::PerSm { .. }, _) if !caps.sm_builtins => {
             return Err(ctx.unsupported(
                 "a per-SM residency probe needs VK_NV_shader_sm_builtins (ContextOptions::shader_clock)",
@@ -229,30 +263,12 @@ pub fn cmd_residency(
         (_, ResidencyMemory::Block) => sh::SM_BLOCK,
         (_, ResidencyMemory::CooperativeMatrix) => {
             if shape.shared_bytes < 512 {
-                return Err(crate::Error::InvalidPolicy {
-                    family: "residency",
-                    what: "a cooperative-matrix probe loads its operands from 512 bytes of shared memory"
+                return Err(bad_shape(
+                    "a cooperative-matrix probe loads its operands from 512 bytes of shared memory"
                         .into(),
-                });
+                ));
             }
             sh::SM_COOP
         }
-    };
-    let spec = crate::shaders::Spec::new()
-        .with(sh::SHARED_WORDS, shape.shared_bytes.div_ceil(4).max(1))
-        .with(sh::LIVE_REGS, shape.live_words);
-    let kernel = plan.kernel(ctx, shader, wg, spec)?;
-    let region = counters.slice(0, slots.counter_bytes());
-    rec.fill_region("vksort::diagnostics::residency::clear", region, 0)?;
-    rec.barrier();
-    rec.dispatch(
-        "vksort::diagnostics::residency",
-        &kernel,
-        &[region],
-        &ResidencyPush {
-            iterations: iterations.min(65535),
-            slots: slots.count(),
-        },
-        groups,
-    )
+    })
 }

@@ -1,12 +1,7 @@
-//! The typed error of the library boundary. Binaries, tests and benches wrap it in `anyhow`.
-//!
-//! Contract: every check of caller input happens before anything is recorded or written, so an `Err` from a
-//! `cmd_*` function means the command buffer and the caller's buffers are untouched.
-//!
-//! [`Error`] is `#[non_exhaustive]`: match the specific variants a caller can react to (a bad bit range, a
-//! policy that does not fit, mismatched lengths or values, a buffer too small / unaligned / lacking usage, a
-//! count over capacity, a timeout, a lost device) and keep a `_` arm. [`Error::InvalidArgument`] is only for
-//! the rare input error no specific variant names; its text is for people, not for matching.
+//! The typed error of the library boundary. Every check of caller input happens before anything is recorded or
+//! written: an `Err` from a `cmd_*` function leaves the command buffer and the caller's buffers untouched.
+//! [`Error`] is `#[non_exhaustive]`: match the variants a caller can react to and keep a `_` arm;
+//! [`Error::InvalidArgument`]'s text is for people, not for matching.
 
 use ash::vk;
 use std::time::Duration;
@@ -37,8 +32,7 @@ pub enum Error {
         /// What is missing: an extension, a feature, a subgroup operation, a limit.
         what: String,
     },
-    /// An argument is out of its allowed range where no more specific variant says which (the rare rest; match
-    /// the specific variants below where a caller may want to react).
+    /// An argument out of its allowed range where no more specific variant says which.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// A sort's bit range `[lo, hi)` is empty or beyond the key's bits.
@@ -51,7 +45,7 @@ pub enum Error {
         /// Bits of the key type.
         key_bits: u32,
     },
-    /// A policy (tuning) struct is out of range or does not fit the device (shared memory, workgroup size).
+    /// A policy (tuning) struct out of range or not fitting the device (shared memory, workgroup size).
     #[error("{family} policy: {what}")]
     InvalidPolicy {
         /// The family whose policy it is (`"radix"`, `"merge"`, ...).
@@ -59,8 +53,7 @@ pub enum Error {
         /// What is out of range.
         what: String,
     },
-    /// An algorithm asked for explicitly cannot do this combination (key type, value type, order, bit range,
-    /// ...): `reason` says what. For a count above an algorithm's capacity see [`Error::AlgorithmLimit`].
+    /// An algorithm asked for cannot do this combination (key, value, order, bit range, ...), `reason` says why.
     #[error("the {algorithm} algorithm cannot do this: {reason}")]
     UnsupportedAlgorithm {
         /// The algorithm's name (`"bitonic"`, `"auto"`, ...).
@@ -68,8 +61,7 @@ pub enum Error {
         /// Why it cannot.
         reason: String,
     },
-    /// An algorithm asked for explicitly cannot sort this many keys (e.g. the one-workgroup sort beyond its
-    /// capacity). [`crate::sort::Sorter::new`] returns it when the configuration's `max_n` is beyond it.
+    /// An algorithm asked for cannot sort this many keys (from [`crate::sort::Sorter::new`], for `max_n`).
     #[error("the {algorithm} sort takes at most {max} keys, not {n}")]
     AlgorithmLimit {
         /// The algorithm's name.
@@ -79,15 +71,13 @@ pub enum Error {
         /// The keys asked for.
         n: u64,
     },
-    /// Values given to a keys-only sorter, or none given to a sorter that carries values (`expected` says
-    /// which the sorter was made for).
+    /// Values given to a keys-only sorter, or none given to a sorter that carries values.
     #[error("the sorter was made {}, but the call {}", if *expected { "for values" } else { "for keys only" }, if *expected { "gave no value buffer" } else { "gave values" })]
     ValuesMismatch {
         /// True when the sorter carries values.
         expected: bool,
     },
-    /// Two regions of one operation (keys, values, scratch, count, input, output, ...) share bytes of one
-    /// buffer where the operation needs them apart. `a` and `b` name the two.
+    /// Two regions of one operation (keys, values, scratch, count, ...) share bytes where they must not.
     #[error("buffer regions `{a}` and `{b}` overlap")]
     Overlap {
         /// The first region's role.
@@ -95,15 +85,13 @@ pub enum Error {
         /// The second region's role.
         b: &'static str,
     },
-    /// A region of a [`crate::Buffer`] allocated by another [`crate::Context`] than the one recording (or a
-    /// sorter, scanner or compactor of another context than the recorder's): `what` names it.
+    /// A buffer region, sorter, scanner or compactor of another [`crate::Context`] than the recorder's.
     #[error("`{what}` belongs to another vksort context")]
     WrongContext {
         /// The buffer's role (`"keys"`), or the object (`"sorter"`).
         what: &'static str,
     },
-    /// A sort that must be stable ([`crate::sort::SortConfig::stable`]) was configured with an algorithm that
-    /// is not.
+    /// [`crate::sort::SortConfig::stable`] set with an algorithm that is not stable.
     #[error("the {algorithm} sort is not stable, and the configuration requires a stable sort")]
     NotStable {
         /// The algorithm's name.
@@ -135,7 +123,7 @@ pub enum Error {
         /// The buffer's role.
         what: &'static str,
     },
-    /// A byte size that must be a multiple of `multiple` is not (e.g. the compute copy moves 16-byte vectors).
+    /// A byte size that must be a multiple of `multiple` is not (the compute copy moves 16-byte vectors).
     #[error("`{what}` size {size} bytes is not a multiple of {multiple}")]
     SizeNotMultiple {
         /// The size's role.
@@ -171,8 +159,7 @@ pub enum Error {
         /// The capacity.
         capacity: u64,
     },
-    /// An element count above a limit of the algorithm or the device: `limit` says which (the radix sorts' key
-    /// count, one storage-buffer binding, ...), `max` is the most elements it allows.
+    /// An element count above a limit of the algorithm or the device (one storage-buffer binding, ...).
     #[error("{n} elements are too many: {limit} allows at most {max}")]
     TooLarge {
         /// The count asked for.
@@ -182,8 +169,7 @@ pub enum Error {
         /// The limit, in words.
         limit: &'static str,
     },
-    /// A pass needs more workgroups than the device's dispatch grid holds (`max`: `maxComputeWorkGroupCount`
-    /// x times y).
+    /// A pass needs more workgroups than the device's dispatch grid (`maxComputeWorkGroupCount` x times y).
     #[error("{groups} workgroups exceed the device's dispatch grid of {max}")]
     GridTooLarge {
         /// Workgroups the pass needs.
@@ -191,8 +177,7 @@ pub enum Error {
         /// Workgroups the grid holds.
         max: u64,
     },
-    /// A [`crate::gpu::Profiler`] recorded more stamps than its capacity, or was attached without
-    /// [`crate::gpu::Profiler::begin`] on the command buffer: its results are incomplete.
+    /// A [`crate::gpu::Profiler`] over its capacity or without [`crate::gpu::Profiler::begin`]: results incomplete.
     #[error(
         "profiler capacity {capacity} too small (or begin() not called) for the recorded passes"
     )]
@@ -200,17 +185,16 @@ pub enum Error {
         /// The profiler's capacity in stamps.
         capacity: u32,
     },
-    /// [`crate::gpu::Profiler::results`] was asked before the command buffer that wrote the stamps completed.
+    /// [`crate::gpu::Profiler::results`] asked before the command buffer that wrote the stamps completed.
     #[error("timestamps not available yet: wait for the command buffer")]
     TimestampsNotReady,
-    /// The GPU wrote a result that cannot be right (e.g. a compaction count above `n`): a driver or vksort bug,
-    /// never the caller's input. `what` says which result.
+    /// The GPU wrote an impossible result (e.g. a compaction count above `n`): a driver or vksort bug.
     #[error("impossible GPU result: {what}")]
     InvalidGpuResult {
         /// Which result.
         what: String,
     },
-    /// A bounded wait ran out. The GPU may be hung; `last_pass` is the last pass the GPU started.
+    /// A bounded wait ran out; the GPU may be hung.
     #[error("GPU work did not finish within {timeout:?} (last pass started: {last_pass})")]
     Timeout {
         /// The bound that ran out.
@@ -218,7 +202,7 @@ pub enum Error {
         /// The label of the last pass the GPU started.
         last_pass: String,
     },
-    /// VK_ERROR_DEVICE_LOST. `last_pass` is the last pass the GPU started.
+    /// VK_ERROR_DEVICE_LOST.
     #[error("Vulkan device lost (last pass started: {last_pass})")]
     DeviceLost {
         /// The label of the last pass the GPU started.

@@ -1,29 +1,18 @@
 //! vksort: sort, scan and compact large arrays on the GPU through Vulkan compute.
 //!
-//! Two forms of every primitive:
-//! - **host forms** ([`sort::sort`], [`sort::sort_pairs`], [`scan::scan_u32`], [`compact::compact_u32`],
-//!   [`reduce::reduce_u32`]): a slice in, the result out, on a [`Context`] of vksort's own;
-//! - **recording forms** ([`sort::Sorter::cmd_sort`], [`sort::Sorter::cmd_sort_indirect`],
-//!   [`scan::Scanner::cmd_scan`], [`compact::Compactor::cmd_compact`], [`reduce::cmd_reduce`]): checked
-//!   commands recorded into the caller's command buffer on the caller's buffers ([`BufferRef`]), on a
-//!   renderer's adopted device ([`Context::adopt`]). The barrier contract is in [`gpu::Recorder`]'s module.
-//!
-//! Every check of the caller's input happens before anything is recorded: an `Err` leaves the command buffer
-//! and the buffers untouched. Safe code cannot make vksort touch memory it was not given: regions of vksort's
-//! own [`Buffer`]s borrow them, and a renderer's raw buffers enter only through the `unsafe`
-//! [`BufferRef::from_raw`].
-//!
-//! Layering (after CUB): the public front end per family ([`sort`], [`scan`], [`reduce`], [`compact`],
-//! [`copy`]), a dispatch layer in each family that plans passes and scratch memory from the family's policy
-//! (tuning as data), one module per GPU pass, and the GPU layer ([`gpu`]) underneath. The passes, shaders,
-//! kernels and the registry of sort families are crate-private; the `diagnostics` feature makes them public
-//! for tests, the `vksort` tools and tuning sweeps (with its debug knobs).
+//! Two forms of every primitive: **host forms** ([`sort::sort`], [`sort::sort_pairs`], [`scan::scan_u32`],
+//! [`compact::compact_u32`], [`reduce::reduce_u32`]: a slice in, the result out, on a [`Context`] of vksort's
+//! own) and **recording forms** ([`sort::Sorter::cmd_sort`], [`sort::Sorter::cmd_sort_indirect`],
+//! [`scan::Scanner::cmd_scan`], [`compact::Compactor::cmd_compact`], [`reduce::cmd_reduce`]: checked commands
+//! in the caller's command buffer on the caller's buffers ([`BufferRef`]), on an adopted device
+//! ([`Context::adopt`]; barrier contract: [`gpu::Recorder`]'s module). An `Err` leaves the command buffer and
+//! the buffers untouched; a renderer's raw buffers enter only through the `unsafe` [`BufferRef::from_raw`].
+//! The `diagnostics` feature makes the crate-private layers public for tests and tools (docs/architecture.md).
 //!
 #![doc = include_str!("../docs/recording.md")]
 #![cfg_attr(not(feature = "diagnostics"), deny(missing_docs))]
 
-/// Declares items (or modules) that are public with the `diagnostics` feature, for tests, tools and tuning
-/// sweeps, and crate-private without it: `internal! { mod x; }`, `internal! { fn f() {} }`.
+/// Items (or modules) public with the `diagnostics` feature and crate-private without: `internal! { mod x; }`.
 macro_rules! internal {
     ($(#[$m:meta])* mod $name:ident;) => {
         #[cfg(feature = "diagnostics")]

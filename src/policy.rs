@@ -1,15 +1,12 @@
-//! Tuning as data: what every family's policy shares (the subgroup plan), and the helper that turns a policy
-//! into a specialized kernel. Each family (`scan`, `radix`, ...) has its own policy struct, chosen per device
-//! from its limits (subgroup size, shared memory, vendor) and passed to the shaders as specialization
-//! constants. Nothing assumes a subgroup size.
+//! What every family's policy shares: the subgroup plan (nothing assumes a subgroup size), the kernel it
+//! specializes, and the parser of `key=value` override strings.
 
 use crate::gpu::{Context, DeviceCaps, Kernel};
 use crate::shaders::{include::common, ShaderId, Spec};
 use crate::{Error, Result};
 use std::sync::Arc;
 
-/// Requires the subgroup operations every sort family's shaders use (common.glsl: basic, vote, arithmetic,
-/// ballot; rank, network and scan code: shuffle): `Error::Unsupported` on a device without them.
+/// Requires the subgroup operations every sort family's shaders use ([`Error::Unsupported`] without them).
 pub(crate) fn require_sort_subgroup_ops(ctx: &Context) -> Result<()> {
     use ash::vk::SubgroupFeatureFlags as F;
     ctx.require_subgroup_ops(
@@ -21,11 +18,9 @@ pub(crate) fn require_sort_subgroup_ops(ctx: &Context) -> Result<()> {
 /// How pipelines are built with respect to subgroups.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SubgroupPlan {
-    /// The subgroup size pipelines require (with full subgroups), where the device supports subgroup size
-    /// control; `None` where the driver chooses.
+    /// The subgroup size pipelines require (full subgroups) with subgroup size control; `None`: the driver's.
     pub required: Option<u32>,
-    /// The smallest subgroup size a pipeline may run with: sizes per-subgroup shared arrays (specialization
-    /// constant `MIN_SUBGROUP`).
+    /// The smallest subgroup size a pipeline may run with (`MIN_SUBGROUP`: sizes per-subgroup shared arrays).
     pub min: u32,
     /// The largest: workgroup sizes are multiples of it, so subgroups are full.
     pub max: u32,
@@ -61,8 +56,7 @@ impl SubgroupPlan {
         wg / self.max * self.max
     }
 
-    /// The kernel `shader` with workgroup size `wg` (`WG_SIZE`), this plan's minimum subgroup (`MIN_SUBGROUP`)
-    /// and the shader's other constants from `spec`, requiring this plan's subgroup size.
+    /// The kernel `shader` with workgroup size `wg`, this plan's subgroup sizes and the constants of `spec`.
     pub fn kernel(
         &self,
         ctx: &Context,

@@ -1,39 +1,14 @@
-//! The SPIR-V of every shader under `glsl/`, compiled by `build.rs` and embedded, and the typed names of the
-//! shaders and of their specialization constants, generated from the GLSL (one source: nothing here is
-//! written by hand twice).
-//!
-//! - [`ShaderId`]: one embedded shader, i.e. one variant of one `glsl/**/<stem>.comp`. Its embedded name
-//!   ([`ShaderId::name`]) is the file stem, or `<stem>_<variant>` for shaders with `// @variant` lines.
-//! - [`SpecId`]: a specialization constant (`layout(constant_id = N) const uint NAME = ...;`). A name has
-//!   the same id in every shader (the build fails otherwise).
-//! - [`Spec`]: the values a kernel is specialized with, as (constant, value) pairs.
-//!
-//! Generated, per shader stem, a module (e.g. [`radix_onesweep`]) with one [`ShaderId`] const per variant,
-//! named in UPPER_SNAKE (`radix_onesweep::BALLOT` is `radix_onesweep_ballot`; a shader without variants has
-//! `SHADER`), one [`SpecId`] const per specialization constant it declares (its includes' too), named as in
-//! GLSL (`radix_onesweep::KPT`), and `SPEC_CONSTANTS`, all of them by id. Constants of includes shared by
-//! several shaders are also under [`include`] (`include::common::WG_SIZE`, `include::lookback::SPIN_LIMIT`).
-//! [`SHADERS`] lists every embedded shader with its SPIR-V, [`ALL`] every [`ShaderId`].
-//!
-//! ```
-//! # #[cfg(feature = "diagnostics")] // the module is public only with the feature
-//! # fn main() {
-//! use vksort::shaders::{radix_onesweep, Spec};
-//! let spec = Spec::new().with(radix_onesweep::KPT, 8).with(radix_onesweep::DIGIT_BITS, 8);
-//! assert_eq!(radix_onesweep::PARTITIONED_WIDE.name(), "radix_onesweep_partitioned_wide");
-//! assert!(radix_onesweep::BALLOT.declares(radix_onesweep::KPT));
-//! assert_eq!(spec.get(radix_onesweep::KPT), Some(8));
-//! # }
-//! # #[cfg(not(feature = "diagnostics"))]
-//! # fn main() {}
-//! ```
+//! The SPIR-V of every shader under `glsl/` (compiled by `build.rs`, embedded) and typed names generated from
+//! the GLSL: per shader stem a module (e.g. [`radix_onesweep`]) with a [`ShaderId`] per variant
+//! (`radix_onesweep::BALLOT` is `radix_onesweep_ballot`; `SHADER` without variants), a [`SpecId`] per
+//! specialization constant (`radix_onesweep::KPT`; one id per name across shaders) and `SPEC_CONSTANTS`;
+//! shared includes' constants under [`include`]. [`SHADERS`] lists the embedded SPIR-V, [`ALL`] every shader.
 
 use std::fmt;
 
 include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
 
-/// One embedded shader (a variant of a `glsl/` compute shader). Only the generated consts make them, so a
-/// `ShaderId` always names a compiled shader.
+/// One embedded shader (a variant of a `glsl/` compute shader); only generated consts make one.
 #[derive(Clone, Copy)]
 pub struct ShaderId {
     name: &'static str,
@@ -97,8 +72,7 @@ impl fmt::Display for ShaderId {
     }
 }
 
-/// A specialization constant: its `constant_id` and its GLSL name (the name is carried for messages and
-/// statistics; different names may share an id in different shaders).
+/// A specialization constant: its `constant_id` and its GLSL name (for messages and statistics).
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SpecId {
     id: u32,
@@ -127,12 +101,13 @@ impl fmt::Debug for SpecId {
     }
 }
 
-/// The specialization constants of a kernel: (constant, value) pairs sorted by id, each id once. Part of the
-/// kernel cache key. Constants not set keep the shader's default.
+/// The specialization constants of a kernel (part of its cache key): (constant, value) pairs sorted by id, each
+/// id once; constants not set keep the shader's default.
 #[derive(Clone, Default, PartialEq, Eq, Hash)]
 pub struct Spec(Vec<(SpecId, u32)>);
 
 impl Spec {
+    /// No constant set.
     pub fn new() -> Self {
         Self::default()
     }
@@ -194,6 +169,24 @@ impl fmt::Debug for Spec {
 pub fn spirv(name: &str) -> Option<Vec<u32>> {
     let (_, bytes) = SHADERS.iter().find(|(n, _)| *n == name)?;
     ash::util::read_spv(&mut std::io::Cursor::new(bytes)).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_names_and_spec() {
+        let spec = Spec::new()
+            .with(radix_onesweep::KPT, 8)
+            .with(radix_onesweep::DIGIT_BITS, 8);
+        assert_eq!(
+            radix_onesweep::PARTITIONED_WIDE.name(),
+            "radix_onesweep_partitioned_wide"
+        );
+        assert!(radix_onesweep::BALLOT.declares(radix_onesweep::KPT));
+        assert_eq!(spec.get(radix_onesweep::KPT), Some(8));
+    }
 }
 
 /// The shipped `spirv/` blobs (what a crate depending on vksort embeds) equal this build's compile of `glsl/`.

@@ -1,26 +1,9 @@
-//! wgpu interop (feature `wgpu`): sorts `wgpu::Buffer`s on a wgpu device running on the Vulkan backend,
-//! recorded into a `wgpu::CommandEncoder`, through wgpu's hal interop. A thin layer over the recording form
-//! ([`Context::adopt`], [`crate::sort::Sorter::cmd_sort`], [`crate::sort::Sorter::cmd_sort_indirect`]).
-//!
-//! Supported: wgpu 30.0.2 exactly (the wgpu whose wgpu-hal is built on ash 0.38, as vksort; the pin is in
-//! Cargo.toml). The full contract is in docs/wgpu.md; in short:
-//! - [`request_device`] opens the wgpu device with what vksort needs enabled (wgpu's own extensions and
-//!   features plus `VK_KHR_push_descriptor` and vksort's optional features), through wgpu-hal's
-//!   `Adapter::device_from_raw` and [`::wgpu::Adapter::create_device_from_hal`]; a device opened by wgpu's
-//!   `request_device` lacks them ([`WgpuContext::new`] then fails with [`Error::Unsupported`]). An adapter on
-//!   another backend fails with [`Error::Unsupported`].
-//! - [`WgpuContext::new`] adopts wgpu's `VkDevice`; [`WgpuSorter`] records into a wgpu command encoder that
-//!   holds only vksort commands: wgpu 30 encodes its own commands when the encoder is finished and panics
-//!   when raw (hal) and wgpu commands are mixed in one encoder, so the sort goes in an encoder of its own,
-//!   submitted between the encoders of the passes around it (`queue.submit([fill, sort, use])`).
-//! - Barriers: vksort records a full barrier at the start and at the end of its commands (all earlier writes
-//!   visible to its reads, its writes visible to everything after), so wgpu work before and after it in
-//!   submission order needs nothing more.
-//! - Buffers: keys and values need `BufferUsages::STORAGE`, the count `STORAGE`, the scratch
-//!   [`WgpuSorter::scratch_usages`] (what [`WgpuSorter::create_scratch`] gives it). wgpu does not see vksort's
-//!   use of them: keep them alive until the submission has completed, and initialise every buffer vksort
-//!   reads through wgpu first (a pass, a copy, `queue.write_buffer` or `mapped_at_creation`), or wgpu
-//!   zero-fills it at its next wgpu use, over vksort's results.
+//! wgpu interop (feature `wgpu`, wgpu 30.0.2 exactly: its wgpu-hal is built on ash 0.38, as vksort): sorts
+//! `wgpu::Buffer`s on a wgpu device on the Vulkan backend, recorded into a `wgpu::CommandEncoder` of its own.
+//! [`request_device`] opens the device with what vksort needs, [`WgpuContext::new`] adopts it, [`WgpuSorter`]
+//! records. vksort records a full barrier before and after its commands; wgpu does not see vksort's use of the
+//! buffers, so keep them alive until the submission completes and initialise them through wgpu first. The
+//! full contract: docs/wgpu.md.
 
 use crate::error::{Error, Result, VkContext};
 use crate::gpu::{AdoptInfo, DeviceRequirements, Profiler};
@@ -40,14 +23,9 @@ fn not_vulkan(what: &str) -> Error {
     }
 }
 
-/// Opens a wgpu device on `adapter` (Vulkan backend) with everything vksort needs enabled besides what `desc`
-/// asks of wgpu: wgpu's extensions and features for `desc.required_features`, plus
-/// [`DeviceRequirements`]'s extensions and features (push descriptors, subgroup size control, 64-bit
-/// integers, buffer device addresses where the device has them). The queue is wgpu's (family 0, which must
-/// have compute).
-///
-/// Fails with [`Error::Unsupported`] when the adapter is not on the Vulkan backend or the physical device
-/// cannot run vksort, and [`Error::Vulkan`] / [`Error::InvalidArgument`] when creating the device fails.
+/// Opens a wgpu device on `adapter` with what `desc` asks plus [`DeviceRequirements`]'s extensions and
+/// features. Errors: [`Error::Unsupported`] (not Vulkan, no compute on queue family 0, a device vksort cannot
+/// run on), [`Error::Vulkan`] / [`Error::InvalidArgument`] (creating the device failed).
 pub fn request_device(
     adapter: &::wgpu::Adapter,
     desc: &::wgpu::DeviceDescriptor<'_>,
@@ -65,10 +43,7 @@ pub fn request_device(
     })
 }
 
-/// Creates the `VkDevice` for [`request_device`]: wgpu's chain of feature structs (it enables Vulkan 1.2
-/// features through their separate structs), vksort's bits merged into the structs wgpu chains, the rest
-/// chained as separate structs, and vksort's extensions added.
-///
+/// Creates the `VkDevice` for [`request_device`]: wgpu's create info with vksort's extensions and features.
 /// # Safety
 /// `adapter` is wgpu's live Vulkan adapter.
 unsafe fn open_device(
@@ -80,18 +55,7 @@ unsafe fn open_device(
     // SAFETY: live handles of wgpu's instance.
     let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
     let family = 0u32; // wgpu-hal's queue family (`open` uses 0 as well)
-                       // SAFETY: as above.
-    let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
-    if !families
-        .first()
-        .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
-    {
-        return Err(Error::Unsupported {
-            device: reqs.device_name().to_string(),
-            what: "queue family 0 (wgpu's) has no compute".into(),
-        });
-    }
-
+    unsafe { check_compute_queue(instance, pd, &reqs) }?; // SAFETY: as above.
     let features = desc.required_features;
     let mut extensions = adapter.required_device_extensions(features);
     for e in reqs.extensions() {
@@ -121,49 +85,15 @@ unsafe fn open_device(
     let mut info = wgpu_features
         .add_to_device_create(info)
         .enabled_features(&core);
-
-    // Merge into the structs wgpu chained; chain the others (one struct of a kind per chain).
-    let (mut has_ext_types, mut has_bda, mut has_ssc) = (false, false, false);
-    let mut node = info.p_next as *mut vk::BaseOutStructure<'_>;
-    while !node.is_null() {
-        // SAFETY: wgpu-hal chained live structs of the types their sType names, owned by `wgpu_features`.
-        unsafe {
-            match (*node).s_type {
-                vk::StructureType::PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES => {
-                    let f = &mut *(node
-                        as *mut vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures<'_>);
-                    f.shader_subgroup_extended_types |= ext_types.shader_subgroup_extended_types;
-                    has_ext_types = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>);
-                    f.buffer_device_address |= bda.buffer_device_address;
-                    has_bda = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
-                    reqs.merge_subgroup_size_control(f);
-                    has_ssc = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
-                | vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                    return Err(Error::InvalidArgument(
-                        "wgpu chained VkPhysicalDeviceVulkan12/13Features: this wgpu version is not supported"
-                            .into(),
-                    ));
-                }
-                _ => {}
-            }
-            node = (*node).p_next;
-        }
-    }
-    if !has_ext_types && ext_types.shader_subgroup_extended_types == vk::TRUE {
+    // SAFETY: wgpu-hal chained live structs owned by `wgpu_features`.
+    let chained = unsafe { merge_into_chain(&info, &reqs, &ext_types, &bda) }?;
+    if !chained.ext_types && ext_types.shader_subgroup_extended_types == vk::TRUE {
         info = info.push_next(&mut ext_types);
     }
-    if !has_bda && bda.buffer_device_address == vk::TRUE {
+    if !chained.bda && bda.buffer_device_address == vk::TRUE {
         info = info.push_next(&mut bda);
     }
-    if !has_ssc && reqs.subgroup_size_control() {
+    if !chained.ssc && reqs.subgroup_size_control() {
         info = info.push_next(&mut ssc);
     }
     // SAFETY: a valid create info of live structs for wgpu's physical device.
@@ -185,8 +115,86 @@ unsafe fn open_device(
     .map_err(|e| Error::InvalidArgument(format!("wgpu-hal could not adopt the device: {e}")))
 }
 
-/// vksort's context on a wgpu device (from [`request_device`]): holds a clone of the `wgpu::Device`, so the
-/// `VkDevice` outlives vksort's objects on it.
+/// [`Error::Unsupported`] unless queue family 0 (wgpu's) has compute.
+/// # Safety
+/// `instance` and `pd` are live handles of wgpu's instance.
+unsafe fn check_compute_queue(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    reqs: &DeviceRequirements,
+) -> Result<()> {
+    // SAFETY: the caller's promise.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+    if families
+        .first()
+        .is_some_and(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
+    {
+        return Ok(());
+    }
+    Err(Error::Unsupported {
+        device: reqs.device_name().to_string(),
+        what: "queue family 0 (wgpu's) has no compute".into(),
+    })
+}
+
+/// Which of vksort's feature structs wgpu had already chained.
+struct Chained {
+    ext_types: bool,
+    bda: bool,
+    ssc: bool,
+}
+
+/// Merges vksort's feature bits into the structs wgpu chained on `info` (one struct of a kind per chain).
+/// # Safety
+/// `info`'s chain holds live structs of the types their sType names, not otherwise borrowed.
+unsafe fn merge_into_chain(
+    info: &vk::DeviceCreateInfo<'_>,
+    reqs: &DeviceRequirements,
+    ext_types: &vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures<'_>,
+    bda: &vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>,
+) -> Result<Chained> {
+    let mut chained = Chained {
+        ext_types: false,
+        bda: false,
+        ssc: false,
+    };
+    let mut node = info.p_next as *mut vk::BaseOutStructure<'_>;
+    while !node.is_null() {
+        // SAFETY: the caller's promise.
+        unsafe {
+            match (*node).s_type {
+                vk::StructureType::PHYSICAL_DEVICE_SHADER_SUBGROUP_EXTENDED_TYPES_FEATURES => {
+                    let f = &mut *(node
+                        as *mut vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures<'_>);
+                    f.shader_subgroup_extended_types |= ext_types.shader_subgroup_extended_types;
+                    chained.ext_types = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceBufferDeviceAddressFeatures<'_>);
+                    f.buffer_device_address |= bda.buffer_device_address;
+                    chained.bda = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
+                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
+                    reqs.merge_subgroup_size_control(f);
+                    chained.ssc = true;
+                }
+                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES
+                | vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
+                    return Err(Error::InvalidArgument(
+                        "wgpu chained VkPhysicalDeviceVulkan12/13Features: this wgpu version is not supported"
+                            .into(),
+                    ));
+                }
+                _ => {}
+            }
+            node = (*node).p_next;
+        }
+    }
+    Ok(chained)
+}
+
+/// vksort's context on a wgpu device (from [`request_device`]); its clone of the device outlives vksort's objects.
 pub struct WgpuContext {
     // Dropped first: vksort's objects before the wgpu device they live on.
     ctx: Arc<Context>,
@@ -194,9 +202,8 @@ pub struct WgpuContext {
 }
 
 impl WgpuContext {
-    /// Adopts `device`'s `VkDevice` (and its queue, which vksort never submits to from this module). Fails with
-    /// [`Error::Unsupported`] when the device is not on the Vulkan backend, or was not opened with what vksort
-    /// needs (open it with [`request_device`]).
+    /// Adopts `device`'s `VkDevice`. Errors: [`Error::Unsupported`] when the device is not on Vulkan or was not
+    /// opened with what vksort needs (open it with [`request_device`]).
     pub fn new(device: &::wgpu::Device) -> Result<Self> {
         // SAFETY: only read; the wgpu device outlives the context (held in `self`).
         let hal_device =
@@ -215,9 +222,8 @@ impl WgpuContext {
             hal_device.raw_queue(),
             &reqs,
         );
-        // SAFETY: wgpu's live handles, of one another; the device stays alive while `self` (which holds a clone
-        // of the wgpu device) and every sorter (which hold clones too) live. The optional features are those
-        // `request_device` enabled (the same query); `Context::adopt` checks the required ones.
+        // SAFETY: wgpu's live handles of one another, alive while `self` and every sorter (holding clones of the
+        // device) live; optional features as `request_device` enabled them, required ones checked by `adopt`.
         let ctx = unsafe { Context::adopt(info) }?;
         Ok(Self {
             ctx,
@@ -239,8 +245,7 @@ impl WgpuContext {
         &self.ctx
     }
 
-    /// A timestamp profiler for [`WgpuSorter::encode_sort_profiled`] (`capacity`: timestamps, one per pass and
-    /// one more).
+    /// A profiler for [`WgpuSorter::encode_sort_profiled`] of `capacity` timestamps (one per pass, plus one).
     pub fn profiler(&self, capacity: u32) -> Result<WgpuProfiler> {
         Ok(WgpuProfiler {
             profiler: Profiler::new(&self.ctx, capacity)?,
@@ -283,10 +288,8 @@ fn vk_usage(usage: ::wgpu::BufferUsages) -> vk::BufferUsageFlags {
 }
 
 /// `buffer[offset..offset + size]` as a region (`size` None: to the end).
-///
 /// # Safety
-/// The buffer is wgpu's live Vulkan buffer and stays alive until the GPU has finished the command buffer it is
-/// recorded into (the caller's promise, documented on the encode functions).
+/// The buffer stays alive until the GPU has finished the command buffer it is recorded into.
 unsafe fn region(
     buffer: &::wgpu::Buffer,
     offset: u64,
@@ -305,14 +308,11 @@ unsafe fn region(
             available: buffer.size(),
         });
     }
-    // SAFETY: a live buffer of wgpu's device created with these usages (wgpu-hal's mapping), the region within
-    // it (checked above); kept alive by the caller's promise.
+    // SAFETY: a live buffer of wgpu's device with these usages (wgpu-hal's mapping), the region within it.
     Ok(unsafe { BufferRef::from_raw(raw, offset, size, vk_usage(buffer.usage())) })
 }
 
-/// The barrier vksort records at the start and at the end of its commands in a wgpu encoder: every earlier
-/// write visible to every later access.
-///
+/// The barrier before and after vksort's commands in a wgpu encoder: every write visible to every later access.
 /// # Safety
 /// `cmd` is recording on `device`.
 unsafe fn full_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
@@ -333,26 +333,23 @@ unsafe fn full_barrier(device: &ash::Device, cmd: vk::CommandBuffer) {
     };
 }
 
-/// The count of a sort: on the host, or a u32 in a wgpu buffer (at a 4-byte aligned offset) with the capacity
-/// it is clamped to.
+/// The count of a sort: on the host, or a u32 in a wgpu buffer with the capacity it is clamped to.
 #[derive(Clone, Copy, Debug)]
 pub enum WgpuCount<'a> {
     /// Sort the first `n` keys.
     Host(u64),
-    /// Sort as many keys as the u32 at `offset` of `buffer` says, written by earlier GPU work, clamped to
-    /// `capacity` (at most the sorter's `max_n`).
+    /// Sort as many keys as the u32 at `offset` of `buffer` says (written by earlier GPU work), clamped.
     Gpu {
         /// The buffer holding the count (`BufferUsages::STORAGE`).
         buffer: &'a ::wgpu::Buffer,
         /// Byte offset of the u32 (a multiple of 4).
         offset: u64,
-        /// The most keys sorted.
+        /// The most keys sorted (at most the sorter's `max_n`).
         capacity: u64,
     },
 }
 
-/// A [`Sorter`] on a wgpu device: sorts `wgpu::Buffer`s in a `wgpu::CommandEncoder`. Holds a clone of the wgpu
-/// device.
+/// A [`Sorter`] on a wgpu device: sorts `wgpu::Buffer`s in a `wgpu::CommandEncoder` (holds a device clone).
 pub struct WgpuSorter {
     // Dropped first: the sorter's pipelines (and its context) before the wgpu device.
     sorter: Sorter,
@@ -360,8 +357,7 @@ pub struct WgpuSorter {
 }
 
 impl WgpuSorter {
-    /// A sorter for `config` on `ctx` ([`Sorter::new`]: every pipeline built now, every configuration error
-    /// returned now).
+    /// A sorter for `config` on `ctx` ([`Sorter::new`]: every pipeline built and configuration error returned now).
     pub fn new(ctx: &WgpuContext, config: SortConfig) -> Result<Self> {
         Ok(Self {
             sorter: Sorter::new(&ctx.ctx, config)?,
@@ -379,9 +375,8 @@ impl WgpuSorter {
         Ok(self.sorter.storage_requirements(max_n)?.scratch_bytes)
     }
 
-    /// The wgpu usages the scratch buffer needs: `STORAGE | INDIRECT | COPY_SRC | COPY_DST`. (Sorts larger than
-    /// one storage-buffer binding, `maxStorageBufferRange`, need `SHADER_DEVICE_ADDRESS` usage, which wgpu
-    /// buffers do not have: such sorts fail with [`Error::MissingUsage`] on wgpu.)
+    /// The wgpu usages the scratch needs: `STORAGE | INDIRECT | COPY_SRC | COPY_DST`. Sorts beyond one storage
+    /// binding need device-address usage, which wgpu buffers lack ([`Error::MissingUsage`]).
     pub fn scratch_usages() -> ::wgpu::BufferUsages {
         use ::wgpu::BufferUsages as U;
         U::STORAGE | U::INDIRECT | U::COPY_SRC | U::COPY_DST
@@ -398,23 +393,16 @@ impl WgpuSorter {
         }))
     }
 
-    /// Records the sort of `keys` (and `values`) in place into `encoder`: the first `n` keys (`count`
-    /// [`WgpuCount::Host`]) or a GPU-side count ([`WgpuCount::Gpu`]). `keys` and `values` start at offset 0 of
-    /// their buffers (`STORAGE` usage); `scratch` is [`Self::create_scratch`]'s (or holds
-    /// [`Self::scratch_size`] bytes with [`Self::scratch_usages`]). vksort overwrites the sorted keys and
-    /// values and the scratch.
-    ///
-    /// `encoder` holds only vksort commands (wgpu 30 panics when raw and wgpu commands mix in one encoder:
-    /// such an encoder, or one not on Vulkan, is an [`Error::InvalidArgument`], the encoder then unusable);
-    /// vksort records a full barrier before and after its commands, so wgpu work submitted before and after
-    /// this encoder needs no further synchronisation. Checked before anything is recorded, as
-    /// [`Sorter::cmd_sort`].
+    /// Records the sort of `keys` (and `values`, both from offset 0, `STORAGE`) in place into `encoder`, of
+    /// `count` keys; `scratch` from [`Self::create_scratch`] (or as [`Self::scratch_size`] and
+    /// [`Self::scratch_usages`] say). Checked first as [`Sorter::cmd_sort`]. `encoder` holds only vksort
+    /// commands (wgpu panics when raw and wgpu commands mix: such an encoder, or one not on Vulkan, is an
+    /// [`Error::InvalidArgument`], the encoder then unusable); full barriers before and after.
     ///
     /// # Safety
-    /// The caller promises that the buffers stay alive (not dropped or destroyed) until the GPU has finished
-    /// the command buffer this encoder becomes (wgpu does not track vksort's use of them), and that every buffer
-    /// vksort reads was initialised through wgpu before (written by a pass, a copy, `Queue::write_buffer`, or
-    /// mapped at creation), so wgpu does not zero-fill it later over vksort's results.
+    /// The buffers stay alive until the GPU has finished the command buffer this encoder becomes (wgpu does not
+    /// track vksort's use), and every buffer vksort reads was initialised through wgpu (a pass, a copy,
+    /// `Queue::write_buffer`, mapped at creation), so wgpu does not zero-fill it later over vksort's results.
     pub unsafe fn encode_sort(
         &self,
         encoder: &mut ::wgpu::CommandEncoder,
@@ -427,8 +415,7 @@ impl WgpuSorter {
         unsafe { self.encode(encoder, keys, values, scratch, count, None) }
     }
 
-    /// [`Self::encode_sort`] with a timestamp per pass in `profiler` ([`WgpuProfiler::total_ns`] after the
-    /// submission completed).
+    /// [`Self::encode_sort`] with a timestamp per pass in `profiler` (read by [`WgpuProfiler::total_ns`]).
     ///
     /// # Safety
     /// As [`Self::encode_sort`]; and `profiler` stays alive until the GPU has finished the command buffer.
@@ -483,8 +470,8 @@ impl WgpuSorter {
                     "the wgpu encoder is not a Vulkan encoder in the recording state".into(),
                 )
             })?;
-            // SAFETY: wgpu's open command buffer of the adopted device; recorded only here while the callback
-            // runs (wgpu's as_hal_mut contract); the buffers' promise is the caller's.
+            // SAFETY: wgpu's open command buffer of the adopted device, recorded only while the callback runs
+            // (as_hal_mut's contract); the buffers' promise is the caller's.
             unsafe {
                 let cmd = enc.raw_handle();
                 let device = ctx.device();

@@ -1,12 +1,7 @@
-//! The performance model's library side: the passes of a run with the bytes they move ([`PassModel`], from each
-//! backend's workload formulas), and the cost model that turns them into a predicted time ([`CostModel`]),
-//! which Auto uses when it is given one ([`crate::sort::Selector::Model`]).
-//!
-//! Prediction = fixed cost x dispatches + the algorithm's overhead + bytes / (roofline x the algorithm's
-//! efficiency). The roofline is the compute-copy bandwidth (read + write counted) of the device, the fixed cost
-//! the time of a trivial dispatch with its barrier, and efficiency and overhead the slope and intercept of the
-//! algorithm's measured time at two sizes. Measuring them (the calibration) is the tools' job (`vksort
-//! calibrate`); the library only evaluates.
+//! The performance model's library side: the passes of a run with the bytes they move ([`PassModel`]) and the
+//! cost model that predicts their time ([`CostModel`], used by [`crate::sort::Selector::Model`]): fixed cost x
+//! dispatches + the algorithm's overhead + bytes / (roofline x the algorithm's efficiency). `vksort calibrate`
+//! measures the terms (docs/architecture.md, "The cost model").
 
 use std::collections::BTreeMap;
 
@@ -26,8 +21,7 @@ pub struct PassModel {
 }
 
 impl PassModel {
-    /// A pass labelled `label` of `dispatches` dependent dispatches that reads `read` and writes `write` bytes
-    /// of device memory, with `ops` simple operations per key.
+    /// A pass of `dispatches` dependent dispatches reading `read` and writing `write` bytes, `ops` per key.
     pub fn new(label: &str, dispatches: u32, read: f64, write: f64, ops: f64) -> Self {
         Self {
             label: label.into(),

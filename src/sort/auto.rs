@@ -1,16 +1,11 @@
-//! Auto's choice across families with the default selector ([`super::Selector::Policy`]): the radix family's
-//! own policy (small, MSD or Onesweep by size), except where the device's crossover table says that another
-//! family measured faster for the configuration's key and value widths and size. The table holds only what was
-//! measured, per device kind; a device without one keeps the radix policy everywhere. On CPU drivers "faster"
-//! counts the first sort, whose pipelines compile when it runs.
-//!
-//! A crossover applies only to sorts on every bit of the key (no bit range): the radix sorts do fewer passes
-//! over a narrow range, the comparison sorts do not gain from it. A sorter with tuning overrides
-//! ([`super::SorterBuilder::tuning`]) takes none.
+//! Auto's choice across families with the default selector ([`super::Selector::Policy`]): the radix policy's
+//! choice, except in the size ranges of the device class's crossover table, where another family measured
+//! faster for the key and value widths (docs/tuning.md, "Auto's crossover tables"). Crossovers apply only to
+//! sorts on every key bit, and not to sorters with tuning overrides.
 
 use super::algorithm::SortAlgorithm;
 use super::config::SortConfig;
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 
 /// A size range in which Auto sorts with `algorithm` instead of the radix family's choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,12 +20,7 @@ pub struct Crossover {
     pub algorithm: SortAlgorithm,
 }
 
-/// NVIDIA (H200, driver 580.159.04, 2026-11-26: `vksort bench --algos auto,msd,onesweep,merge --keys u64,u32
-/// --values none,u32,u64 --sizes 15..22`, uniform keys, ms; BENCHMARKS.md, "Auto across families"): merge sort
-/// against the radix policy's choice (Onesweep above 2^16 keys) for 64-bit keys: no value 0.075 / 0.087 / 0.115
-/// against 0.111 / 0.134 / 0.163 at 2^17 / 2^18 / 2^19 (1.41-1.55x), Onesweep 7% ahead at 2^20; 32-bit
-/// values 1.38-1.46x at 2^17-2^19, Onesweep 4% ahead at 2^20; 64-bit values 1.11-1.54x from 2^17 to 2^22 (the
-/// largest size measured). At 2^16 and below the MSD sort stays ahead; 32-bit keys keep the radix sorts.
+/// NVIDIA: merge sort for 64-bit keys from 2^17 keys (docs/tuning.md).
 const NVIDIA: &[Crossover] = &[
     Crossover {
         key_bytes: 8,
@@ -55,14 +45,8 @@ const NVIDIA: &[Crossover] = &[
     },
 ];
 
-/// The merge sort on CPU drivers from above the one-workgroup sort (2048 keys, the CPU radix policy's
-/// `small_sort_max`) to 2^22 keys, for 32- and 64-bit keys with any values. A CPU driver compiles each pipeline
-/// with LLVM when it first runs, and Onesweep's ranking kernels cost seconds there, the merge sort's a fraction:
-/// lavapipe (Mesa 22.3.6, LLVM 15, 2 cores, idle, driver cache off; docs/first-minute.md), first sort / later
-/// sorts of 2^20 keys, Onesweep against merge: f32 4.48 / 0.83 s against 2.00 / 1.14 s, u32 4.51 / 0.71
-/// against 2.19 / 1.03, u64 6.96 / 2.00 against 3.27 / 1.86, f32 + u32 5.25 / 0.99 against 3.04 / 1.42, u64 + u32
-/// 8.78 / 2.28 against 3.83 / 2.30; f32 at 2^16 3.05 / 0.055 against 0.88 / 0.056 and at 2^22 6.45 / 3.27
-/// against 5.05 / 3.18. Later sorts are at most 1.45x slower, the first one 1.5-2.3x faster.
+/// CPU drivers: merge sort above the one-workgroup sort (2048 keys) up to 2^22 keys, for every width; its
+/// pipelines compile far faster than Onesweep's, which dominates a CPU driver's first sort (docs/tuning.md).
 const CPU: &[Crossover] = &[
     cpu_merge(4, 0),
     cpu_merge(4, 4),
@@ -83,14 +67,12 @@ const fn cpu_merge(key_bytes: u32, value_bytes: u32) -> Crossover {
     }
 }
 
-/// The device's crossover table (empty where none was measured).
+/// The device class's crossover table (empty where none was measured).
 pub fn crossovers(caps: &DeviceCaps) -> &'static [Crossover] {
-    if caps.is_cpu() {
-        CPU
-    } else if caps.vendor_id == 0x10de {
-        NVIDIA
-    } else {
-        &[]
+    match caps.class {
+        DeviceClass::Cpu => CPU,
+        DeviceClass::Nvidia => NVIDIA,
+        _ => &[],
     }
 }
 

@@ -1,17 +1,13 @@
-//! The contract between the sort front end ([`crate::sort::Sorter`]) and a sort algorithm family.
-//!
-//! A family (the radix sorts; later the comparison sorts) lives in its own folder under `src/sort/` with its
-//! shaders under the matching `glsl/sort/` folder, and implements [`SortBackend`]. The registry
-//! ([`crate::sort::registry`]) maps each public [`SortAlgorithm`] to the family that runs it; nothing else in
-//! the front end names a family. A backend is created for one [`SortConfig`] and capacity, builds every
-//! pipeline it may need in [`SortBackend::prepare`] (so recording never compiles), and records into the
-//! caller's command buffer on the caller's buffers after checking them (an `Err` means nothing was recorded).
+//! The contract between the sort front end and a sort family ([`SortBackend`], [`Family`]). A backend is made
+//! for one configuration and capacity, builds every pipeline in [`SortBackend::prepare`] (recording never
+//! compiles) and records on the caller's buffers after checking them (an `Err` records nothing). Families
+//! import this module, never the registry.
 
 use super::algorithm::SortAlgorithm;
 use super::config::SortConfig;
 use super::count::Count;
 use crate::error::Result;
-use crate::gpu::{Context, Recorder, Region};
+use crate::gpu::{BufferRef, Context, Recorder, Region};
 use crate::workload::PassModel;
 use ash::vk;
 use std::sync::Arc;
@@ -33,6 +29,17 @@ pub(crate) struct SortBuffers {
     pub scratch: Region,
 }
 
+impl SortBuffers {
+    /// The regions of the caller's buffer references.
+    pub fn of(keys: BufferRef<'_>, values: Option<BufferRef<'_>>, scratch: BufferRef<'_>) -> Self {
+        Self {
+            keys: keys.region(),
+            values: values.map(|v| v.region()),
+            scratch: scratch.region(),
+        }
+    }
+}
+
 /// What a backend can sort, for the front end's checks and Auto's choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capabilities {
@@ -42,8 +49,7 @@ pub struct Capabilities {
     pub stable: bool,
 }
 
-/// Tuning overrides handed to a backend's factory: each backend takes the types it knows (its policy struct,
-/// its diagnostics knobs) and ignores the rest.
+/// Tuning overrides handed to a backend's factory: each backend takes the types it knows and ignores the rest.
 #[derive(Default)]
 pub struct Overrides {
     items: Vec<Box<dyn std::any::Any + Send + Sync>>,
@@ -102,9 +108,8 @@ pub(crate) trait SortBackend: Send + Sync {
     fn as_any(&self) -> &dyn std::any::Any;
 }
 
-/// Creates a family's backend for a configuration: `overrides` carries tuning the caller gave (the family
-/// takes its own types), `reachable` the algorithms the sorter may record with it ([`SortAlgorithm::Auto`]
-/// standing for the family's own policy choice).
+/// Creates a family's backend for a configuration: `reachable` the algorithms the sorter may record with it
+/// ([`SortAlgorithm::Auto`]: the family's own policy choice).
 pub(crate) type Factory = fn(
     ctx: &Arc<Context>,
     config: &SortConfig,
@@ -115,8 +120,7 @@ pub(crate) type Factory = fn(
 /// Why a family cannot sort a configuration at all (a key type it does not take, say), or None.
 pub(crate) type Supports = fn(config: &SortConfig) -> Option<String>;
 
-/// Parses a `key=value,...` override string into the family's policy for a configuration (the device's policy
-/// with those fields changed) and adds it to `overrides`.
+/// Adds to `overrides` the family's device policy with the fields of a `key=value,...` string changed.
 pub(crate) type ParseOverrides =
     fn(ctx: &Context, config: &SortConfig, spec: &str, overrides: &mut Overrides) -> Result<()>;
 
@@ -129,6 +133,6 @@ pub(crate) struct Family {
     /// Whether it takes a configuration (checked before its factory runs).
     pub supports: Supports,
     pub new: Factory,
-    /// Its policy's override strings (tuning sweeps: `VKSORT_POLICY` in the tools and examples).
+    /// Its policy's override strings (`VKSORT_POLICY` in the tools and examples).
     pub parse_overrides: ParseOverrides,
 }

@@ -1,32 +1,15 @@
-//! A sort's output checked where it lies: pass `vksort::sort::check` (`glsl/sort/sort_check.comp`), for results
-//! too large to read back cheaply (a 2^28-key result is 1-3 GiB; the host's DMA moves ~2.6 GB/s on the H200
-//! machine). A verification aid for tests and benchmarks, not part of any sort.
-//!
-//! One pass over the output finds (see [`CheckReport`]):
-//! - the first element that the one before it orders after (the configuration's key type, order and bit range);
-//! - optionally, where values are the input indices of their keys (`stability`), the first pair of equal keys
-//!   whose values do not rise: what a stable sort promises;
-//! - a 64-bit fingerprint of the output's (key, value) elements: the wrapping sum of a hash of each element's raw
-//!   words. [`fingerprint`] computes the same sum on the host; equal fingerprints of input and output mean the
-//!   output holds the input's elements, each once (a wrong output passes with probability about 2^-64).
-//!
-//! Sorted order, the same fingerprint and (with index values and a stable sort) rising values among equal keys
-//! together mean the output is the sorted input. A mismatch says that something is wrong, not what: read the
-//! output back for a per-element check.
-//!
-//! Contract of [`SortChecker::cmd_check`]: reads `n` keys (and values) of the caller's buffers, writes
-//! [`SortChecker::result_bytes`]`(n)` bytes of `result` (`STORAGE_BUFFER | TRANSFER_DST`): a fill of its first
-//! 16 bytes (`vksort::sort::check::clear`), a barrier, then the pass. Barriers as in [`crate::gpu::recorder`]:
-//! the caller orders the sort's writes before it (a [`Recorder::barrier`]) and the result's reads after it.
-//! Result layout (u32 words): the first unsorted index, the first unstable index (all ones: none), two unused
-//! words, then four 16-bit-chunk sums of the hashes per workgroup ([`CheckReport::from_words`] adds them up).
-//! The pipeline is built by [`SortChecker::new`].
+//! A sort's output checked where it lies (pass `vksort::sort::check`), for results too large to read back
+//! cheaply; a verification aid for tests and benchmarks. One pass finds the first element out of order, with
+//! index values the first equal keys whose values do not rise (stability), and a 64-bit fingerprint of the
+//! (key, value) elements that [`fingerprint`] computes on the host: sorted order and equal fingerprints of
+//! input and output mean the output is the sorted input (a wrong one passes with probability about 2^-64).
+//! A mismatch says that something is wrong, not what. Barriers as in [`crate::gpu::recorder`].
 
 use super::config::SortConfig;
 use super::items::Items;
 use super::types::{KeyType, ValueType};
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Kernel, Recorder};
+use crate::gpu::{check_disjoint, push_block, Buffer, BufferRef, Context, Kernel, Recorder};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{sort_check as sh, Spec};
 use ash::vk;
@@ -34,19 +17,20 @@ use std::sync::Arc;
 
 /// Elements per invocation of the check pass.
 const ITEMS: u32 = 16;
-/// Words of the result before the per-workgroup sums.
+/// Words of the result before the per-workgroup sums (the first unsorted index, the first unstable index, all
+/// ones for none, and two unused words); then four 16-bit-chunk sums of the hashes per workgroup.
 const HEADER_WORDS: u64 = 4;
 
-/// Push constants of `glsl/sort/sort_check.comp`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct CheckPush {
-    mask: [u32; 4],
-    n: u32,
-    kind: u32,
-    descending: u32,
-    stable: u32,
-    groups: u32,
+push_block! {
+    /// Push constants of `glsl/sort/sort_check.comp`.
+    struct CheckPush {
+        mask: [u32; 4],
+        n: u32,
+        kind: u32,
+        descending: u32,
+        stable: u32,
+        groups: u32,
+    }
 }
 
 /// What one check found.
@@ -135,11 +119,10 @@ impl SortChecker {
         (HEADER_WORDS + 4 * self.groups(n)) * 4
     }
 
-    /// Records the check of `n` keys of `keys` (and values of `values`, which the configuration must have)
-    /// into `result` (see the module docs). Errors: [`Error::ValuesMismatch`], [`Error::TooLarge`] (more than
-    /// one storage-buffer binding or 2^32 - 1 elements), and the buffer checks of [`crate::BufferRef`].
-    /// Also [`Error::WrongContext`] (a recorder or buffer of another context) and [`Error::Overlap`] (the
-    /// result sharing bytes with the keys or values).
+    /// Records the check of `n` keys (and values, which the configuration must have) into
+    /// [`Self::result_bytes`]`(n)` bytes of `result` (`STORAGE_BUFFER | TRANSFER_DST`): a fill, a barrier, the
+    /// pass. Errors: [`Error::ValuesMismatch`], [`Error::TooLarge`] (one storage binding, 2^32 - 1 elements),
+    /// [`Error::WrongContext`], [`Error::Overlap`] and the buffer checks of [`crate::BufferRef`].
     pub fn cmd_check(
         &self,
         rec: &mut Recorder,
@@ -191,18 +174,12 @@ impl SortChecker {
                 u32::MAX,
             )?;
             rec.barrier();
-            rec.dispatch(
-                "vksort::sort::check",
-                &self.kernel,
-                &[
-                    keys,
-                    // without values the keys stand in for the unused binding
-                    values.map_or(keys, |v| v.slice(0, vb)),
-                    result.slice(0, result_bytes),
-                ],
-                &push,
-                groups,
-            )
+            // without values the keys stand in for the unused binding
+            let vals = values.map_or(keys, |v| v.slice(0, vb));
+            rec.pass("vksort::sort::check", &self.kernel)
+                .bind(&[keys, vals, result.slice(0, result_bytes)])
+                .push(&push)
+                .groups(groups)
         })
     }
 
@@ -287,31 +264,24 @@ mod tests {
         let vals: Vec<u32> = (0..1000).collect();
         let kb: &[u8] = bytemuck::cast_slice(&keys);
         let vb: &[u8] = bytemuck::cast_slice(&vals);
-        let whole = fingerprint(KeyType::U64, ValueType::U32, kb, vb);
+        let fp = |k: &[u8], v: &[u8]| fingerprint(KeyType::U64, ValueType::U32, k, v);
+        let whole = fp(kb, vb);
         let parts =
-            fingerprint(KeyType::U64, ValueType::U32, &kb[..8 * 300], &vb[..4 * 300]).wrapping_add(
-                fingerprint(KeyType::U64, ValueType::U32, &kb[8 * 300..], &vb[4 * 300..]),
-            );
+            fp(&kb[..8 * 300], &vb[..4 * 300]).wrapping_add(fp(&kb[8 * 300..], &vb[4 * 300..]));
         assert_eq!(whole, parts);
         let (mut rk, mut rv) = (keys.clone(), vals.clone());
         rk.reverse();
         rv.reverse();
-        let reversed = fingerprint(
-            KeyType::U64,
-            ValueType::U32,
-            bytemuck::cast_slice(&rk),
-            bytemuck::cast_slice(&rv),
+        assert_eq!(
+            whole,
+            fp(bytemuck::cast_slice(&rk), bytemuck::cast_slice(&rv))
         );
-        assert_eq!(whole, reversed);
         // a key moved to another value is another multiset
         rv.swap(0, 1);
-        let moved = fingerprint(
-            KeyType::U64,
-            ValueType::U32,
-            bytemuck::cast_slice(&rk),
-            bytemuck::cast_slice(&rv),
+        assert_ne!(
+            whole,
+            fp(bytemuck::cast_slice(&rk), bytemuck::cast_slice(&rv))
         );
-        assert_ne!(whole, moved);
         // the report sums chunk sums exactly: one element's hash, split as the shader splits it
         let h = element_hash([5u32, 7].into_iter(), 2);
         let (a, b) = (h as u32, (h >> 32) as u32);

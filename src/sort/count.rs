@@ -1,19 +1,14 @@
-//! Where a sort's count comes from, and the control block in which every sort backend leaves it.
-//!
-//! A host count is known when the sort is recorded. A GPU-side count is a u32 in a caller's buffer, written
-//! before the sort's commands run (the barrier contract of [`crate::gpu::recorder`] covers it); the sort clamps
-//! it to the capacity it was recorded for and leaves, in the control block at
-//! [`crate::sort::Sorter::control_offset`] in the scratch buffer, the u32 words [`CTRL_N`] (the count sorted),
-//! [`CTRL_OVERFLOW`] (1 when the GPU-side count exceeded the capacity) and [`CTRL_RAW_COUNT`] (the count as
-//! read). A renderer may read them after the sort, on the GPU or the host.
+//! Where a sort's count comes from, and the control block (at [`crate::sort::Sorter::control_offset`] in the
+//! scratch) in which every backend leaves it: a GPU-side count (a u32 written before the sort runs) is clamped
+//! to the capacity the sort was recorded for; [`CTRL_N`], [`CTRL_OVERFLOW`], [`CTRL_RAW_COUNT`] say how.
 
 use crate::error::{Error, Result};
-use crate::gpu::{Region, Context};
+use crate::gpu::{Context, Region};
 use ash::vk;
 
 /// Control block word: the number of keys sorted (the GPU-side count clamped to the capacity, or the host n).
 pub const CTRL_N: u64 = 0;
-/// Control block word: 1 when the GPU-side count exceeded the capacity (the first `capacity` keys were sorted).
+/// Control block word: 1 when the GPU-side count exceeded the capacity (the first `capacity` keys sorted).
 pub const CTRL_OVERFLOW: u64 = 1;
 /// Control block word: the GPU-side count as read.
 pub const CTRL_RAW_COUNT: u64 = 2;
@@ -25,8 +20,7 @@ pub const CTRL_WORDS: u64 = 256;
 pub(crate) enum Count {
     /// Known when recording.
     Host(u64),
-    /// A u32 at `count` (4-byte aligned offset), written on the GPU before the sort runs; at most `capacity` keys
-    /// are sorted.
+    /// A u32 at `count` (4-byte aligned), written on the GPU before the sort runs; at most `capacity` keys sorted.
     Gpu { count: Region, capacity: u64 },
 }
 
@@ -40,8 +34,7 @@ impl Count {
     }
 }
 
-/// A GPU-side count checked and bound: the binding (from an aligned offset down) and the u32 index of the
-/// count in it.
+/// A GPU-side count checked and bound: the binding (from an aligned offset down) and the count's u32 index.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CountBinding {
     pub buffer: Region,

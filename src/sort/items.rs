@@ -1,15 +1,9 @@
-//! What the comparison sorts ([`super::bitonic`], [`super::merge`], [`super::warpsort`]) share: the item layout
-//! of a configuration (key words, 128-bit keys included, value words, order, the bit range as a mask), the push
-//! constants every pass of theirs starts with (`ITEM_PUSH` in `glsl/include/items.glsl`), the checks of the
-//! caller's buffers, the GPU-side count pass, the scratch layout helper and the planning recordings that build
-//! a sorter's pipelines ahead of time.
-//!
-//! Contract of a comparison sort's recording: the caller's key (and value) buffers hold the input and receive
-//! the output; the scratch starts with the control block ([`crate::sort::count`], `CTRL_WORDS` u32 at offset 0,
-//! so [`crate::sort::Sorter::control_offset`] is 0 for these families) followed by the family's regions. With a
-//! GPU-side count, the first pass (`vksort::sort::count`) clamps the count into the control block and every
-//! later pass reads n from there; the passes are recorded for the capacity, and those that a smaller count does
-//! not need do nothing. With a host count, exactly the passes n needs are recorded.
+//! The item model the sort families share: the items of a configuration ([`Items`]: key and value words, order,
+//! the bit range as a mask), the push constants every comparison pass starts with (`ITEM_PUSH`,
+//! `glsl/include/items.glsl`), the buffer checks, the GPU-side count pass, scratch regions after the control
+//! block (at offset 0, so `control_offset` is 0) and the planning recordings that build pipelines ahead of
+//! time. With a GPU-side count the first pass (`vksort::sort::count`) clamps it into the control block and the
+//! passes, recorded for the capacity, read n from there (docs/architecture.md, "Layers").
 
 use super::algorithm::SortAlgorithm;
 use super::backend::{Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements};
@@ -17,12 +11,22 @@ use super::config::SortConfig;
 use super::count::{self, Count, CountBinding, CTRL_WORDS};
 use super::types::{KeyType, Order};
 use crate::error::{Error, Result};
-use crate::gpu::{Region, Context, DeviceCaps, Kernel, Recorder};
+use crate::gpu::{push_block, Context, DeviceCaps, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::workload::PassModel;
 use ash::vk;
 use std::sync::Arc;
+
+/// The bit range `[lo, hi)` a configuration sorts on (all key bits by default), checked.
+pub(crate) fn bit_range(config: &SortConfig) -> Result<(u32, u32)> {
+    let key_bits = config.key.bits();
+    let (lo, hi) = config.bits.unwrap_or((0, key_bits));
+    if lo >= hi || hi > key_bits {
+        return Err(Error::InvalidBitRange { lo, hi, key_bits });
+    }
+    Ok((lo, hi))
+}
 
 /// Bytes of the control block at the start of the scratch.
 pub(crate) const CONTROL_BYTES: u64 = CTRL_WORDS * 4;
@@ -46,15 +50,7 @@ pub(crate) struct Items {
 impl Items {
     /// The items of `config`; checks the bit range.
     pub fn new(config: &SortConfig) -> Result<Self> {
-        let kbits = config.key.bits();
-        let (lo, hi) = config.bits.unwrap_or((0, kbits));
-        if lo >= hi || hi > kbits {
-            return Err(Error::InvalidBitRange {
-                lo,
-                hi,
-                key_bits: kbits,
-            });
-        }
+        let (lo, hi) = bit_range(config)?;
         let width = hi - lo;
         let m: u128 = if width >= 128 {
             u128::MAX
@@ -85,9 +81,8 @@ impl Items {
         n * self.val_words as u64 * 4
     }
 
-    /// Checks the key and value regions of `n` items: within one storage-buffer binding ([`Error::TooLarge`]),
-    /// large enough and with storage usage ([`Region::check`]), values present exactly when the items have
-    /// them ([`Error::ValuesMismatch`]). Returns the key and value bytes.
+    /// Checks the key and value regions of `n` items (one storage binding each, [`Region::check`], values present
+    /// exactly when the items have them) and returns their bytes.
     pub fn check_data(
         &self,
         ctx: &Context,
@@ -143,7 +138,7 @@ impl Items {
 
 /// `ITEM_PUSH` of items.glsl: the first fields of every comparison-sort pass's push constants.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct ItemPush {
     /// The host's count (when `use_count` is 0).
     pub n_host: u32,
@@ -195,10 +190,8 @@ pub(crate) struct Checked {
     pub count: Option<CountBinding>,
 }
 
-/// Checks a sort's buffers: `n` (the count's maximum) at most `max_keys` (the algorithm's limit, named
-/// `algorithm`) and within one storage binding, the key and value buffers large enough with storage usage, values
-/// present exactly when the sorter has them, the scratch holding `scratch_bytes` with [`SCRATCH_USAGE`], and the
-/// GPU-side count's buffer. Nothing is recorded.
+/// Checks a sort's buffers, recording nothing: the count's maximum within `max_keys` (the limit of `algorithm`),
+/// the keys and values ([`Items::check_data`]), the scratch (`scratch_bytes`, [`SCRATCH_USAGE`]), the count.
 pub(crate) fn check(
     ctx: &Context,
     items: &Items,
@@ -231,12 +224,12 @@ pub(crate) fn check(
     })
 }
 
-/// Push constants of `sort_count`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct CountPush {
-    pub count_word: u32,
-    pub capacity: u32,
+push_block! {
+    /// Push constants of `sort_count`.
+    pub struct CountPush {
+        pub count_word: u32,
+        pub capacity: u32,
+    }
 }
 
 /// Records `vksort::sort::count` (GPU-side counts only) and the barrier after it: the clamped count, the raw
@@ -253,16 +246,14 @@ pub(crate) fn record_count(
     };
     let wg = plan.workgroup_size(ctx.caps(), 1);
     let k = plan.kernel(ctx, crate::shaders::sort_count::SHADER, wg, Spec::new())?;
-    rec.dispatch(
-        "vksort::sort::count",
-        &k,
-        &[cb.buffer, c.meta],
-        &CountPush {
-            count_word: cb.word,
-            capacity: capacity as u32,
-        },
-        1,
-    )?;
+    let push = CountPush {
+        count_word: cb.word,
+        capacity: capacity as u32,
+    };
+    rec.pass("vksort::sort::count", &k)
+        .bind(&[cb.buffer, c.meta])
+        .push(&push)
+        .groups(1)?;
     rec.barrier();
     Ok(())
 }
@@ -280,8 +271,8 @@ pub(crate) fn kernel(
     plan.kernel(ctx, shader, wg, items.spec(tagged).merge(spec))
 }
 
-/// The sizes whose planning recordings cover every pipeline a sort of up to `max_n` keys may use: 0..4, every
-/// power of two with its neighbours, the family's thresholds (`extra`) with theirs, and `max_n`.
+/// The sizes whose planning recordings cover every pipeline a sort of up to `max_n` keys may use: 0..4, and
+/// every power of two, family threshold (`extra`) and `max_n` with its neighbours.
 pub(crate) fn planning_sizes(max_n: u64, extra: &[u64]) -> Vec<u64> {
     let mut sizes: Vec<u64> = (0..4).collect();
     let mut x = 4u64;
@@ -298,9 +289,8 @@ pub(crate) fn planning_sizes(max_n: u64, extra: &[u64]) -> Vec<u64> {
     sizes
 }
 
-/// What every comparison family is made of for `config`: its items, its policy `P` (the caller's override,
-/// else `default` for the device) checked by `check`, and the subgroup plan, once the device has the subgroup
-/// operations the shaders use.
+/// What every comparison family is made of for `config`: its items, its policy `P` (the override, else
+/// `default`) checked by `check`, and the subgroup plan, once the device has the subgroup operations needed.
 pub(crate) fn family_parts<P: Copy + 'static>(
     ctx: &Context,
     config: &SortConfig,
@@ -318,10 +308,8 @@ pub(crate) fn family_parts<P: Copy + 'static>(
     Ok((items, policy, SubgroupPlan::for_device(caps)))
 }
 
-/// A family of one algorithm built on the shared items (bitonic, merge, WarpSort, quicksort): what it says of
-/// itself. Its [`SortBackend`] follows: the control block at offset 0 of the scratch, pipelines built by
-/// planning recordings of [`ItemsFamily::plan_sizes`] (host and GPU-side counts), capabilities from the
-/// algorithm's stability and the family's limit.
+/// A family of one algorithm on the shared items (bitonic, merge, WarpSort, quicksort); its [`SortBackend`]
+/// follows (pipelines built by planning recordings of [`ItemsFamily::plan_sizes`]).
 pub(crate) trait ItemsFamily: Send + Sync + 'static {
     /// The family's one public algorithm.
     const ALGORITHM: SortAlgorithm;
@@ -401,9 +389,8 @@ impl<T: ItemsFamily> SortBackend for T {
     }
 }
 
-/// Records, through a planning recorder (no commands), sorts of every size of [`planning_sizes`] with host and
-/// GPU-side counts, on stand-in buffers (the scratch with `scratch_usage`): `record(rec, buffers, count)` builds
-/// each one's pipelines.
+/// Records, through planning recorders (no commands), sorts of every size in `sizes` with host and GPU-side
+/// counts on stand-in buffers, so that `record(rec, buffers, count)` builds each one's pipelines.
 pub(crate) fn prepare_by_planning(
     ctx: &Context,
     items: &Items,

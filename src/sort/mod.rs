@@ -1,42 +1,11 @@
 //! Sorting: the configuration ([`SortConfig`]), the recording form ([`Sorter`]: made once, records into the
-//! caller's command buffers on the caller's buffers) and the host forms ([`sort()`], [`sort_pairs`]: a slice in,
-//! sorted in place). [`check`] verifies a sort's output on the GPU without reading it back.
+//! caller's command buffers on the caller's buffers) and the host forms ([`sort()`], [`sort_pairs`]).
+//! [`check`] verifies a sort's output on the GPU without reading it back.
 //!
-//! What it sorts: keys of type u32, i32, f32, u64, i64, f64 or u128 ([`KeyType`]; floats in IEEE 754
-//! totalOrder: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; u128 keys by every family but the radix
-//! sorts), optionally with a 4- or 8-byte value per key ([`ValueType`]), ascending or descending, on all key
-//! bits or on a bit range `[lo, hi)` of the transformed key ([`SortConfig::bits`], as CUB's
-//! begin_bit/end_bit). The sorted keys and values land back in the caller's buffers.
-//!
-//! Stability: equal keys keep their input order, in both orders, with every algorithm but
-//! [`SortAlgorithm::Bitonic`] and [`SortAlgorithm::Quicksort`]; [`SortAlgorithm::Auto`] only picks stable
-//! ones, and [`SortConfig::stable`] refuses the unstable ones ([`Error::NotStable`]).
-//!
-//! Creation: [`Sorter::new`] builds every pipeline a sort of up to [`SortConfig::max_n`] keys may use and
-//! returns every error it can know then (a bit range, an algorithm that cannot take the keys, the count or
-//! stability, the device's features): recording never compiles a pipeline and fails only on the call's own
-//! input (buffers, counts), before it records anything.
-//!
-//! Memory: besides the caller's key and value buffers, a scratch buffer of
-//! [`Sorter::storage_requirements`]`(max_n)` bytes with its usage flags: for the radix sorts one more copy
-//! of the keys and values (ping-pong), a 1 KiB control block, digit offsets and look-back status (about 0.3 to
-//! 1 byte per key and digit place), and for sorters that may use the MSD sort a second copy of up to 2^16 keys
-//! and values; the comparison sorts need about one more copy of the keys and values. The key, value, scratch
-//! and count regions of one sort may not share a byte ([`Error::Overlap`]).
-//!
-//! Sizes: the radix sorts take up to 2^32 - 2^16 keys where memory allows, the other families up to 2^31
-//! keys within one storage-buffer binding. Radix sorts larger than one binding (`maxStorageBufferRange`, 4 GiB
-//! on NVIDIA, 128 MiB on lavapipe) write through 64-bit buffer device addresses: that needs
-//! `bufferDeviceAddress` (enabled by [`Context::new`] where present; for an adopted device, see
-//! [`crate::gpu::AdoptInfo`]), and the key, value and scratch buffers need `SHADER_DEVICE_ADDRESS` usage
-//! ([`StorageRequirements::scratch_usage`] says so for the scratch; buffers vksort allocates have it). Without
-//! the feature, such inputs are rejected with [`Error::TooLarge`].
-//!
-//! Inside (after CUB): this front end checks what every sort shares and chooses the algorithm ([`Selector`]);
-//! a registry maps each [`SortAlgorithm`] to its family's backend (one folder per family: radix, merge,
-//! split, WarpSort, quicksort, bitonic), which plans its passes and scratch from its policy ([`RadixPolicy`],
-//! [`MergePolicy`], ...: tuning overrides through [`SorterBuilder::tuning`]) and records one module per GPU
-//! pass. The families are crate-private; the `diagnostics` feature makes them public for tests and tools.
+//! Keys of any [`KeyType`] (floats in IEEE 754 totalOrder), optionally a [`ValueType`] per key, in either
+//! [`Order`], on all bits or a bit range ([`SortConfig::bits`]); stable but for [`SortAlgorithm::Bitonic`] and
+//! [`SortAlgorithm::Quicksort`]. [`Sorter::new`] returns every error it can know then; recording fails only on
+//! the call's own input, before it records anything. Memory, size limits and layers: docs/architecture.md.
 
 mod algorithm;
 internal! { mod auto; }
@@ -69,7 +38,7 @@ pub use warpsort::WarpSortPolicy;
 pub use {backend::Capabilities, types::cpu_sort_reference};
 
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder, Region};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Recorder};
 use crate::workload::{CostModel, PassModel};
 use backend::Family;
 use backend::{Overrides, SortBackend, SortBuffers};
@@ -80,14 +49,11 @@ use std::sync::Arc;
 /// How [`SortAlgorithm::Auto`] chooses.
 #[derive(Clone, Debug, Default)]
 pub enum Selector {
-    /// The device policy of the first registered family that takes the configuration (the radix sort's size
-    /// thresholds), except in the size ranges of the device's crossover table where
-    /// another family measured faster for the key and value widths (merge sort for 64-bit keys from 2^17 keys
-    /// on NVIDIA).
+    /// The policy of the first registered family that takes the configuration (the radix sort's size
+    /// thresholds), except in the size ranges where the device class's crossover table names another family.
     #[default]
     Policy,
-    /// The algorithm with the smallest time predicted by a calibrated cost model (`vksort calibrate`), among
-    /// every registered algorithm that can sort the size.
+    /// The algorithm a calibrated cost model (`vksort calibrate`) predicts fastest among those that take the size.
     Model(Arc<CostModel>),
 }
 
@@ -100,18 +66,15 @@ pub struct SorterBuilder {
 }
 
 impl SorterBuilder {
-    /// A tuning override for the family that knows its type (e.g. a [`radix::RadixPolicy`]; with the
-    /// `diagnostics` feature also `radix::RadixDebug`); other families ignore it. A sorter with overrides keeps
-    /// Auto (with the policy selector) within its policy's family: the device's crossovers to other families
-    /// (a per-device table of size ranges) were measured with the default policies.
+    /// A tuning override for the family that knows its type (e.g. a [`radix::RadixPolicy`]); other families
+    /// ignore it. A sorter with overrides keeps Auto (policy selector) within its policy's family.
     pub fn tuning<T: Copy + Send + Sync + 'static>(mut self, value: T) -> Self {
         self.overrides.set(value);
         self
     }
 
-    /// Tuning sweeps: the policy of the configured algorithm's family (Auto: the family Auto's policy selector
-    /// uses) with the fields a comma-separated `key=value` string names changed (each family's
-    /// `with_overrides` lists its keys, e.g. [`radix::RadixPolicy::with_overrides`]). Unknown keys give
+    /// The configured algorithm's family's policy (Auto: the policy selector's family) with the fields of a
+    /// `key=value,...` string changed (keys: e.g. [`radix::RadixPolicy::with_overrides`]). Unknown keys give
     /// [`Error::InvalidPolicy`].
     pub fn policy_overrides(mut self, spec: &str) -> Result<Self> {
         let family = match self.config.algorithm {
@@ -138,9 +101,8 @@ impl SorterBuilder {
         Ok(sorter)
     }
 
-    /// What [`SortAlgorithm::Auto`] (or the configured algorithm) resolves to for `n` keys under this
-    /// builder's selector, and the cost model's predicted time (nanoseconds) when it has one. Validates the
-    /// configuration like [`SorterBuilder::build`] but builds no pipeline.
+    /// The algorithm a sort of `n` keys resolves to, and the cost model's predicted nanoseconds when it has one.
+    /// Validates like [`SorterBuilder::build`] but builds no pipeline.
     pub fn choose(self, n: u64) -> Result<(SortAlgorithm, Option<f64>)> {
         let sorter = self.assemble()?;
         let c = sorter.choose(n)?;
@@ -155,77 +117,13 @@ impl SorterBuilder {
             overrides,
             selector,
         } = self;
-        // The device's crossovers to other families (none for a tuned sorter: `choose` then finds no backend
-        // for a crossover and keeps the policy's choice).
+        // A tuned sorter takes no crossover: they were measured with the default policies.
         let crossovers = if overrides.is_empty() {
             auto::crossovers(ctx.caps())
         } else {
             &[]
         };
-        // The families the sorter needs, each with the algorithms it may record (Auto standing for the
-        // family's own policy choice). Auto considers only families that take the configuration and only the
-        // algorithms it may choose (`auto_eligible`: stable ones, to keep the sort's stability promise, and not
-        // the hybrid radix sort).
-        let needed: Vec<(&'static Family, Vec<SortAlgorithm>)> = match (config.algorithm, &selector)
-        {
-            (SortAlgorithm::Auto, Selector::Policy) => {
-                let f = auto_families(&config)
-                    .next()
-                    .ok_or_else(|| unsupported(&config))?;
-                let mut v = vec![(f, vec![SortAlgorithm::Auto])];
-                // The families the crossovers may pick for sizes up to the capacity.
-                for c in auto::for_config(crossovers, &config) {
-                    let Some(g) = family_of(c.algorithm) else {
-                        continue;
-                    };
-                    if c.min_n > config.max_n || (g.supports)(&config).is_some() {
-                        continue;
-                    }
-                    match v.iter_mut().find(|(h, _)| h.name == g.name) {
-                        Some((_, algos)) if !algos.contains(&c.algorithm) => {
-                            algos.push(c.algorithm)
-                        }
-                        Some(_) => {}
-                        None => v.push((g, vec![c.algorithm])),
-                    }
-                }
-                v
-            }
-            (SortAlgorithm::Auto, Selector::Model(_)) => {
-                let v: Vec<_> = auto_families(&config)
-                    .map(|f| {
-                        (
-                            f,
-                            f.algorithms
-                                .iter()
-                                .copied()
-                                .filter(|a| a.auto_eligible())
-                                .collect(),
-                        )
-                    })
-                    .collect();
-                if v.is_empty() {
-                    return Err(unsupported(&config));
-                }
-                v
-            }
-            (a, _) => {
-                if config.stable && !a.stable() {
-                    return Err(Error::NotStable {
-                        algorithm: a.name(),
-                    });
-                }
-                let f = family_of(a).expect("every algorithm but Auto has a family");
-                if let Some(reason) = (f.supports)(&config) {
-                    return Err(Error::UnsupportedAlgorithm {
-                        algorithm: a.name(),
-                        reason,
-                    });
-                }
-                vec![(f, vec![a])]
-            }
-        };
-        let mut backends = needed
+        let mut backends = needed_families(&config, &selector, crossovers)?
             .into_iter()
             .map(|(family, reachable)| {
                 let backend = (family.new)(&ctx, &config, &overrides, &reachable)?;
@@ -245,23 +143,77 @@ impl SorterBuilder {
             backends,
             selector,
         };
-        // Limits known now are errors now, not when a frame records: the algorithm the largest sort uses must
-        // take `max_n` keys.
-        let c = sorter.choose(config.max_n)?;
-        let max = c.backend.capabilities(c.algorithm).max_keys;
-        if config.max_n > max {
-            return Err(Error::AlgorithmLimit {
-                algorithm: c.algorithm.name(),
-                max,
-                n: config.max_n,
-            });
-        }
+        sorter.check_capacity()?;
         Ok(sorter)
     }
 }
 
-/// The families Auto may use for `config`, in registry order: those that take it and have a stable algorithm
-/// (Auto keeps the sort's stability promise).
+/// A family a sorter needs, with the algorithms it may record (Auto: the family's own policy choice).
+type Needed = (&'static Family, Vec<SortAlgorithm>);
+
+/// The families a sorter of `config` needs. Auto considers only families that take the configuration and only
+/// algorithms it may choose ([`SortAlgorithm::auto_eligible`]).
+fn needed_families(
+    config: &SortConfig,
+    selector: &Selector,
+    crossovers: &[auto::Crossover],
+) -> Result<Vec<Needed>> {
+    match (config.algorithm, selector) {
+        (SortAlgorithm::Auto, Selector::Policy) => policy_families(config, crossovers),
+        (SortAlgorithm::Auto, Selector::Model(_)) => {
+            let v: Vec<Needed> = auto_families(config)
+                .map(|f| {
+                    let eligible = f.algorithms.iter().copied().filter(|a| a.auto_eligible());
+                    (f, eligible.collect())
+                })
+                .collect();
+            if v.is_empty() {
+                return Err(unsupported(config));
+            }
+            Ok(v)
+        }
+        (a, _) => {
+            if config.stable && !a.stable() {
+                return Err(Error::NotStable {
+                    algorithm: a.name(),
+                });
+            }
+            let f = family_of(a).expect("every algorithm but Auto has a family");
+            if let Some(reason) = (f.supports)(config) {
+                return Err(Error::UnsupportedAlgorithm {
+                    algorithm: a.name(),
+                    reason,
+                });
+            }
+            Ok(vec![(f, vec![a])])
+        }
+    }
+}
+
+/// Auto with the policy selector: the first family that takes `config`, and the families the crossovers may
+/// pick for sizes up to the capacity.
+fn policy_families(config: &SortConfig, crossovers: &[auto::Crossover]) -> Result<Vec<Needed>> {
+    let first = auto_families(config)
+        .next()
+        .ok_or_else(|| unsupported(config))?;
+    let mut v = vec![(first, vec![SortAlgorithm::Auto])];
+    for c in auto::for_config(crossovers, config) {
+        let Some(g) = family_of(c.algorithm) else {
+            continue;
+        };
+        if c.min_n > config.max_n || (g.supports)(config).is_some() {
+            continue;
+        }
+        match v.iter_mut().find(|(h, _)| h.name == g.name) {
+            Some((_, algos)) if !algos.contains(&c.algorithm) => algos.push(c.algorithm),
+            Some(_) => {}
+            None => v.push((g, vec![c.algorithm])),
+        }
+    }
+    Ok(v)
+}
+
+/// The families Auto may use for `config`, in registry order: those that take it and have a stable algorithm.
 fn auto_families(config: &SortConfig) -> impl Iterator<Item = &'static Family> + '_ {
     FAMILIES
         .iter()
@@ -280,18 +232,16 @@ fn unsupported(config: &SortConfig) -> Error {
     }
 }
 
-/// A family's backend in a sorter, with the algorithms the sorter may record with it and the largest sort it
-/// takes (its pipelines are built for sizes up to that).
+/// A family's backend in a sorter, the algorithms it may record and the largest sort it builds pipelines for.
 struct Backend {
     backend: Box<dyn SortBackend>,
     reachable: Vec<SortAlgorithm>,
     max_n: u64,
 }
 
-/// Auto with the policy selector: each family builds only the sizes it will sort. A crossover family (those
-/// after the first) takes the sizes of its ranges; the policy family (the first) only sizes up to the largest
-/// that no crossover covers (on a CPU driver, whose merge-sort range reaches the capacity, only the
-/// one-workgroup sort's). A range counts only where its algorithm takes its largest size.
+/// Auto with the policy selector: each family builds only the sizes it will sort. A crossover family takes
+/// the sizes of its ranges (those its algorithm takes whole); the policy family (the first) sizes up to the
+/// largest that no crossover covers.
 fn narrow_to_crossovers(backends: &mut [Backend], table: &[auto::Crossover], config: &SortConfig) {
     let served: Vec<auto::Crossover> = auto::for_config(table, config)
         .filter(|c| {
@@ -321,8 +271,7 @@ fn narrow_to_crossovers(backends: &mut [Backend], table: &[auto::Crossover], con
     }
 }
 
-/// What a sorter records for a size: the algorithm, its backend, and the cost model's prediction (with
-/// [`Selector::Model`]).
+/// What a sorter records for a size: the algorithm, its backend, and the cost model's prediction.
 struct Choice<'a> {
     algorithm: SortAlgorithm,
     backend: &'a dyn SortBackend,
@@ -437,6 +386,20 @@ impl Sorter {
         }
     }
 
+    /// Limits known at creation are errors then: the algorithm the largest sort uses must take `max_n` keys.
+    fn check_capacity(&self) -> Result<()> {
+        let c = self.choose(self.config.max_n)?;
+        let max = c.backend.capabilities(c.algorithm).max_keys;
+        if self.config.max_n > max {
+            return Err(Error::AlgorithmLimit {
+                algorithm: c.algorithm.name(),
+                max,
+                n: self.config.max_n,
+            });
+        }
+        Ok(())
+    }
+
     /// Builds the pipelines of every sort this sorter may record (called by the builder), on several threads.
     fn prepare(&self) -> Result<()> {
         self.ctx.build_in_parallel(|| {
@@ -447,9 +410,8 @@ impl Sorter {
         })
     }
 
-    /// Scratch needed to sort up to `max_n` keys with any algorithm this sorter may choose: its size and the
-    /// usage flags the scratch buffer needs. `max_n` above the configuration's is
-    /// [`Error::CountOverCapacity`].
+    /// Scratch (size and usage flags) to sort up to `max_n` keys with any algorithm this sorter may choose.
+    /// Errors: [`Error::CountOverCapacity`] for `max_n` above the configuration's.
     pub fn storage_requirements(&self, max_n: u64) -> Result<StorageRequirements> {
         if max_n > self.config.max_n {
             return Err(Error::CountOverCapacity {
@@ -484,9 +446,8 @@ impl Sorter {
         }
     }
 
-    /// Byte offset, within the scratch, of the control block of a sort recorded for `max_n` keys (host n or the
-    /// capacity): u32 words [`CTRL_N`] (sorted count), [`CTRL_OVERFLOW`] (1 when the GPU-side count exceeded
-    /// the capacity), [`CTRL_RAW_COUNT`] (the count as the GPU found it).
+    /// Byte offset in the scratch of the control block of a sort recorded for `max_n` keys (host n or the
+    /// capacity): u32 words [`CTRL_N`], [`CTRL_OVERFLOW`], [`CTRL_RAW_COUNT`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
         match self.choose(max_n) {
             Ok(c) => c.backend.control_offset(max_n),
@@ -494,14 +455,11 @@ impl Sorter {
         }
     }
 
-    /// Records the sort of the first `n` keys of `keys` (and values) in place. `scratch` holds
-    /// [`Sorter::storage_requirements`]`(n)` bytes with its usage flags. Barrier contract: [`crate::gpu::recorder`].
-    ///
-    /// Checked before anything is recorded: `n` against the capacity ([`Error::CountOverCapacity`]), the
-    /// recorder's context ([`Error::WrongContext`]), each region's size, usage, alignment and context, values
-    /// present exactly when the configuration has them ([`Error::ValuesMismatch`]), and that the key, value and
-    /// scratch bytes the sort touches share no byte ([`Error::Overlap`]). An `Err` leaves the command buffer and
-    /// the buffers untouched.
+    /// Records the sort of the first `n` keys of `keys` (and values) in place; `scratch` as
+    /// [`Sorter::storage_requirements`]`(n)` says. Barrier contract: [`crate::gpu::recorder`]. Checked first (an
+    /// `Err` records nothing): the capacity ([`Error::CountOverCapacity`]), the context ([`Error::WrongContext`]),
+    /// each region's size, usage and alignment, values ([`Error::ValuesMismatch`]), overlap ([`Error::Overlap`]);
+    /// radix sorts beyond one binding need `bufferDeviceAddress` ([`Error::TooLarge`]) and its usage flag.
     pub fn cmd_sort(
         &self,
         rec: &mut Recorder,
@@ -510,20 +468,12 @@ impl Sorter {
         scratch: BufferRef<'_>,
         n: u64,
     ) -> Result<()> {
-        self.record(
-            rec,
-            keys.region(),
-            values.map(|v| v.region()),
-            scratch.region(),
-            Count::Host(n),
-        )
+        self.record(rec, SortBuffers::of(keys, values, scratch), Count::Host(n))
     }
 
-    /// Records the sort of a GPU-side count of keys: `count` is a u32 (4-byte aligned offset) written before
-    /// this command. The count is clamped to `capacity` (at most `config.max_n`: the size the buffers and
-    /// scratch are made for); the clamped count and an overflow flag are left in the scratch's control block
-    /// (at [`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes
-    /// included in the overlap check.
+    /// Records the sort of a GPU-side count: the u32 at `count` (4-byte aligned), clamped to `capacity` (at most
+    /// `config.max_n`); the clamped count and an overflow flag land in the control block
+    /// ([`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes included.
     pub fn cmd_sort_indirect(
         &self,
         rec: &mut Recorder,
@@ -533,26 +483,14 @@ impl Sorter {
         count: BufferRef<'_>,
         capacity: u64,
     ) -> Result<()> {
-        self.record(
-            rec,
-            keys.region(),
-            values.map(|v| v.region()),
-            scratch.region(),
-            Count::Gpu {
-                count: count.region(),
-                capacity,
-            },
-        )
+        let count = Count::Gpu {
+            count: count.region(),
+            capacity,
+        };
+        self.record(rec, SortBuffers::of(keys, values, scratch), count)
     }
 
-    fn record(
-        &self,
-        rec: &mut Recorder,
-        keys: Region,
-        values: Option<Region>,
-        scratch: Region,
-        count: Count,
-    ) -> Result<()> {
+    fn record(&self, rec: &mut Recorder, buffers: SortBuffers, count: Count) -> Result<()> {
         let max_n = count.max_n();
         if max_n > self.config.max_n {
             return Err(Error::CountOverCapacity {
@@ -566,25 +504,20 @@ impl Sorter {
         let c = self.choose(max_n)?;
         // The bytes the sort touches of each region (the backend checks each is that large).
         let mut regions = vec![
-            ("keys", keys, max_n * self.config.key.bytes() as u64),
+            ("keys", buffers.keys, max_n * self.config.key.bytes() as u64),
             (
                 "scratch",
-                scratch,
+                buffers.scratch,
                 c.backend.storage_requirements(max_n).scratch_bytes,
             ),
         ];
-        if let Some(v) = values {
+        if let Some(v) = buffers.values {
             regions.push(("values", v, max_n * self.config.value.bytes() as u64));
         }
         if let Count::Gpu { count, .. } = count {
             regions.push(("count", count, 4));
         }
         check_disjoint(&regions)?;
-        let buffers = SortBuffers {
-            keys,
-            values,
-            scratch,
-        };
         c.backend.record(rec, c.algorithm, buffers, count)
     }
 }

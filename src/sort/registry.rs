@@ -1,14 +1,10 @@
-//! The registry of sort algorithm families: the table of every family ([`Family`], declared by each family's
-//! module) and the lookups the front end makes. Adding a family = its folder under `src/sort/` (and
-//! `glsl/sort/`), its variants in [`SortAlgorithm`], and one line in [`FAMILIES`]. The registry depends on the
-//! families, never the reverse: a family knows only the contract in [`super::backend`].
+//! The registry of sort families ([`FAMILIES`]) and the front end's lookups. Adding a family: its folder
+//! under `src/sort/` and `glsl/sort/`, its variants in [`SortAlgorithm`], one line in [`FAMILIES`].
 
 use super::algorithm::SortAlgorithm;
 use super::backend::Family;
 
-/// Every family, in the order Auto prefers them: without a cost model, [`SortAlgorithm::Auto`] is decided by
-/// the policy of the first family that takes the configuration (the radix sort, or merge sort for keys the
-/// radix sort does not take), except in the size ranges of the device's crossover table ([`super::auto`]).
+/// Every family, in the order Auto's policy selector prefers them (the first that takes the configuration).
 pub(crate) const FAMILIES: &[Family] = &[
     super::radix::FAMILY,
     super::merge::FAMILY,

@@ -1,11 +1,7 @@
-//! The sort's value types and their order: key, value and order types, the key traits of the host forms, the
-//! order-preserving key transforms (the Rust twin of `glsl/include/keys.glsl`) and the CPU reference sort the
-//! tests compare against. A leaf module: it depends on nothing else in the crate, and every sort backend uses it.
-//!
-//! A key's transformed bits order like the key: unsigned keys (u128 too) unchanged, signed keys with the sign bit flipped,
-//! floats in IEEE 754 totalOrder (-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN; negative -> all bits
-//! flipped, positive -> sign bit set). Descending order inverts every transformed bit (equal keys keep their
-//! input order). A bit range `[lo, hi)` selects bits of the transformed key, as CUB's begin_bit/end_bit do.
+//! Key, value and order types, the key traits of the host forms, the order-preserving key transforms (the Rust
+//! twin of `glsl/include/keys.glsl`) and the CPU reference sort. Transformed bits order like the key: signed
+//! keys' sign bit flipped, floats in IEEE 754 totalOrder (negative: all bits flipped, positive: sign bit set);
+//! descending inverts every bit. A bit range `[lo, hi)` selects bits of the transformed key.
 
 /// The type of the sort keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -22,23 +18,17 @@ pub enum KeyType {
     I64,
     /// Rust `f64` (IEEE 754 totalOrder, as [`KeyType::F32`]).
     F64,
-    /// 128-bit unsigned keys (Rust `u128`, little-endian: four u32 words, lowest first). Sorted by the
-    /// comparison sorts (merge sort, bitonic sort, WarpSort, quicksort) and the split radix sorts; the radix
-    /// sorts take keys of up to 64 bits and report [`crate::Error::UnsupportedAlgorithm`] for them.
+    /// Rust `u128` (four u32 words, lowest first); not taken by the radix sorts
+    /// ([`crate::Error::UnsupportedAlgorithm`]).
     U128,
 }
 
 impl KeyType {
-    /// Every key type the radix sorts take (all but [`KeyType::U128`]).
-    pub const ALL: [KeyType; 7] = [
-        KeyType::U32,
-        KeyType::I32,
-        KeyType::F32,
-        KeyType::U64,
-        KeyType::I64,
-        KeyType::F64,
-        KeyType::U128,
-    ];
+    /// Every key type.
+    pub const ALL: [KeyType; 7] = {
+        let w = Self::WORD_KEYS;
+        [w[0], w[1], w[2], w[3], w[4], w[5], KeyType::U128]
+    };
     /// The key types of at most 64 bits (what every sort family takes).
     pub const WORD_KEYS: [KeyType; 6] = [
         KeyType::U32,
@@ -62,7 +52,7 @@ impl KeyType {
         }
     }
 
-    /// The key type [`KeyType::name`] names (of [`KeyType::ALL`]: not `"u128"`).
+    /// The key type [`KeyType::name`] names.
     pub fn from_name(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|k| k.name() == s)
     }
@@ -208,8 +198,7 @@ sort_value!(u64, U64);
 sort_value!(i64, U64);
 sort_value!(f64, U64);
 
-/// The transformed (order-preserving) bits of a key given as raw bits (narrower keys in the low bits; wider
-/// bits are ignored).
+/// The transformed (order-preserving) bits of a key given as raw bits (narrower keys in the low bits).
 pub fn transform(kind: KeyType, raw: u128, order: Order) -> u128 {
     let w = raw as u64;
     let t: u128 = match kind {
@@ -273,8 +262,7 @@ pub fn reference_permutation<R: Copy + Into<u128>>(
     perm
 }
 
-/// The CPU reference: a stable sort of `keys` (and `values`, when given) by the transformed key bits, as the GPU
-/// sort does for `order` and `bits`.
+/// The CPU reference: a stable sort of `keys` (and `values`) by the transformed key bits, as the GPU sorts.
 pub fn cpu_sort_reference<K: SortKey, V: Copy>(
     keys: &mut [K],
     values: Option<&mut [V]>,
