@@ -1,27 +1,12 @@
-//! The quicksort's scratch layout for a sort of up to `n` keys (host n, or the capacity of a GPU-side count).
-//!
-//! One binding `meta` from offset 0: the control block ([`crate::sort::count`], 256 words), then the bookkeeping
-//! (glsl/sort/quicksort/quicksort.glsl): the round states (8 words per recorded round, and a global slot with the
-//! phase-two queue's count and the local pass's indirect arguments), two sequence tables (by round parity, 16
-//! words per sequence), two block maps (a word per workgroup of a round), the block records (4 keys per
-//! workgroup) and the phase-two queue (4 words per job). Then the auxiliary keys (n x key bytes) and values
-//! (n x value bytes), each aligned for binding.
-//!
-//! Bounds (the shaders never write beyond them): a round's sequences each hold more than `local_max` keys and
-//! are disjoint, so at most `smax = max(1, n / (local_max + 1))`; its workgroups at most
-//! `bmax = ceil(n / block) + smax`; the queue at most `qmax = 2 + 2 rounds smax + ceil(n / local_max)` jobs: the
-//! bounds pass and each partitioned sequence's two children are planned once each (at most `1 + 2 rounds smax`
-//! plans), a plan queues one job, or for a run of equal keys on side 1 one copy job per `local_max` keys (at most
-//! one more than its keys / local_max, and those runs are disjoint).
+//! The quicksort's scratch: `meta` (the control block, then quicksort.glsl's bookkeeping), then auxiliary items.
 
 use super::policy::QuicksortPolicy;
 use crate::gpu::Context;
 use crate::sort::count::CTRL_WORDS;
 use crate::sort::items::{Items, Regions};
 
-/// u32 words of a round state (round r at word `rs_off + RS_WORDS r`: its workgroups, its sequences, its
-/// finished workgroups, then its indirect arguments at `RS_ARGS`; the slot after the last round: the phase-two
-/// jobs queued, the bounds pass's finished workgroups, the local pass's indirect arguments).
+/// u32 words of a round state (round r at word `rs_off + RS_WORDS r`; the slot after the last round holds the
+/// phase-two queue's count and the local pass's indirect arguments).
 pub const RS_WORDS: u64 = 8;
 /// Word of a round state where its indirect arguments start.
 pub const RS_ARGS: u64 = 4;
@@ -29,10 +14,9 @@ const SEQ_WORDS: u64 = 16;
 /// u32 words of a phase-two job: start, length, flags (bit 0: on side 1; bit 1: a copy of equal keys), 0.
 pub const JOB_WORDS: u64 = 4;
 
-/// Where a sort's bookkeeping and auxiliary arrays lie in the scratch ([`super::QuicksortSort::layout`]).
+/// Where a sort's arrays lie in the scratch; `smax`, `bmax`, `qmax` bound what the shaders write (architecture.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// Phase-one rounds recorded.
     pub rounds: u32,
     pub smax: u32,
     pub bmax: u32,
@@ -48,7 +32,6 @@ pub struct Layout {
     /// The auxiliary keys and values: (byte offset, bytes).
     pub aux_keys: (u64, u64),
     pub aux_vals: (u64, u64),
-    /// Bytes of scratch.
     pub total: u64,
 }
 

@@ -1,78 +1,28 @@
-//! GPU quicksort after Cederman and Tsigas ("A Practical Quicksort Algorithm for Graphics Processors", 2008),
-//! the quicksort family's backend of the sort front end. Not stable: equal keys may leave in any order (their
-//! values stay with them). Every key type (u128 too), values of 0, 4 or 8 bytes, both orders, bit ranges, host
-//! and GPU-side counts; the sorted keys land in the caller's buffers.
-//!
-//! # Algorithm
-//! Keys are compared in their transformed order (`key_order` of glsl/include/items.glsl) restricted to the bit
-//! range's mask. Two buffers ("sides") take turns: side 0 is the caller's keys and values, side 1 an auxiliary
-//! copy in the scratch.
-//! - Phase one, while a sequence holds more than `local_max` keys: rounds in which many workgroups share a
-//!   sequence, one block each. A block is partitioned around the sequence's pivot into the other side (keys
-//!   <= pivot to the left, the rest to the right; "<" against ">=" when the pivot is the sequence's maximum),
-//!   its runs reserved with fetch-and-add on the sequence's shared left and right pointers. Each block also
-//!   records the exact min and max of both its parts, so the sequence's last workgroup knows both children's
-//!   key ranges: a child whose keys are all equal is finished at once, never partitioned again (this is what
-//!   ends runs of equal keys), a child of at most `local_max` keys becomes a phase-two job, any other a
-//!   sequence of the next round with its pivot: the midpoint of its min and max ([`PivotMode::MinMax`], the
-//!   paper's rule, computed in the transformed order over all key words and masked) or the median of a sample
-//!   of `workgroup_size` keys ([`PivotMode::Sample`], the default) for the root; a child keeps its parent's
-//!   rule unless it kept more than 7/8 of its parent's keys, then it switches to the other rule. Both sides of every split get keys, so a sequence's key range shrinks
-//!   every round.
-//!   (The paper splits three ways. Here phase one splits two ways: with a midpoint pivot the "=" class holds
-//!   only the keys equal to the midpoint, a one-pass "=" run needs its final place before the left pointer's
-//!   total is known, and the exact child ranges end equal runs anyway: a dominant key is isolated within two
-//!   rounds. Phase two, whose pivots are keys and which counts before it scatters, splits three ways.)
-//! - The rounds run without the host: round r is an indirect dispatch whose grid round r - 1 wrote (the last
-//!   workgroup of a round, found by a ticket, writes it; no workgroup ever waits for another). A bounded number
-//!   of rounds is recorded up front ([`QuicksortPolicy::rounds`]: ceil(log2(n / local_max)) + `extra_rounds`);
-//!   a round nobody planned is an empty dispatch; a sequence still in phase one after the last round is handed
-//!   to phase two whole.
-//! - Phase two: one workgroup per job sorts it alone with an explicit stack: three-way partitions around the
-//!   median of the first, middle and last key (smaller part first), tiles sorted by the bitonic network in
-//!   shared memory (glsl/include/bitonic.glsl), and past the depth limit (introsort's rule) the bitonic network
-//!   over global memory within the workgroup. So adversarial inputs (median-of-three killers, keys spread
-//!   over many octaves, two values, sorted runs) end in a bounded number of steps.
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! - n <= `local_max` (host count) or capacity <= `local_max` (GPU count): `vksort::quicksort::local`, one
-//!   workgroup (direct dispatch): per partition level (about log2(n / tile) of them) k read by the count and
-//!   k + v read and written by the scatter, then k + v read and written by the tile sort.
-//! - otherwise: `vksort::quicksort::setup` (one workgroup), `vksort::quicksort::bounds` (reads k; the last
-//!   workgroup plans round 0), then `vksort::quicksort::partition` once per recorded round (indirect; k + v read
-//!   and written per key still in phase one), then `vksort::quicksort::local` (indirect, one workgroup per
-//!   job: sequences of at most `local_max` keys, copies of equal runs left on side 1).
-//!
-//! With a GPU-side count (`vksort::sort::count` first) the passes are recorded for the capacity and read n from
-//! the control block.
-//!
-//! # Scratch
-//! The control block, the bookkeeping (round states, sequence tables, block maps, block records, the phase-two
-//! queue) and one auxiliary copy of the keys and values: [`layout`]. It needs `STORAGE_BUFFER | INDIRECT_BUFFER`
-//! usage ([`SCRATCH_USAGE`]).
+//! GPU quicksort after Cederman and Tsigas ("A Practical Quicksort Algorithm for Graphics Processors", 2008):
+//! not stable (values stay with their keys); every key type, values of 0, 4 or 8 bytes, both orders, bit ranges,
+//! host and GPU-side counts; the sorted keys land in the caller's buffers. Phase one splits long sequences two
+//! ways across workgroups in rounds planned on the GPU (indirect dispatches); phase two sorts each short sequence
+//! in one workgroup (three-way partitions, shared-memory tiles, a bitonic fallback past a depth limit).
+//! Algorithm, passes and bytes per key: docs/architecture.md, "Quicksort"; the scratch: [`layout`].
 
-mod bounds;
 pub mod layout;
-mod local;
-mod partition;
 pub mod policy;
-mod setup;
 
 pub use policy::{PivotMode, QuicksortPolicy};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Region, Context, Kernel, Recorder};
+use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
+use crate::sort::backend::Family;
 use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
 use crate::sort::items::{self, ItemPush, Items, ItemsFamily};
-use crate::sort::backend::Family;
 use crate::workload::PassModel;
 use ash::vk;
-use layout::Layout;
+use layout::{Layout, RS_WORDS};
 use std::sync::Arc;
 
 /// The most keys a quicksort takes (positions are u32; the fallback network spans the next power of two).
@@ -103,34 +53,42 @@ pub struct QuicksortSort {
     pub(crate) items: Items,
 }
 
-/// Push constants of the bounds, partition and local passes (`QS_PUSH` of quicksort.glsl).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct QsPush {
-    pub items: ItemPush,
-    /// The phase-one round (partition).
-    pub rnd: u32,
-    /// Phase-one rounds recorded.
-    pub rounds: u32,
-    pub local_max: u32,
-    /// [`PivotMode`] as u32.
-    pub pivot_mode: u32,
-    /// `maxComputeWorkGroupCount[0]`: the x of the indirect grids the passes write.
-    pub max_x: u32,
-    pub smax: u32,
-    pub bmax: u32,
-    pub qmax: u32,
-    /// Word offsets of the bookkeeping in the `meta` binding (see [`layout`]).
-    pub seq_off: u32,
-    pub bmap_off: u32,
-    pub rec_off: u32,
-    pub queue_off: u32,
-    pub rs_off: u32,
-    /// 1: the local pass sorts the whole input in one workgroup (no queue).
-    pub direct: u32,
-    pub depth_limit: u32,
-    /// Keys of a phase-one block.
-    pub block: u32,
+push_block! {
+    /// Push constants of the bounds, partition and local passes (`QS_PUSH` of quicksort.glsl).
+    pub struct QsPush {
+        pub items: ItemPush,
+        /// The phase-one round (partition).
+        pub rnd: u32,
+        /// Phase-one rounds recorded.
+        pub rounds: u32,
+        pub local_max: u32,
+        /// [`PivotMode`] as u32.
+        pub pivot_mode: u32,
+        /// `maxComputeWorkGroupCount[0]`: the x of the indirect grids the passes write.
+        pub max_x: u32,
+        pub smax: u32,
+        pub bmax: u32,
+        pub qmax: u32,
+        /// Word offsets of the bookkeeping in the `meta` binding (see [`layout`]).
+        pub seq_off: u32,
+        pub bmap_off: u32,
+        pub rec_off: u32,
+        pub queue_off: u32,
+        pub rs_off: u32,
+        /// 1: the local pass sorts the whole input in one workgroup (no queue).
+        pub direct: u32,
+        pub depth_limit: u32,
+        /// Keys of a phase-one block.
+        pub block: u32,
+    }
+}
+
+push_block! {
+    /// Push constants of `quicksort_setup`.
+    pub struct SetupPush {
+        pub rs_off: u32,
+        pub words: u32,
+    }
 }
 
 /// The five bindings of the bounds, partition and local passes, and the scratch.
@@ -189,14 +147,21 @@ impl QuicksortSort {
         self.items.val_words > 0
     }
 
+    /// A kernel of a phase-one pass (`local`: of phase two) on this sort's items.
     pub(crate) fn kernel(
         &self,
         ctx: &Context,
         shader: ShaderId,
-        wg: u32,
-        kpt: u32,
+        local: bool,
     ) -> Result<Arc<Kernel>> {
         use crate::shaders::quicksort_partition as sh;
+        let p = &self.policy;
+        let (wg, kpt) = if local {
+            (p.local_workgroup_size, p.local_items_per_invocation)
+        } else {
+            (p.workgroup_size, p.items_per_invocation)
+        };
+        let spec = Spec::new().with(sh::KPT, kpt);
         items::kernel(
             ctx,
             &self.plan,
@@ -204,7 +169,7 @@ impl QuicksortSort {
             self.tagged(),
             shader,
             wg,
-            Spec::new().with(sh::KPT, kpt),
+            spec,
         )
     }
 
@@ -286,19 +251,64 @@ impl QuicksortSort {
         };
         rec.scope("vksort::sort", |rec| {
             items::record_count(ctx, &self.plan, rec, &c, n)?;
-            if lay.rounds == 0 {
-                return local::record(self, rec, &b, &lay, &count, true);
-            }
-            setup::record(self, rec, &b, &lay)?;
-            rec.barrier();
-            bounds::record(self, rec, &b, &lay, &count)?;
-            rec.barrier();
-            for r in 0..lay.rounds {
-                partition::record(self, rec, &b, &lay, &count, r)?;
-                rec.barrier();
-            }
-            local::record(self, rec, &b, &lay, &count, false)
+            self.record_passes(rec, &b, &lay, &count)
         })
+    }
+
+    /// The passes after the count: `local` alone (direct) for a sort of at most `local_max` keys, else `setup`,
+    /// `bounds`, the partition rounds and `local` over the queued jobs (indirect).
+    fn record_passes(
+        &self,
+        rec: &mut Recorder,
+        b: &Bound,
+        lay: &Layout,
+        count: &Count,
+    ) -> Result<()> {
+        use crate::shaders::{
+            quicksort_bounds, quicksort_local, quicksort_partition, quicksort_setup,
+        };
+        let ctx = rec.ctx();
+        let args = |round: u32| b.scratch.slice(lay.args_offset(round), 12);
+        if lay.rounds == 0 {
+            let k = self.kernel(ctx, quicksort_local::SHADER, true)?;
+            return rec
+                .pass("vksort::quicksort::local", &k)
+                .bind(&b.all())
+                .push(&self.push(count, lay, 0, true))
+                .groups(1);
+        }
+        let wg = self.plan.workgroup_size(ctx.caps(), 64);
+        let k = self
+            .plan
+            .kernel(ctx, quicksort_setup::SHADER, wg, Spec::new())?;
+        let words = ((lay.rounds as u64 + 1) * RS_WORDS) as u32;
+        rec.pass("vksort::quicksort::setup", &k)
+            .bind(&[b.meta])
+            .push(&SetupPush {
+                rs_off: lay.rs_off,
+                words,
+            })
+            .groups(1)?;
+        rec.barrier();
+        let k = self.kernel(ctx, quicksort_bounds::SHADER, false)?;
+        rec.pass("vksort::quicksort::bounds", &k)
+            .bind(&b.all())
+            .push(&self.push(count, lay, 0, false))
+            .groups(count.max_n().div_ceil(self.policy.block()) as u32)?;
+        rec.barrier();
+        for r in 0..lay.rounds {
+            let k = self.kernel(ctx, quicksort_partition::SHADER, false)?;
+            rec.pass("vksort::quicksort::partition", &k)
+                .bind(&b.all())
+                .push(&self.push(count, lay, r, false))
+                .indirect(args(r))?;
+            rec.barrier();
+        }
+        let k = self.kernel(ctx, quicksort_local::SHADER, true)?;
+        rec.pass("vksort::quicksort::local", &k)
+            .bind(&b.all())
+            .push(&self.push(count, lay, 0, false))
+            .indirect(args(lay.rounds))
     }
 }
 

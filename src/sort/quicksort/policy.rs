@@ -1,61 +1,40 @@
-//! The quicksort's policy: the tiling of its passes, where phase one hands sequences to phase two, how many
-//! phase-one rounds are recorded, the pivot rule and the phase-two depth limit. Chosen per device from its
-//! limits (shared memory, workgroup size, subgroup size, CPU or GPU) and passed to the shaders as
-//! specialization constants (tiling) and push constants (the rest).
+//! The quicksort's policy: the tiling of its passes, the phase-one rounds and pivots, the phase-two depth limit.
 
 use crate::error::{Error, Result};
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 use crate::policy::SubgroupPlan;
 use crate::sort::items::Items;
 
-/// How phase one picks the pivot of a sequence (the sequence's exact masked key range is always known: the
-/// previous partition computes it as a by-product).
+/// How phase one picks the pivot of a sequence (its exact masked key range is always known).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PivotMode {
-    /// The midpoint of the sequence's minimum and maximum in the transformed key order (Cederman and Tsigas):
-    /// halves the key range every round, so a sequence of b-bit keys is split at most b times; uneven where the
-    /// keys crowd into part of their range (gaussian keys, floats spread over many octaves).
+    /// The midpoint of the sequence's minimum and maximum in the transformed key order (Cederman and Tsigas).
     MinMax = 0,
-    /// The median of a sample of `workgroup_size` keys, one from each of as many equal parts of the sequence at
-    /// a pseudo-random place (so periodic data does not fool it; each invocation of the planning workgroup
-    /// ranks one among all): even splits for any distribution of values.
+    /// The median of a sample of `workgroup_size` keys, one at a pseudo-random place in each equal part.
     Sample = 1,
 }
 
-/// How the quicksort's passes are tiled and planned. `pivot` is the rule of the first split; a sequence keeps its
-/// parent's rule unless it took more than 7/8 of its parent's keys, then it switches to the other one, so neither
-/// rule's worst case lasts more than a round.
+/// How the quicksort's passes are tiled and planned (the pivot rules: docs/architecture.md, "Quicksort").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QuicksortPolicy {
-    /// Invocations per workgroup of the phase-one passes (`bounds`, `partition`): a power of two, a multiple of
-    /// the subgroup size. Default 256 (less where the device allows fewer, or a block does not fit shared
-    /// memory).
+    /// Invocations per workgroup of phase one: a power of two, a multiple of the subgroup size. Default 256.
     pub workgroup_size: u32,
-    /// Keys each invocation of a phase-one pass holds (a power of two, 1..=32): a phase-one block is
-    /// `workgroup_size x items_per_invocation` keys. Default 8 on GPUs, 4 on CPUs.
+    /// Keys per invocation of phase one (a power of two, 1..=32). Default 8 on GPUs, 4 on CPUs.
     pub items_per_invocation: u32,
-    /// Invocations per workgroup of phase two (`local`): a power of two, a multiple of the subgroup size.
-    /// Default as `workgroup_size`; on NVIDIA up to 1024, with the same tile.
+    /// Invocations per workgroup of phase two. Default as `workgroup_size`; on NVIDIA up to 1024 (same tile).
     pub local_workgroup_size: u32,
-    /// Keys per invocation of phase two (a power of two, 1..=32); its tile (the bitonic sort in shared memory)
-    /// is `local_workgroup_size x local_items_per_invocation` keys. Default as `items_per_invocation`; on
-    /// NVIDIA 2 (the default tile on 1024 invocations).
+    /// Keys per invocation of phase two (1..=32, a power of two). Default as `items_per_invocation`; NVIDIA 2.
     pub local_items_per_invocation: u32,
-    /// Sequences of at most this many keys go to phase two (one workgroup each); longer ones are split across
-    /// workgroups by phase one. At least one phase-one block and one local tile. Default: 8 local tiles on
-    /// GPUs (16384 keys with the defaults), 4 on CPUs.
+    /// Sequences of at most this many keys (at least a block and a tile) go to phase two. Default 8 tiles (CPU 4).
     pub local_max: u32,
-    /// Phase-one rounds recorded beyond ceil(log2(n / local_max)) (the rounds perfect splits need), for uneven
-    /// splits. Rounds nobody planned cost an empty indirect dispatch. Default 4.
+    /// Phase-one rounds recorded beyond ceil(log2(n / local_max)), for uneven splits. Default 4.
     pub extra_rounds: u32,
-    /// The most phase-one rounds recorded (a sequence still longer than `local_max` after the last one is
-    /// sorted by phase two alone). 0..=64. Default 64.
+    /// The most phase-one rounds recorded (phase two takes what is left), 0..=64. Default 64.
     pub max_rounds: u32,
-    /// Phase one's pivot rule (of the first split; see the type's docs). Default [`PivotMode::Sample`].
+    /// Phase one's pivot rule of the first split (0 midpoint, 1 sample). Default [`PivotMode::Sample`].
     pub pivot: PivotMode,
-    /// Three-way partition levels phase two runs on a sequence before it sorts the rest of it with the bitonic
-    /// fallback (introsort's depth limit); `u32::MAX`: 2 ceil(log2(len / tile)) + 2 for a job of len keys
-    /// (default). 0 sorts every job longer than a tile with the fallback (tests use it).
+    /// Three-way partition levels of phase two before the bitonic fallback (introsort's depth limit);
+    /// `u32::MAX` (default): 2 ceil(log2(len / tile)) + 2 for a job of len keys; 0: always the fallback.
     pub local_depth_limit: u32,
 }
 
@@ -63,9 +42,9 @@ impl QuicksortPolicy {
     /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        // CPUs (lavapipe) compile every pipeline with its loops over KPT unrolled: 4 keys per invocation build
-        // in half the time of 8 and sort as fast there.
-        let kpt = if caps.is_cpu() { 4 } else { 8 };
+        // CPUs unroll the loops over KPT: 4 keys build faster (docs/tuning.md, "Quicksort and WarpSort tiling").
+        let cpu = caps.class == DeviceClass::Cpu;
+        let kpt = if cpu { 4 } else { 8 };
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
         let fits =
             |wg: u32| shared_bytes(wg, kpt, plan.min, items) <= caps.max_shared_memory as u64;
@@ -74,11 +53,12 @@ impl QuicksortPolicy {
             wg /= 2;
         }
         let tile = wg * kpt;
-        // NVIDIA: the same local tile on up to 1024 invocations of 2 keys. Its pipeline builds 4-6x faster than
-        // with 8 keys per invocation, and sorts faster (docs/tuning.md, "Lighter pipelines").
+        // NVIDIA: the same local tile on up to 1024 invocations of 2 keys (docs/tuning.md, "Lighter pipelines").
         let (mut lwg, mut lkpt) = (wg, kpt);
-        if caps.vendor_id == 0x10de {
-            let wide = pow2_floor(plan.workgroup_size(caps, 1024)).min(tile / 2).max(wg);
+        if caps.class == DeviceClass::Nvidia {
+            let wide = pow2_floor(plan.workgroup_size(caps, 1024))
+                .min(tile / 2)
+                .max(wg);
             if shared_bytes(wide, tile / wide, plan.min, items) <= caps.max_shared_memory as u64 {
                 (lwg, lkpt) = (wide, tile / wide);
             }
@@ -88,7 +68,7 @@ impl QuicksortPolicy {
             items_per_invocation: kpt,
             local_workgroup_size: lwg,
             local_items_per_invocation: lkpt,
-            local_max: tile * if caps.is_cpu() { 4 } else { 8 },
+            local_max: tile * if cpu { 4 } else { 8 },
             extra_rounds: 4,
             max_rounds: 64,
             pivot: PivotMode::Sample,
@@ -96,9 +76,7 @@ impl QuicksortPolicy {
         }
     }
 
-    /// The device's policy for a sort configuration (what a [`crate::sort::Sorter`] uses without an override):
-    /// the starting point of a tuning override, e.g. `QuicksortPolicy::for_config(caps, &config)?
-    /// .with_overrides("local_max=32768")?`. Fails only on a bad bit range.
+    /// The device's policy for a sort configuration (a [`crate::sort::Sorter`]'s default); fails on a bad bit range.
     pub fn for_config(caps: &DeviceCaps, config: &crate::sort::SortConfig) -> Result<Self> {
         Ok(Self::for_items(caps, &Items::new(config)?))
     }
@@ -123,9 +101,7 @@ impl QuicksortPolicy {
         (need + self.extra_rounds).min(self.max_rounds)
     }
 
-    /// Applies `key=value` overrides (comma-separated; numbers): `wg`, `kpt`, `lwg`, `lkpt`, `local_max`,
-    /// `extra_rounds`, `max_rounds`, `pivot` (0 min/max midpoint, 1 sample), `depth` (the phase-two depth
-    /// limit). Nothing is checked against a device here (the sorter does that).
+    /// Applies `key=value,...` overrides: wg, kpt, lwg, lkpt, local_max, extra_rounds, max_rounds, pivot, depth.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "quicksort", |k, v, bad| {
             match k {
@@ -217,9 +193,7 @@ impl QuicksortPolicy {
     }
 }
 
-/// Shared memory of a quicksort pass with `wg` invocations of `kpt` keys: the tile of bitonic.glsl (key words
-/// and the tag, one padding word per 32 items), the chunk scan's counts, the min/max reduction, the phase-two
-/// stack and small words.
+/// Shared memory of a quicksort pass with `wg` invocations of `kpt` keys (tile, counts, min/max, stack).
 pub(crate) fn shared_bytes(wg: u32, kpt: u32, min_subgroup: u32, items: &Items) -> u64 {
     let tile = (wg * kpt) as u64;
     let tagged = items.val_words > 0;

@@ -1,73 +1,24 @@
-//! WarpSort (after Ye et al. 2010, "High performance comparison-based sorting algorithm on many-core GPUs"), the
-//! warpsort family's backend of the sort front end: a stable comparison sort of every key type (u128 too), any
-//! value width, ascending or descending, on bit ranges, with host or GPU-side counts.
-//!
-//! The unit of work is a group of `group_lanes` lanes (a subgroup, or an aligned slice of one): it sorts a
-//! chunk and merges two sorted runs with subgroup shuffles only, without barriers or shared memory. Nothing
-//! assumes a subgroup size: shaders read `gl_SubgroupSize` and the group size is a specialization constant, so
-//! the same shaders run with 8 lanes (lavapipe), 32 (NVIDIA) and are written for 16, 64 and 128.
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! 1. `vksort::warpsort::chunks`: each group sorts a chunk of `group_lanes x chunk_items_per_lane` keys in
-//!    registers (bitonic network, tags = chunk positions: stable). k + v read and written.
-//! 2. `vksort::warpsort::merge`, once per round: rows merged pairwise by one group each, with a window of 2t
-//!    items in registers (t = `group_lanes x merge_items_per_lane`: merge, emit the lower t, refill from the
-//!    run whose next item is smaller). Rounds continue until at most `split_rows` rows remain (the stop rule;
-//!    fewer rounds when rows would outgrow the loop bound) or, for sorts below `split_min`, until one row
-//!    remains. k + v read and written per round.
-//! 3. Only when more than one row remains:
-//!    - `vksort::warpsort::splitters` (one workgroup): samples K x P keys regularly from the sorted rows, sorts
-//!      them by (key, position) and keeps every K-th as the P - 1 splitters;
-//!    - `vksort::warpsort::positions`: per row and splitter, the split position (binary search; equal keys
-//!      split by position, so pieces are contiguous in each row and follow the stable order);
-//!    - `vksort::warpsort::offsets` (one workgroup): where each row's segment of each piece goes in the
-//!      piece-major layout (a scan over the segments in (piece, row) order).
-//! 4. `vksort::warpsort::pieces`, ceil(log2(rows)) rounds: the segments of each piece are merged pairwise
-//!    (the same window merge, one group per piece and pair), round 0 from the row-major layout, later rounds
-//!    from the piece-major one. k + v read and written per round.
-//!
-//! Values never enter a network: every pass tags items with their input position and gathers the value from
-//! there when it writes. Ties go to the item with the smaller input position in every pass, which keeps the
-//! sort stable. The chunk pass works in place on the caller's buffers when an even number of passes follows,
-//! else it writes the scratch copy: passes alternate between the two, and the last always ends in the
-//! caller's buffers (no copy pass).
-//!
-//! With a GPU-side count (`vksort::sort::count` first) the passes are those of the capacity; each reads n
-//! from the control block, and every round still moves all n keys (a row or block without a partner is
-//! copied), so the parity holds for any count.
-//!
-//! Loop bounds: lavapipe (llvmpipe's loop limiter) gives each shader invocation one budget of 65535 loop
-//! iterations, shared by all its loops, nested or not (not 65535 per loop). A merge emitting m keys runs
-//! ceil(m / t) + 1 window steps and no other loop (everything inside a step is unrolled in the SPIR-V, see
-//! `warp_merge.glsl`); phase 2 stops growing rows at [`Plan::row_cap`], the pieces of regular sampling hold at
-//! most (K + rows) x ceil(n / (K x P)) keys, and sorts whose pieces could exceed [`policy::MAX_MERGE_STEPS`]
-//! window steps are refused ([`WarpSortPolicy::max_keys`], [`crate::Error::AlgorithmLimit`]: 58 M u32 keys
-//! with lavapipe's policy, 344 M with a 32-lane GPU's). The other passes loop a few hundred times at most.
-//!
-//! # Scratch layout
-//! The control block (1 KiB), then the ping-pong copy of the keys (n x k) and of the values (n x v), and, for
-//! sorts that may split: the splitters ((P - 1) x (k + 4)), the positions (rows x (P + 1) u32) and the offsets
-//! (P x (rows + 1) u32), sized by the most rows and pieces of any sort up to the capacity.
+//! WarpSort (after Ye et al. 2010, "High performance comparison-based sorting algorithm on many-core GPUs"): a
+//! stable comparison sort of every key type, value width and order, on bit ranges, with host or GPU-side counts.
+//! Groups of `group_lanes` lanes (a subgroup or an aligned slice of one) sort chunks in registers, merge rows
+//! pairwise with subgroup shuffles only, then, past a few rows, cut the rows into pieces at sampled splitters and
+//! merge each piece. Passes alternate between the caller's buffers and a scratch copy, ending in the caller's.
+//! Passes, bytes per key, loop bounds and the scratch layout: docs/architecture.md, "WarpSort".
 
-mod chunks;
-mod merge;
-mod offsets;
-mod pieces;
 pub mod policy;
-mod positions;
-mod splitters;
 
 pub use policy::{Limits, Plan, WarpSortPolicy};
 
 use crate::error::Result;
-use crate::gpu::{Region, Context, Recorder};
+use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
+use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
+use crate::sort::backend::Family;
 use crate::sort::backend::{Overrides, SortBuffers};
 use crate::sort::config::SortConfig;
 use crate::sort::count::Count;
-use crate::sort::items::{self, Checked, Items, ItemsFamily, Regions};
-use crate::sort::backend::Family;
+use crate::sort::items::{self, Checked, ItemPush, Items, ItemsFamily, Regions};
 use crate::workload::PassModel;
 use std::sync::Arc;
 
@@ -82,6 +33,61 @@ pub(crate) const FAMILY: Family = Family {
         Ok(())
     },
 };
+
+push_block! {
+    /// Push constants of `warpsort_merge`.
+    pub(crate) struct MergePush {
+        pub items: ItemPush,
+        /// Keys of an input row.
+        pub row_len: u32,
+    }
+}
+
+push_block! {
+    /// Push constants of `warpsort_splitters`.
+    pub(crate) struct SplittersPush {
+        pub items: ItemPush,
+        /// K x P (a power of two).
+        pub samples: u32,
+        pub log_samples: u32,
+        /// K.
+        pub oversampling: u32,
+    }
+}
+
+push_block! {
+    /// Push constants of `warpsort_positions`.
+    pub(crate) struct PositionsPush {
+        pub items: ItemPush,
+        pub row_len: u32,
+        pub rows: u32,
+        pub pieces: u32,
+    }
+}
+
+push_block! {
+    /// Push constants of `warpsort_offsets`.
+    pub(crate) struct OffsetsPush {
+        pub rows: u32,
+        pub pieces: u32,
+        /// Segments each invocation scans.
+        pub per: u32,
+    }
+}
+
+push_block! {
+    /// Push constants of `warpsort_pieces`.
+    pub(crate) struct PiecesPush {
+        pub items: ItemPush,
+        pub row_len: u32,
+        pub rows: u32,
+        pub pieces: u32,
+        /// The round q: blocks of 2^q rows are merged pairwise.
+        pub round: u32,
+        /// Pairs per piece in this round.
+        pub pairs: u32,
+    }
+}
 
 /// Keys and values of one side of the ping-pong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,6 +105,30 @@ struct Layout {
     split: (u64, u64),
     pos: (u64, u64),
     off: (u64, u64),
+}
+
+/// What every pass of one sort shares: the checked buffers, the items' push constants, the two sides.
+struct Passes<'c> {
+    c: &'c Checked,
+    items: ItemPush,
+    caller: Side,
+    copy: Side,
+}
+
+impl Passes<'_> {
+    /// The side a pass reading `s` writes.
+    fn other(&self, s: Side) -> Side {
+        if s == self.caller {
+            self.copy
+        } else {
+            self.caller
+        }
+    }
+
+    /// The bindings of a data pass from `input` to `out`.
+    fn sides(&self, input: Side, out: Side) -> [Region; 5] {
+        [input.keys, input.vals, out.keys, out.vals, self.c.meta]
+    }
 }
 
 /// WarpSort behind a [`crate::sort::Sorter`].
@@ -149,6 +179,21 @@ impl WarpSort {
         groups.div_ceil(per) as u32
     }
 
+    /// A kernel on this sort's items, tagged (values are gathered from their input position).
+    fn kernel(&self, ctx: &Context, shader: ShaderId, wg: u32, spec: Spec) -> Result<Arc<Kernel>> {
+        items::kernel(ctx, &self.plan, &self.items, true, shader, wg, spec)
+    }
+
+    /// The kernel of a window merge (`warpsort_merge`, `warpsort_pieces`: the same constants).
+    fn window_kernel(&self, ctx: &Context, shader: ShaderId) -> Result<Arc<Kernel>> {
+        use crate::shaders::warpsort_merge as sh;
+        let p = &self.policy;
+        let spec = Spec::new()
+            .with(sh::GROUP_LANES, p.group_lanes)
+            .with(sh::MPT, p.merge_items_per_lane);
+        self.kernel(ctx, shader, p.workgroup_size, spec)
+    }
+
     /// The scratch layout of sorts of up to `n` keys (monotone in n: the layout for the capacity holds every
     /// smaller sort's).
     fn layout(&self, n: u64) -> Layout {
@@ -194,69 +239,167 @@ impl WarpSort {
         if c.count.is_none() && n <= 1 {
             return Ok(());
         }
-        rec.scope("vksort::sort", |rec| {
-            items::record_count(ctx, &self.plan, rec, &c, n)?;
-            self.record_passes(rec, &c, &count, &plan, &layout)
-        })
-    }
-
-    fn record_passes(
-        &self,
-        rec: &mut Recorder,
-        c: &Checked,
-        count: &Count,
-        plan: &Plan,
-        layout: &Layout,
-    ) -> Result<()> {
-        let region = |(off, bytes): (u64, u64)| c.scratch.slice(off, bytes);
-        let caller = Side {
-            keys: c.keys,
-            vals: c.values,
-        };
         let copy = Side {
-            keys: region(layout.keys),
+            keys: c.scratch.slice(layout.keys.0, layout.keys.1),
             vals: if self.items.val_words > 0 {
-                region(layout.vals)
+                c.scratch.slice(layout.vals.0, layout.vals.1)
             } else {
                 c.meta
             },
         };
-        let other = |s: Side| if s == caller { copy } else { caller };
-        let mut cur = if plan.chunks_in_place { caller } else { copy };
-        chunks::record(self, rec, c, count, plan.chunks, caller, cur)?;
+        let caller = Side {
+            keys: c.keys,
+            vals: c.values,
+        };
+        let passes = Passes {
+            c: &c,
+            items: self.items.push(&count),
+            caller,
+            copy,
+        };
+        rec.scope("vksort::sort", |rec| {
+            items::record_count(ctx, &self.plan, rec, &c, n)?;
+            let cur = self.record_merges(rec, &passes, &plan)?;
+            let cur = self.record_split(rec, &passes, &plan, &layout, cur)?;
+            debug_assert!(cur == caller, "the last pass ends in the caller's buffers");
+            Ok(())
+        })
+    }
+
+    /// Phases 1 and 2: the chunk sort, then the pairwise row merges. Returns the side holding the rows.
+    fn record_merges(&self, rec: &mut Recorder, s: &Passes, plan: &Plan) -> Result<Side> {
+        use crate::shaders::warpsort_chunks as sh;
+        let (ctx, p) = (rec.ctx(), &self.policy);
+        let mut cur = if plan.chunks_in_place {
+            s.caller
+        } else {
+            s.copy
+        };
+        let spec = Spec::new()
+            .with(sh::KPT, p.chunk_items_per_lane)
+            .with(sh::GROUP_LANES, p.group_lanes);
+        let k = self.kernel(ctx, sh::SHADER, p.workgroup_size, spec)?;
+        rec.pass("vksort::warpsort::chunks", &k)
+            .bind(&s.sides(s.caller, cur))
+            .push(&s.items)
+            .groups(self.workgroups(plan.chunks))?;
         for round in 1..=plan.merge_rounds {
             rec.barrier();
-            let next = other(cur);
-            let row_len = plan.chunk << (round - 1);
-            merge::record(
-                self,
-                rec,
-                c,
-                count,
-                row_len,
-                plan.merge_pairs(round),
-                cur,
-                next,
-            )?;
+            let next = s.other(cur);
+            let k = self.window_kernel(ctx, crate::shaders::warpsort_merge::SHADER)?;
+            let push = MergePush {
+                items: s.items,
+                row_len: (plan.chunk << (round - 1)) as u32,
+            };
+            rec.pass("vksort::warpsort::merge", &k)
+                .bind(&s.sides(cur, next))
+                .push(&push)
+                .groups(self.workgroups(plan.merge_pairs(round)))?;
             cur = next;
         }
-        if plan.pieces > 0 {
-            let (split, pos, off) = (region(layout.split), region(layout.pos), region(layout.off));
-            rec.barrier();
-            splitters::record(self, rec, c, count, plan.pieces, cur.keys, split)?;
-            rec.barrier();
-            positions::record(self, rec, c, count, plan, cur.keys, split, pos)?;
-            rec.barrier();
-            offsets::record(self, rec, plan, pos, off)?;
-            for q in 0..plan.piece_rounds {
-                rec.barrier();
-                let next = other(cur);
-                pieces::record(self, rec, c, count, plan, q, cur, next, [pos, off])?;
-                cur = next;
-            }
+        Ok(cur)
+    }
+
+    /// Phases 3 and 4 (only when rows remain): splitters, split positions, piece offsets, then the piece
+    /// merges. Returns the side holding the sorted keys.
+    fn record_split(
+        &self,
+        rec: &mut Recorder,
+        s: &Passes,
+        plan: &Plan,
+        layout: &Layout,
+        cur: Side,
+    ) -> Result<Side> {
+        if plan.pieces == 0 {
+            return Ok(cur);
         }
-        debug_assert!(cur == caller, "the last pass ends in the caller's buffers");
-        Ok(())
+        let region = |(off, bytes): (u64, u64)| s.c.scratch.slice(off, bytes);
+        let (split, pos, off) = (region(layout.split), region(layout.pos), region(layout.off));
+        self.record_cuts(rec, s, plan, cur.keys, [split, pos, off])?;
+        self.record_pieces(rec, s, plan, cur, [pos, off])
+    }
+
+    /// Phase 3: the splitters sampled from the rows in `keys`, each row's split positions, the pieces' offsets.
+    fn record_cuts(
+        &self,
+        rec: &mut Recorder,
+        s: &Passes,
+        plan: &Plan,
+        keys: Region,
+        [split, pos, off]: [Region; 3],
+    ) -> Result<()> {
+        use crate::shaders::{warpsort_offsets, warpsort_positions, warpsort_splitters};
+        let (ctx, p, meta) = (rec.ctx(), &self.policy, s.c.meta);
+        let (rows, pieces) = (plan.rows as u32, plan.pieces as u32);
+        let samples = plan.pieces * p.oversampling as u64;
+        let spec = Spec::new().with(warpsort_splitters::KPT, p.sample_items_per_invocation);
+        let swg = p.sample_workgroup_size;
+        let k = self.kernel(ctx, warpsort_splitters::SHADER, swg, spec)?;
+        let push = SplittersPush {
+            items: s.items,
+            samples: samples as u32,
+            log_samples: samples.trailing_zeros(),
+            oversampling: p.oversampling,
+        };
+        rec.barrier();
+        rec.pass("vksort::warpsort::splitters", &k)
+            .bind(&[keys, meta, split])
+            .push(&push)
+            .groups(1)?;
+        let wg = p.scan_workgroup_size;
+        let k = self.kernel(ctx, warpsort_positions::SHADER, wg, Spec::new())?;
+        let push = PositionsPush {
+            items: s.items,
+            row_len: plan.row_len as u32,
+            rows,
+            pieces,
+        };
+        rec.barrier();
+        rec.pass("vksort::warpsort::positions", &k)
+            .bind(&[keys, meta, split, pos])
+            .push(&push)
+            .groups((plan.rows * (plan.pieces + 1)).div_ceil(wg as u64) as u32)?;
+        let k = self
+            .plan
+            .kernel(ctx, warpsort_offsets::SHADER, wg, Spec::new())?;
+        let per = (plan.rows * plan.pieces).div_ceil(wg as u64) as u32;
+        rec.barrier();
+        rec.pass("vksort::warpsort::offsets", &k)
+            .bind(&[pos, off])
+            .push(&OffsetsPush { rows, pieces, per })
+            .groups(1)
+    }
+
+    /// Phase 4: the pieces' row segments merged pairwise, round by round. Returns the side holding the keys.
+    fn record_pieces(
+        &self,
+        rec: &mut Recorder,
+        s: &Passes,
+        plan: &Plan,
+        mut cur: Side,
+        [pos, off]: [Region; 2],
+    ) -> Result<Side> {
+        for round in 0..plan.piece_rounds {
+            rec.barrier();
+            let next = s.other(cur);
+            let k = self.window_kernel(rec.ctx(), crate::shaders::warpsort_pieces::SHADER)?;
+            let pairs = plan.piece_pairs(round);
+            let [a, b, d, e, meta] = s.sides(cur, next);
+            let push = PiecesPush {
+                items: s.items,
+                row_len: plan.row_len as u32,
+                rows: plan.rows as u32,
+                pieces: plan.pieces as u32,
+                round,
+                pairs: pairs as u32,
+            };
+            rec.pass("vksort::warpsort::pieces", &k)
+                .bind(&[a, b, d, e, meta, pos, off])
+                .push(&push)
+                .groups(self.workgroups(plan.pieces * pairs))?;
+            cur = next;
+        }
+        Ok(cur)
     }
 }
 

@@ -1,38 +1,24 @@
-//! The WarpSort policy (tuning as data) and the host-side plan of one sort.
-//!
-//! [`WarpSortPolicy`] says how the passes are tiled: lanes per group (the unit that sorts a chunk and merges two
-//! runs: one subgroup, or an aligned slice of one), items per lane of a chunk and of a merge window, workgroup
-//! sizes, when the rows are split into pieces by sample splitters (and how finely), the sample's size. It is
-//! chosen per device from its limits ([`Limits`]: subgroup sizes, workgroup size, shared memory, CPU or GPU),
-//! checked, and reaches the shaders as specialization constants (`GROUP_LANES`, `KPT`, `MPT`, `WG_SIZE`).
-//!
-//! [`Plan`] is what a sort of n keys (the host count, or the capacity of a GPU-side count) records: chunks,
-//! merge rounds until the row stop rule, then (when splitting) the pieces and their merge rounds, and whether
-//! the chunk pass works in place so that the last pass ends in the caller's buffers. Every merge loop of the
-//! plan runs at most [`MAX_MERGE_STEPS`] window steps (lavapipe ends any shader loop after 65535 iterations):
-//! rows stop growing at [`Plan::row_cap`], and sorts whose pieces could exceed the bound are refused
-//! ([`WarpSortPolicy::max_keys`]).
+//! [`WarpSortPolicy`], the tiling of WarpSort's passes (chosen per device from its [`Limits`]), and [`Plan`], the
+//! passes a sort of n keys records, each merge loop within [`MAX_MERGE_STEPS`] ([`WarpSortPolicy::max_keys`]).
 
 use crate::error::{Error, Result};
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 use crate::policy::SubgroupPlan;
 use crate::sort::types::KeyType;
 
-/// The most window steps of one merge (`warp_merge.glsl`'s `MAX_MERGE_STEPS`). Lavapipe counts every
-/// iteration of every loop of a shader invocation against one budget of 65535 (llvmpipe's loop limiter, per
-/// invocation, not per loop); the window-step loop is a merge's only loop (the shader unrolls everything
-/// inside it), so the plan keeps every merge within this many steps.
+/// The most window steps of one merge (`warp_merge.glsl`'s `MAX_MERGE_STEPS`): lavapipe ends a shader invocation
+/// after 65535 loop iterations in all, and the window-step loop is a merge's only loop.
 pub const MAX_MERGE_STEPS: u64 = 65_000;
 
 /// The most keys any WarpSort takes (u32 positions, 0xffffffff is the padding tag).
 pub const MAX_KEYS: u64 = 1 << 31;
 
-/// What the policy depends on, from the device ([`Limits::of`]) or made up (planning tests for other subgroup
-/// sizes).
+/// What the policy depends on, from the device ([`Limits::of`]) or made up (planning tests).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {
-    /// The smallest and largest subgroup size pipelines may run with ([`SubgroupPlan`]).
+    /// The smallest subgroup size pipelines may run with ([`SubgroupPlan`]).
     pub min_subgroup: u32,
+    /// The largest subgroup size pipelines may run with.
     pub max_subgroup: u32,
     /// `maxComputeWorkGroupInvocations` (as limited for required subgroup sizes).
     pub max_workgroup: u32,
@@ -51,12 +37,11 @@ impl Limits {
             max_subgroup: plan.max,
             max_workgroup: caps.max_workgroup_invocations.max(plan.max),
             max_shared: caps.max_shared_memory,
-            cpu: caps.is_cpu(),
+            cpu: caps.class == DeviceClass::Cpu,
         }
     }
 
-    /// A wished-for workgroup size as a multiple of the largest subgroup within the device limit (as
-    /// [`SubgroupPlan::workgroup_size`]), rounded down to a power of two.
+    /// A wished-for workgroup size as a power-of-two multiple of the largest subgroup within the device limit.
     fn workgroup(&self, wish: u32) -> u32 {
         let wg = wish.min(self.max_workgroup).max(self.max_subgroup);
         pow2_floor(wg / self.max_subgroup * self.max_subgroup)
@@ -66,51 +51,40 @@ impl Limits {
 /// How WarpSort is tiled. Units: lanes (invocations), items (keys), powers of two where said.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WarpSortPolicy {
-    /// Lanes of one group, the unit that sorts a chunk and merges two runs with subgroup shuffles only (no
-    /// barriers, no shared memory): a power of two of at most the smallest subgroup size, so a group is a
-    /// subgroup (the default: the device's subgroup size) or an aligned slice of one.
+    /// Lanes of a group (sorts a chunk, merges two runs): a power of two <= the smallest subgroup size (default).
     pub group_lanes: u32,
-    /// Items each lane holds while a group sorts its chunk (`KPT` of `vksort::warpsort::chunks`): a power of
-    /// two, 1..=32. A chunk (the rows of the first merge round) is `group_lanes x chunk_items_per_lane` items.
-    /// Default 4 on GPUs, 8 on CPUs.
+    /// Items per lane of a chunk (`KPT`): a power of two, 1..=32. Default 4 on GPUs, 8 on CPUs.
     pub chunk_items_per_lane: u32,
-    /// Items each lane holds of each half of a merge window (`MPT`): a power of two, 1..=8. The window step
-    /// emits `t = group_lanes x merge_items_per_lane` items (a buffer of 2t). Default 4.
+    /// Items each lane holds of each half of a merge window (`MPT`): a power of two, 1..=8. Default 4.
     pub merge_items_per_lane: u32,
-    /// Invocations per workgroup of the chunk, merge and piece passes (`workgroup_size / group_lanes`
-    /// groups each): a power of two and a multiple of the largest subgroup size. Default 256 on GPUs, 64 on
-    /// CPUs.
+    /// Invocations per workgroup of the chunk, merge and piece passes. Default 256 on GPUs, 64 on CPUs.
     pub workgroup_size: u32,
-    /// Sorts of at least this many keys split their rows into pieces (phases 3 and 4); smaller ones merge the
-    /// rows pairwise down to one. Sorts whose single row would exceed the row cap of the plan always split. Default
-    /// 2^13 on GPUs (below it the last merge, one group for all n keys, runs at most 64 window steps), 2^12
-    /// on CPUs.
+    /// Sorts of at least this many keys (or whose one row would pass the row cap) split their rows into pieces;
+    /// smaller ones merge the rows down to one. Default 2^13 on GPUs, 2^12 on CPUs.
     pub split_min: u64,
-    /// The row stop rule of a splitting sort: rows are merged pairwise until at most this many remain (fewer
-    /// rounds when rows would outgrow the row cap of the plan); those rows are cut into pieces. At least 2. Default
-    /// 64 on GPUs, 8 on CPUs.
+    /// A splitting sort merges rows until at most this many (>= 2) remain. Default 64 on GPUs, 8 on CPUs.
     pub split_rows: u32,
-    /// K: sample items per piece (the sample is K x pieces items, taken regularly over the sorted rows; every
-    /// K-th of the sorted sample is a splitter). A power of two. Default 16.
+    /// K: sample items per piece (every K-th of the sorted sample is a splitter). A power of two. Default 16.
     pub oversampling: u32,
-    /// The most pieces (a power of two, at least 2, and `oversampling x max_pieces` at most the sample
-    /// capacity `sample_workgroup_size x sample_items_per_invocation`). Default: the sample capacity /
-    /// oversampling.
+    /// The most pieces: a power of two >= 2. Default (and most): the sample capacity / `oversampling`.
     pub max_pieces: u32,
-    /// The pieces' target size in items: a sort of n keys cuts its rows into next_pow2(n / piece_items)
-    /// pieces, at least 2 and at most `max_pieces`. Default 2048 on GPUs, 1024 on CPUs.
+    /// Target keys per piece (clamped to 2..=`max_pieces` pieces). Default 2048 on GPUs, 1024 on CPUs.
     pub piece_items: u32,
-    /// Invocations of the one workgroup that sorts the sample (`vksort::warpsort::splitters`, a bitonic sort in
-    /// shared memory): a power of two, a multiple of the largest subgroup size. Default: the largest (up to
-    /// 1024) whose sample of 8 items per invocation fits the shared memory; on GPUs twice that, at 4 items each,
-    /// where the workgroup can double.
+    /// Invocations of the workgroup that sorts the sample. Default: the largest (up to 1024) whose 8 items each
+    /// fit shared memory; GPUs twice that at 4 items where allowed.
     pub sample_workgroup_size: u32,
-    /// Sample items per invocation of that workgroup (a power of two, 1..=32). Default 8; 4 on GPUs where
-    /// the workgroup can double (the same sample capacity).
+    /// Sample items per invocation of that workgroup (a power of two, 1..=32). Default 8; 4 where doubled.
     pub sample_items_per_invocation: u32,
-    /// Invocations per workgroup of the split-position pass and of the one-workgroup offsets scan. Default 256
-    /// (GPUs), 64 (CPUs).
+    /// Invocations per workgroup of the positions pass and the offsets scan. Default 256 (GPUs), 64 (CPUs).
     pub scan_workgroup_size: u32,
+}
+
+/// The policy refused for `what`.
+fn invalid(what: String) -> Result<()> {
+    Err(Error::InvalidPolicy {
+        family: "warpsort",
+        what,
+    })
 }
 
 fn pow2_floor(x: u32) -> u32 {
@@ -141,11 +115,8 @@ impl WarpSortPolicy {
         Self::for_device(caps, key.words())
     }
 
-    /// Overrides fields from a tuning string `key=value,...` (`VKSORT_POLICY` of the benchmark, for sweeps).
-    /// Keys: lanes (group_lanes), cpt (chunk_items_per_lane), mpt (merge_items_per_lane), wg
-    /// (workgroup_size), smin (split_min), rows (split_rows), k (oversampling), pmax (max_pieces), pitems
-    /// (piece_items), swg (sample_workgroup_size), skpt (sample_items_per_invocation), scanwg
-    /// (scan_workgroup_size). Nothing is checked against a device here (the sorter does that).
+    /// Overrides fields from a tuning string `key=value,...`; keys for the fields in declaration order: lanes,
+    /// cpt, mpt, wg, smin, rows, k, pmax, pitems, swg, skpt, scanwg.
     pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
         crate::policy::for_each_override(spec, "warpsort", |k, v, bad| {
             match k {
@@ -168,8 +139,7 @@ impl WarpSortPolicy {
         Ok(self)
     }
 
-    /// The policy for `limits` and keys of `key_words` words (the shared-memory need of the sample grows with
-    /// the key words).
+    /// The policy for `limits` and keys of `key_words` words (the sample's shared memory grows with them).
     pub fn for_limits(limits: &Limits, key_words: u32) -> Self {
         let cpu = limits.cpu;
         let mut spi = 8u32;
@@ -179,9 +149,7 @@ impl WarpSortPolicy {
         {
             swg /= 2;
         }
-        // GPUs: the sample on twice the invocations at 4 items each where the workgroup allows (the same
-        // capacity), and chunks of 4 items per lane: both pipelines build ~2x faster and sort as fast or faster
-        // (docs/tuning.md, "Lighter pipelines"). CPUs keep 8 (measured there).
+        // GPUs: the same sample capacity on twice the invocations (docs/tuning.md, "Lighter pipelines").
         if !cpu && swg * 2 <= limits.workgroup(1024) {
             swg *= 2;
             spi = 4;
@@ -218,14 +186,12 @@ impl WarpSortPolicy {
         (self.sample_workgroup_size * self.sample_items_per_invocation) as u64
     }
 
-    /// The most keys a sort with this policy takes: the plan of every larger count would need a merge loop
-    /// longer than 65,000 window steps (or exceed 2^31 keys).
+    /// The most keys a sort with this policy takes (larger plans pass `MAX_MERGE_STEPS` or `MAX_KEYS`).
     pub fn max_keys(&self) -> u64 {
         if Plan::new(self, MAX_KEYS).is_ok() {
             return MAX_KEYS;
         }
-        // The plans fail only through the pieces' length bound, which grows with n once the pieces are at
-        // their most: bisect.
+        // Only the pieces' bound fails a plan, and it grows with n once the pieces are at their most: bisect.
         let (mut lo, mut hi) = (0u64, MAX_KEYS);
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
@@ -240,15 +206,24 @@ impl WarpSortPolicy {
 
     /// Checks the policy against the device limits and the key width.
     pub fn check(&self, limits: &Limits, key_words: u32) -> Result<()> {
-        let bad = |what: String| {
-            Err(Error::InvalidPolicy {
-                family: "warpsort",
-                what,
-            })
-        };
+        self.check_tiling(limits)?;
+        self.check_split(limits, key_words)?;
+        if self.piece_items == 0 {
+            return invalid("piece_items must be at least 1".into());
+        }
+        if Plan::row_cap(self) < 2 * self.chunk() {
+            return invalid(
+                "a merge window this small cannot merge two chunks within the loop bound".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The group, the items per lane or invocation, and the workgroup sizes.
+    fn check_tiling(&self, limits: &Limits) -> Result<()> {
         let g = self.group_lanes;
         if !g.is_power_of_two() || g > limits.min_subgroup {
-            return bad(format!(
+            return invalid(format!(
                 "group_lanes {g} must be a power of two of at most the smallest subgroup size {}",
                 limits.min_subgroup
             ));
@@ -263,7 +238,7 @@ impl WarpSortPolicy {
             ),
         ] {
             if !v.is_power_of_two() || v > max {
-                return bad(format!(
+                return invalid(format!(
                     "{name} {v} must be a power of two of at most {max}"
                 ));
             }
@@ -274,29 +249,34 @@ impl WarpSortPolicy {
             ("scan_workgroup_size", self.scan_workgroup_size),
         ] {
             if !wg.is_power_of_two() || wg % limits.max_subgroup != 0 || wg > limits.max_workgroup {
-                return bad(format!(
+                return invalid(format!(
                     "{name} {wg} must be a power of two, a multiple of the subgroup size {} and at most {}",
                     limits.max_subgroup, limits.max_workgroup
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// The split: rows, oversampling, pieces, and the sample sort's shared memory.
+    fn check_split(&self, limits: &Limits, key_words: u32) -> Result<()> {
         if self.split_rows < 2 {
-            return bad(format!("split_rows {} must be at least 2", self.split_rows));
+            return invalid(format!("split_rows {} must be at least 2", self.split_rows));
         }
         if !self.oversampling.is_power_of_two() {
-            return bad(format!(
+            return invalid(format!(
                 "oversampling {} must be a power of two",
                 self.oversampling
             ));
         }
         if !self.max_pieces.is_power_of_two() || self.max_pieces < 2 {
-            return bad(format!(
+            return invalid(format!(
                 "max_pieces {} must be a power of two of at least 2",
                 self.max_pieces
             ));
         }
         if self.oversampling as u64 * self.max_pieces as u64 > self.sample_capacity() {
-            return bad(format!(
+            return invalid(format!(
                 "the sample (oversampling {} x max_pieces {}) exceeds the sample workgroup's {} items",
                 self.oversampling,
                 self.max_pieces,
@@ -305,19 +285,11 @@ impl WarpSortPolicy {
         }
         let need = sample_shared_bytes(self.sample_capacity(), key_words);
         if need > limits.max_shared as u64 {
-            return bad(format!(
+            return invalid(format!(
                 "a sample of {} items needs {need} bytes of shared memory; the device has {}",
                 self.sample_capacity(),
                 limits.max_shared
             ));
-        }
-        if self.piece_items == 0 {
-            return bad("piece_items must be at least 1".into());
-        }
-        if Plan::row_cap(self) < 2 * self.chunk() {
-            return bad(
-                "a merge window this small cannot merge two chunks within the loop bound".into(),
-            );
         }
         Ok(())
     }
@@ -382,14 +354,12 @@ pub struct Plan {
     pub piece_rounds: u32,
     /// The most items one piece can hold (regular sampling: (K + rows) x ceil(n / sample)).
     pub piece_bound: u64,
-    /// The chunk pass sorts in place in the caller's buffers (an even number of passes follows), else it
-    /// writes the scratch copy.
+    /// The chunk pass sorts in place in the caller's buffers (an even number of passes follows).
     pub chunks_in_place: bool,
 }
 
 impl Plan {
-    /// The longest row phase 2 may build: a power-of-two multiple of the chunk whose merge stays within
-    /// [`MAX_MERGE_STEPS`].
+    /// The longest row phase 2 may build: a chunk x 2^k whose merge stays within [`MAX_MERGE_STEPS`].
     pub fn row_cap(p: &WarpSortPolicy) -> u64 {
         let mut r = p.chunk();
         while steps(p, 2 * r) <= MAX_MERGE_STEPS {
@@ -510,8 +480,7 @@ mod tests {
         }
     }
 
-    /// The host-side plans for every subgroup size the shaders are written for: valid policies, every loop
-    /// within its bound, rows and pieces consistent, the pass parity that ends in the caller's buffers.
+    /// Plans for every subgroup size: valid policies, loops within bounds, consistent rows, pieces and parity.
     #[test]
     fn plans_for_every_subgroup_size() {
         for sub in [8, 16, 32, 64, 128] {
