@@ -235,7 +235,7 @@ uint sub_count(uint tile_n, uint s) { return tile_n > s * SUB ? min(SUB, tile_n 
 #define RANK_LOCAL 1
 #define RANK_CUB 1
 #include "radix_rank.glsl"
-// Item j's digit and (after ranking) its position, from main()'s g_dr (radix_rank.glsl's RANK_LOCAL word).
+// Item j's digit and (after ranking) its position, from g_dr (radix_rank.glsl's RANK_LOCAL word).
 #define DIG(j) dr_digit(g_dr[j])
 #define POS(j) dr_rank(g_dr[j])
 
@@ -248,8 +248,7 @@ void place_runs(uint d, uint gb) {
     s_gbase[d] = gb + parked_count(d) - rank2_start(d);
 }
 
-// Per-invocation state lives in main()'s local variables (registers); the functions below take what they
-// need as arguments (g_sel: the side the pass reads, 0 caller's buffers A, 1 scratch B).
+// g_sel: the side the pass reads (0 caller's buffers A, 1 scratch B).
 
 uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
 
@@ -450,51 +449,58 @@ void claim_clears() {
     }
 }
 
-// Sorts tile ltile (of the portion) of this place, of n keys, read from side g_sel. Every invocation calls it,
-// after the barrier that published ltile (claim_clears() before it).
-void onesweep_tile(uint ltile, uint n, uint g_sel) {
-    uint lid = gl_LocalInvocationID.x;
-    uint tiles = div_ceil(n, TILE);
-    uint g_w0[KPT];
-    uint g_w1[KPT];
-    uint g_v0[KPT];
-    uint g_v1[KPT];
-    uint g_dest[KPT];
-    // Per item one word: its digit in the low 16 bits (DIG), its rank within the subgroup and then its tile
-    // position in the high 16 bits (POS): radix_rank.glsl's RANK_LOCAL form.
-    uint g_dr[KPT];
-    uint tile = PASS_PORTION * PASS_PORTION_TILES + ltile;
-    if (ltile >= PASS_PORTION_TILES || tile >= tiles) return;
-    bool last_of_portion = ltile == PASS_PORTION_TILES - 1u;
-    uint tile_base = tile * TILE;
-    uint tile_n = min(TILE, n - tile_base);
-    uint mask = (1u << PASS_BITS) - 1u;
-    bool desc = (pc.flags & 1u) != 0u;
+// One tile of onesweep_tile, as its phases see it (ltile: its index within the portion; sel: the side it reads).
+struct Tile {
+    uint l;
+    uint index;
+    uint base;
+    uint n;
+    uint sel;
+    uint mask;
+    bool desc;
+    bool last_of_portion;
+    bool stalled;     // STALL_EVERY (tests): this tile never publishes its status
+    uint x_base;      // the last (or only) sub-tile's first key and count
+    uint x_n;
+};
 
-    if (lid == 0u) s_uniform = 0u;
-#if LOOKBACK
-    // The global digit offsets: loaded now, their latency hidden behind the ranking.
-    for (uint d = lid; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[PASS_HIST + d];
-#endif
+// The tile's items (per invocation; every phase is inlined, so these stay in registers like locals): key words,
+// value words, destinations, and per item one word with its digit in the low 16 bits (DIG) and its rank within
+// the subgroup, then its tile position, in the high 16 bits (POS): radix_rank.glsl's RANK_LOCAL form.
+uint g_w0[KPT];
+uint g_w1[KPT];
+uint g_v0[KPT];
+uint g_v1[KPT];
+uint g_dest[KPT];
+uint g_dr[KPT];
 
-    // Sub-tiles but the last (NSUB > 1, rank2): loaded, counted (early counts), ranked and parked digit-sorted in
-    // s_held. Each invocation keeps the per-digit bookkeeping of the digits d = lid + k x WG_SIZE only, as the
-    // look-back loop below does, so those words need no barrier.
-    if (NSUB > 1u) {
-        for (uint d = lid; d < RADIX; d += WG_SIZE) s_cum[d] = 0u;
-#if !LOOKBACK
-        rank2_clear();
-        barrier();
-#endif
+// Loads keys [base, base + count) of the tile's side into g_w0/g_w1 and their digits into g_dr. The side is
+// chosen once for the whole loop (a select per load could make the compiler read both sides).
+void load_keys(Tile t, uint base, uint count) {
+    uint tile_base = t.base;
+    bool desc = t.desc;
+    uint mask = t.mask;
+    if (t.sel == 0u) {
+        LOAD_KEYS(keys_a, base, count)
+    } else {
+        LOAD_KEYS(keys_b, base, count)
     }
+}
+
+// Sub-tiles but the last (NSUB > 1, rank2): loaded, counted (early counts), ranked and parked digit-sorted in
+// s_held. Each invocation keeps the per-digit bookkeeping of the digits d = lid + k x WG_SIZE only, as the
+// look-back does, so those words need no barrier.
+void park_sub_tiles(Tile t) {
+    uint lid = gl_LocalInvocationID.x;
+    for (uint d = lid; d < RADIX; d += WG_SIZE) s_cum[d] = 0u;
+#if !LOOKBACK
+    rank2_clear();
+    barrier();
+#endif
     for (uint s = 0u; s + 1u < NSUB; s++) {
-        uint h_base = tile_base + s * SUB + s_zero;
-        uint h_n = sub_count(tile_n, s);
-        if (g_sel == 0u) {
-            LOAD_KEYS(keys_a, h_base, h_n)
-        } else {
-            LOAD_KEYS(keys_b, h_base, h_n)
-        }
+        uint h_base = t.base + s * SUB + s_zero;
+        uint h_n = sub_count(t.n, s);
+        load_keys(t, h_base, h_n);
 #if LOOKBACK
         if (EARLY_COUNTS != 0u) {
             [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
@@ -503,7 +509,7 @@ void onesweep_tile(uint ltile, uint n, uint g_sel) {
         rank2_count(PASS_BITS, g_dr);
         rank2_scan();
         [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
-        load_values(g_sel, tile_base, h_base, h_n, g_v0, g_v1);
+        load_values(t.sel, t.base, h_base, h_n, g_v0, g_v1);
         for (uint d = lid; d < RADIX; d += WG_SIZE) {
             s_hbase[s * RADIX + d] = s_cum[d] - rank2_start(d);
             s_cum[d] += rank2_total(d);
@@ -518,199 +524,189 @@ void onesweep_tile(uint ltile, uint n, uint g_sel) {
         rank2_clear();
         barrier();
     }
-
-    // The last (or only) sub-tile. Load (subgroup-blocked) and find digits; items past n get the largest digit
-    // and rank last. The side is chosen once for the whole loop (a select per load could make the compiler read
-    // both sides).
-    uint x_base = tile_base + (NSUB - 1u) * SUB + (NSUB > 1u ? s_zero : 0u);
-    uint x_n = sub_count(tile_n, NSUB - 1u);
-    if (g_sel == 0u) {
-        LOAD_KEYS(keys_a, x_base, x_n)
-    } else {
-        LOAD_KEYS(keys_b, x_base, x_n)
-    }
+}
 
 #if LOOKBACK
-    const uint sbase = PASS_SBASE;
-    bool stalled = STALL_EVERY > 0u && ltile % STALL_EVERY == 1u;
-    if (RANK2 != 0u) {
-        // rank2: counters and early histogram were zeroed before the tile claim's barrier.
-        if (EARLY_COUNTS != 0u) {
-            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
-            barrier();
-            CLOCK(2);
-            for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
-            }
-        }
-        rank2_count(PASS_BITS, g_dr);
-        CLOCK(3);
-        rank2_scan();
-        CLOCK(5);
-        if (EARLY_COUNTS == 0u) {
-            for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                uint tot = rank2_total(d) + parked_count(d);
-                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | tot;
-            }
-        }
-        // POS becomes each item's position in the sub-tile.
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
-        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
-        for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            uint tot = rank2_total(d) + parked_count(d);
-            uint excl = 0u;
-            if (ltile > 0u) {
-                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
-                if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + tot);
-            }
-            if (last_of_portion) meta[PASS_NEXT + d] = s_gbase[d] + excl + tot;
-            place_runs(d, s_gbase[d] + excl);
-            if (tile_n == TILE && tot == TILE) s_uniform = d + 1u;
-        }
-    } else {
-        if (EARLY_COUNTS != 0u) {
-            // Early counts: the tile's digit histogram (shared atomics), published before the (slower) ranking so
-            // that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
-            for (uint d = lid; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
-            barrier();
-            [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
-            barrier();
-            CLOCK(2);
-            for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
-            }
-        }
-        rank_digits(PASS_BITS, g_dr);
-        CLOCK(5);
-        positions_from_subgroup_prefixes(g_dr);
-        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
-        if (EARLY_COUNTS == 0u) {
-            for (uint d = lid; d < RADIX; d += WG_SIZE) {
-                if (!stalled) status[sbase + ltile * RADIX + d] = (ltile == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE) | s_tot[d];
-            }
-        }
-        for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            uint excl = 0u;
-            if (ltile > 0u) {
-                if ((DEBUG_MODE & 1u) == 0u) excl = look_back(g_sel, ltile, d, sbase, mask);
-                if (!stalled) status[sbase + ltile * RADIX + d] = FLAG_INCLUSIVE | (excl + s_tot[d]);
-            }
-            if (last_of_portion) meta[PASS_NEXT + d] = s_gbase[d] + excl + s_tot[d];
-            s_gbase[d] += excl - s_lstart[d];
+// Publishes digit d's status word of this tile (the one place the look-back status is written).
+void publish(Tile t, uint d, uint word) {
+    if (!t.stalled) status[PASS_SBASE + t.l * RADIX + d] = word;
+}
+// A tile's count before its look-back: inclusive for the portion's first tile, an aggregate otherwise.
+uint count_flag(Tile t) { return t.l == 0u ? FLAG_INCLUSIVE : FLAG_AGGREGATE; }
+
+// Early counts: the tile's digit histogram (shared atomics, s_tot zeroed), published before the (slower) ranking
+// so that successors wait less. The padding items of a partial (last) tile count too: no tile follows it.
+void publish_early_counts(Tile t) {
+    [[unroll]] for (uint j = 0u; j < KPT; j++) atomicAdd(s_tot[DIG(j)], 1u);
+    barrier();
+    CLOCK(2);
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) publish(t, d, count_flag(t) | s_tot[d]);
+}
+
+// Digit d's keys in the tiles before this one (tot: in this one), published inclusive; the portion's last tile
+// leaves the next portion's offsets.
+uint look_back_digit(Tile t, uint d, uint tot) {
+    uint excl = 0u;
+    if (t.l > 0u) {
+        if ((DEBUG_MODE & 1u) == 0u) excl = look_back(t.sel, t.l, d, PASS_SBASE, t.mask);
+        publish(t, d, FLAG_INCLUSIVE | (excl + tot));
+    }
+    if (t.last_of_portion) meta[PASS_NEXT + d] = s_gbase[d] + excl + tot;
+    return excl;
+}
+
+// rank2: counters and early histogram were zeroed before the tile claim's barrier.
+void rank_and_look_back_rank2(Tile t) {
+    if (EARLY_COUNTS != 0u) publish_early_counts(t);
+    rank2_count(PASS_BITS, g_dr);
+    CLOCK(3);
+    rank2_scan();
+    CLOCK(5);
+    if (EARLY_COUNTS == 0u) {
+        for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+            publish(t, d, count_flag(t) | (rank2_total(d) + parked_count(d)));
         }
     }
-#else
-    if (RANK2 != 0u) {
-        rank2_clear();
+    // POS becomes each item's position in the sub-tile.
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
+    load_values(t.sel, t.base, t.x_base, t.x_n, g_v0, g_v1);
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+        uint tot = rank2_total(d) + parked_count(d);
+        uint excl = look_back_digit(t, d, tot);
+        place_runs(d, s_gbase[d] + excl);
+        if (t.n == TILE && tot == TILE) s_uniform = d + 1u;
+    }
+}
+
+void rank_and_look_back(Tile t) {
+    if (EARLY_COUNTS != 0u) {
+        for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) s_tot[d] = 0u;
         barrier();
-        rank2_count(PASS_BITS, g_dr);
-        rank2_scan();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
-        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
-        for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            place_runs(d, status[d * tiles + tile]);
-            if (tile_n == TILE && rank2_total(d) + parked_count(d) == TILE) s_uniform = d + 1u;
-        }
-    } else {
-        rank_digits(PASS_BITS, g_dr);
-        positions_from_subgroup_prefixes(g_dr);
-        load_values(g_sel, tile_base, x_base, x_n, g_v0, g_v1);
-        for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            s_gbase[d] = status[d * tiles + tile] - s_lstart[d];
-        }
+        publish_early_counts(t);
     }
+    rank_digits(PASS_BITS, g_dr);
+    CLOCK(5);
+    positions_from_subgroup_prefixes(g_dr);
+    load_values(t.sel, t.base, t.x_base, t.x_n, g_v0, g_v1);
+    if (EARLY_COUNTS == 0u) {
+        for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) publish(t, d, count_flag(t) | s_tot[d]);
+    }
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+        uint excl = look_back_digit(t, d, s_tot[d]);
+        s_gbase[d] += excl - s_lstart[d];
+    }
+}
+#else
+// Downsweep: the tile's digit offsets come from the spine (status[d x tiles + tile]).
+void rank_from_spine_rank2(Tile t, uint tiles) {
+    rank2_clear();
+    barrier();
+    rank2_count(PASS_BITS, g_dr);
+    rank2_scan();
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_dr[j] += r2_value(DIG(j), gl_SubgroupID) << 16u;
+    load_values(t.sel, t.base, t.x_base, t.x_n, g_v0, g_v1);
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+        place_runs(d, status[d * tiles + t.index]);
+        if (t.n == TILE && rank2_total(d) + parked_count(d) == TILE) s_uniform = d + 1u;
+    }
+}
+
+void rank_from_spine(Tile t, uint tiles) {
+    rank_digits(PASS_BITS, g_dr);
+    positions_from_subgroup_prefixes(g_dr);
+    load_values(t.sel, t.base, t.x_base, t.x_n, g_v0, g_v1);
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+        s_gbase[d] = status[d * tiles + t.index] - s_lstart[d];
+    }
+}
 #endif
 
-    if (RANK2 == 0u) {
-        for (uint d = lid; d < RADIX; d += WG_SIZE) {
-            if (tile_n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
-        }
-    }
-    barrier();
-    CLOCK(6);
-
-    // The parked sub-tiles go out first: slot i of sub-tile s holds a key of digit d, bound for s_hbase + i.
-    // Not unrolled: the last sub-tile's keys are live in registers meanwhile.
+// The parked sub-tiles go out first: slot i of sub-tile s holds a key of digit d, bound for s_hbase + i.
+// Not unrolled: the last sub-tile's keys are live in registers meanwhile.
+void store_parked_sub_tiles(Tile t) {
+    uint lid = gl_LocalInvocationID.x;
     for (uint s = 0u; s + 1u < NSUB; s++) {
-        uint h_n = sub_count(tile_n, s);
+        uint h_n = sub_count(t.n, s);
         [[dont_unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
             uint w0 = s_held[held_at(s, 0u, i)];
             uint w1 = KEY_WORDS == 2u ? s_held[held_at(s, 1u, i)] : 0u;
-            uint d = key_digit(key_transform(uvec2(w0, w1), pc.key_kind, desc), PASS_SHIFT, mask);
-            uint dst = (DEBUG_MODE & 4u) != 0u ? tile_base + s * SUB + i : s_hbase[s * RADIX + d] + i;
+            uint d = key_digit(key_transform(uvec2(w0, w1), pc.key_kind, t.desc), PASS_SHIFT, t.mask);
+            uint dst = (DEBUG_MODE & 4u) != 0u ? t.base + s * SUB + i : s_hbase[s * RADIX + d] + i;
             if (i < h_n) {
-                store_key(g_sel, dst, 0u, w0);
-                if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, w1);
-                if (VAL_WORDS >= 1u) store_val(g_sel, dst, 0u, s_held[held_at(s, KEY_WORDS, i)]);
-                if (VAL_WORDS == 2u) store_val(g_sel, dst, 1u, s_held[held_at(s, KEY_WORDS + 1u, i)]);
+                store_key(t.sel, dst, 0u, w0);
+                if (KEY_WORDS == 2u) store_key(t.sel, dst, 1u, w1);
+                if (VAL_WORDS >= 1u) store_val(t.sel, dst, 0u, s_held[held_at(s, KEY_WORDS, i)]);
+                if (VAL_WORDS == 2u) store_val(t.sel, dst, 1u, s_held[held_at(s, KEY_WORDS + 1u, i)]);
             }
         }
     }
+}
 
-    // Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
-    if (s_uniform != 0u) {
-        uint gb = s_gbase[s_uniform - 1u];
-        [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            uint dst = gb + item_pos(j);
-            store_key(g_sel, dst, 0u, g_w0[j]);
-            if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, g_w1[j]);
-            if (VAL_WORDS >= 1u) store_val(g_sel, dst, 0u, g_v0[j]);
-            if (VAL_WORDS == 2u) store_val(g_sel, dst, 1u, g_v1[j]);
-        }
-        CLOCK_FLUSH();
-        return;
+// Fast path: every key of the (full) tile has one digit: the tile moves as one block, no exchange.
+void store_uniform_tile(Tile t) {
+    uint gb = s_gbase[s_uniform - 1u];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        uint dst = gb + item_pos(j);
+        store_key(t.sel, dst, 0u, g_w0[j]);
+        if (KEY_WORDS == 2u) store_key(t.sel, dst, 1u, g_w1[j]);
+        if (VAL_WORDS >= 1u) store_val(t.sel, dst, 0u, g_v0[j]);
+        if (VAL_WORDS == 2u) store_val(t.sel, dst, 1u, g_v1[j]);
     }
+}
 
-    if (KEEP_DIGIT != 0u) {
-        // Wide exchange: round A carries each key with a second word (see KEEP_DIGIT), round B the values.
-        const bool KV = KEY_WORDS == 1u && VAL_WORDS == 1u;   // the value rides with the key; digit recomputed
+// Wide exchange (KEEP_DIGIT): round A carries each key with a second word, round B the values.
+void exchange_wide(Tile t) {
+    uint lid = gl_LocalInvocationID.x;
+    const bool KV = KEY_WORDS == 1u && VAL_WORDS == 1u;   // the value rides with the key; digit recomputed
+    [[unroll]] for (uint j = 0u; j < KPT; j++) {
+        smem[POS(j)] = g_w0[j];
+        s_x2[POS(j)] = KEY_WORDS == 2u ? g_w1[j] : (KV ? g_v0[j] : DIG(j));
+    }
+    barrier();
+    [[unroll]] for (uint k = 0u; k < KPT; k++) {
+        uint i = k * WG_SIZE + lid;
+        if (i < t.x_n) {
+            uint w = smem[i];
+            uint x = s_x2[i];
+            uint d = (KEY_WORDS == 2u || KV)
+                         ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, t.desc), PASS_SHIFT, t.mask)
+                         : x;
+            uint dst = (DEBUG_MODE & 4u) != 0u ? t.x_base + i : s_gbase[d] + i;
+            g_dest[k] = dst;
+            store_key(t.sel, dst, 0u, w);
+            if (KEY_WORDS == 2u) store_key(t.sel, dst, 1u, x);
+            if (KV) store_val(t.sel, dst, 0u, x);
+        }
+    }
+    if (VAL_WORDS == 2u || (VAL_WORDS == 1u && KEY_WORDS == 2u)) {
+        barrier();
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            smem[POS(j)] = g_w0[j];
-            s_x2[POS(j)] = KEY_WORDS == 2u ? g_w1[j] : (KV ? g_v0[j] : DIG(j));
+            smem[POS(j)] = g_v0[j];
+            if (VAL_WORDS == 2u) s_x2[POS(j)] = g_v1[j];
         }
         barrier();
         [[unroll]] for (uint k = 0u; k < KPT; k++) {
             uint i = k * WG_SIZE + lid;
-            if (i < x_n) {
-                uint w = smem[i];
-                uint x = s_x2[i];
-                uint d = (KEY_WORDS == 2u || KV)
-                             ? key_digit(key_transform(uvec2(w, KEY_WORDS == 2u ? x : 0u), pc.key_kind, desc), PASS_SHIFT, mask)
-                             : x;
-                uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
-                g_dest[k] = dst;
-                store_key(g_sel, dst, 0u, w);
-                if (KEY_WORDS == 2u) store_key(g_sel, dst, 1u, x);
-                if (KV) store_val(g_sel, dst, 0u, x);
+            if (i < t.x_n) {
+                store_val(t.sel, g_dest[k], 0u, smem[i]);
+                if (VAL_WORDS == 2u) store_val(t.sel, g_dest[k], 1u, s_x2[i]);
             }
         }
-        if (VAL_WORDS == 2u || (VAL_WORDS == 1u && KEY_WORDS == 2u)) {
-            barrier();
-            [[unroll]] for (uint j = 0u; j < KPT; j++) {
-                smem[POS(j)] = g_v0[j];
-                if (VAL_WORDS == 2u) s_x2[POS(j)] = g_v1[j];
-            }
-            barrier();
-            [[unroll]] for (uint k = 0u; k < KPT; k++) {
-                uint i = k * WG_SIZE + lid;
-                if (i < x_n) {
-                    store_val(g_sel, g_dest[k], 0u, smem[i]);
-                    if (VAL_WORDS == 2u) store_val(g_sel, g_dest[k], 1u, s_x2[i]);
-                }
-            }
-        }
-        CLOCK_FLUSH();
-        return;
     }
+}
 
-    // Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile slot's destination. One part:
-    // reads and destinations first for every slot (no per-item branch), then the stores. Several parts: each
-    // part's keys are stored as they are read (no per-slot arrays live across the parts).
+// Exchange rounds of one word each. Round 0: the key (32-bit keys) or the digit (64-bit keys) finds each tile
+// slot's destination. One part: reads and destinations first for every slot (no per-item branch), then the
+// stores. Several parts: each part's keys are stored as they are read (no per-slot arrays live across parts).
+void exchange_rounds(Tile t) {
+    uint lid = gl_LocalInvocationID.x;
+    uint g_sel = t.sel;
+    uint x_n = t.x_n;
     uint xw[KPT];
     EXCHANGE(true, KEY_WORDS == 1u ? g_w0[j] : DIG(j),
-             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, desc), PASS_SHIFT, mask) : w;
-             uint dst = (DEBUG_MODE & 4u) != 0u ? x_base + i : s_gbase[d] + i;
+             uint d = KEY_WORDS == 1u ? key_digit(key_transform(uvec2(w, 0u), pc.key_kind, t.desc), PASS_SHIFT, t.mask) : w;
+             uint dst = (DEBUG_MODE & 4u) != 0u ? t.x_base + i : s_gbase[d] + i;
              g_dest[k] = dst;
              xw[k] = w;
              if (XP > 1u && KEY_WORDS == 1u && i < x_n) store_key(g_sel, dst, 0u, w);)
@@ -728,6 +724,57 @@ void onesweep_tile(uint ltile, uint n, uint g_sel) {
     }
     if (VAL_WORDS == 2u) {
         EXCHANGE(false, g_v1[j], if (i < x_n) store_val(g_sel, g_dest[k], 1u, w);)
+    }
+}
+
+// Sorts tile ltile (of the portion) of this place, of n keys, read from side g_sel. Every invocation calls it,
+// after the barrier that published ltile (claim_clears() before it). Phases: load (and park earlier
+// sub-tiles), rank and find the digits' offsets (look-back, or the spine), store the parked sub-tiles, then the
+// tile: as one block when all its keys share a digit, else through the exchange.
+void onesweep_tile(uint ltile, uint n, uint g_sel) {
+    uint tiles = div_ceil(n, TILE);
+    uint tile = PASS_PORTION * PASS_PORTION_TILES + ltile;
+    if (ltile >= PASS_PORTION_TILES || tile >= tiles) return;
+    Tile t;
+    t.l = ltile;
+    t.index = tile;
+    t.base = tile * TILE;
+    t.n = min(TILE, n - t.base);
+    t.sel = g_sel;
+    t.mask = (1u << PASS_BITS) - 1u;
+    t.desc = (pc.flags & 1u) != 0u;
+    t.last_of_portion = ltile == PASS_PORTION_TILES - 1u;
+    t.stalled = LOOKBACK != 0 && STALL_EVERY > 0u && ltile % STALL_EVERY == 1u;
+    t.x_base = t.base + (NSUB - 1u) * SUB + (NSUB > 1u ? s_zero : 0u);
+    t.x_n = sub_count(t.n, NSUB - 1u);
+
+    if (gl_LocalInvocationID.x == 0u) s_uniform = 0u;
+#if LOOKBACK
+    // The global digit offsets: loaded now, their latency hidden behind the ranking.
+    for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) s_gbase[d] = meta[PASS_HIST + d];
+#endif
+    if (NSUB > 1u) park_sub_tiles(t);
+    // The last (or only) sub-tile stays in registers; items past n get the largest digit and rank last.
+    load_keys(t, t.x_base, t.x_n);
+#if LOOKBACK
+    if (RANK2 != 0u) rank_and_look_back_rank2(t); else rank_and_look_back(t);
+#else
+    if (RANK2 != 0u) rank_from_spine_rank2(t, tiles); else rank_from_spine(t, tiles);
+#endif
+    if (RANK2 == 0u) {
+        for (uint d = gl_LocalInvocationID.x; d < RADIX; d += WG_SIZE) {
+            if (t.n == TILE && s_tot[d] == TILE) s_uniform = d + 1u;
+        }
+    }
+    barrier();
+    CLOCK(6);
+    store_parked_sub_tiles(t);
+    if (s_uniform != 0u) {
+        store_uniform_tile(t);
+    } else if (KEEP_DIGIT != 0u) {
+        exchange_wide(t);
+    } else {
+        exchange_rounds(t);
     }
     CLOCK_FLUSH();
 }
