@@ -3,67 +3,12 @@
 //   LB_T        the value type (uint, or uint64_t with the int64 extensions enabled)
 //   LB_WORDS    status words per tile: 2 for a 32-bit LB_T, 4 for a 64-bit one
 //   LB_BINDING  the binding of the scratch buffer
-// and define after including:
-//   LB_T lb_fallback_aggregate(uint tile)
-//       the aggregate of tile `tile`, computed from the input; called uniformly by all lanes of one
-//       subgroup (it may use subgroup operations) and returns the value in every lane.
-//
-// Scratch (binding LB_BINDING, cleared to 0 by the host before the dispatch):
-//   word 0      tile counter: workgroups claim tiles in the order they start (atomicAdd), never by
-//               gl_WorkGroupID, so a tile's predecessors were all claimed by workgroups already running.
-//   word 1      fallback counter (diagnostics): predecessor tiles a waiting workgroup reduced itself.
-//   words 2..3  reserved (16-byte header).
-//   word 4..    status of tile t: LB_WORDS words at 4 + t * LB_WORDS.
-//
-// Status protocol ("split words"): the value is cut into 16-bit pieces; word w holds (flag << 16) | piece w.
-// flag: 0 = nothing published, 1 = aggregate (the tile's own total), 2 = inclusive prefix (everything up to
-// and including the tile). Each word is written and read with one 32-bit atomic, so a reader sees every
-// word either old or new; it accepts a status only when all its words carry the same non-zero flag. The
-// value published under a given flag never changes, so equal flags mean the pieces belong together: the
-// value travels inside the atomics, no 64-bit atomics and no separate payload/flag ordering are needed, for
-// 32- and 64-bit values alike. All status atomics are relaxed (see below).
-//
-// Forward progress: Vulkan promises none between workgroups. A waiting subgroup spins at most SPIN_LIMIT
-// rounds on a window of predecessors; then it reduces every still-unpublished predecessor's input tile
-// itself (lb_fallback_aggregate) and continues: no wait is unbounded and the fallback needs no other
-// workgroup to make progress.
-//
-// In-place scans (input == output): a successor's fallback reads a predecessor's INPUT tile, which the
-// predecessor overwrites with its output once its prefix is known. The protocol that keeps this sound:
-//   writer (every tile):  publish a status (aggregate, or for a stalled tile only the late inclusive prefix)
-//                         -> memoryBarrierBuffer() in every invocation + barrier() (uniform control flow;
-//                            compiled in with LB_INPLACE only: out of place no one reads the output)
-//                         -> write the output tile.
-//                         So "some output word of tile p is visible" implies "a status of p is visible".
-//   reader (fallback):    reduce p's input -> memoryBarrierBuffer() (LB_FENCE) -> re-read p's status; if a
-//                         status is published, use it and drop the reduction, else use the reduction.
-//                         If the reduction read any overwritten word, the write came after p's publication,
-//                         so the re-read (ordered after the reads by the fence) sees the status: a reduction
-//                         that mixed input and output is never used. If the re-read sees nothing, p had not
-//                         published, hence had not written, and the reduction saw p's input only.
-// The reads of the reduction must not be served from a non-coherent cache or reordered past the fence: the
-// in-place variant of scan_lookback.comp declares the data `coherent` (LB_INPLACE); an out-of-place input is
-// never written during the dispatch, so its reads need no ordering at all. A tile that never publishes
-// (StallMode::NeverPublish) would break the implication, so the host rejects that emulation in place.
-// Published values are immutable per flag and travel inside the status atomics, so the look-back itself
-// (reading statuses) needs no acquire/release ordering.
-//
-// Memory semantics: every status word carries its own value, so the status atomics need no ordering of
-// other data and are relaxed (device scope). The only cross-workgroup ordering of other data is the in-place
-// rule above: memoryBarrierBuffer() + barrier() in uniform control flow on the writer, memoryBarrierBuffer()
-// (LB_FENCE) between reduction and re-read on the reader. Lavapipe (Mesa 22.3, llvmpipe) breaks workgroup
-// barriers when a memory barrier, or an acquire/release atomic, executes in control flow that only some
-// subgroups of a workgroup take (as the look-back does); hence relaxed atomics, and LB_FENCE = 0 on CPU
-// devices (the policy sets it; llvmpipe's threads run on x86, whose loads are not reordered with later
-// loads). Divergence inside subgroup 0 is kept short (single-lane status stores): long single-lane loops
-// (the stall delay) run in all lanes, so the subgroup reaches the workgroup barrier converged.
-//
-// Emulation (tests): with STALL_EVERY > 0, tiles with tile % STALL_EVERY == 1 % STALL_EVERY publish no
-// aggregate; with STALL_MODE 0 they never publish anything, with STALL_MODE 1 they publish their inclusive
-// prefix only after a long delay. Their successors must then fall back.
-//
-// Loops are bounded well below lavapipe's 65535 iterations per loop: spin rounds by SPIN_LIMIT (<= 60000),
-// windows by the tile count / subgroup size, fallbacks by the subgroup size.
+// and after including: LB_T lb_fallback_aggregate(uint tile), the aggregate of tile `tile` from the input,
+// called uniformly by one subgroup's lanes (it may use subgroup operations), returned in every lane.
+// Scratch (cleared by the host): word 0 the tile counter (tiles are claimed in start order), word 1 the
+// fallback counter, then LB_WORDS status words per tile from word 4. The status protocol (split 16-bit words
+// with a flag each, relaxed atomics), the bounded spin with its fallback, the in-place rule and the emulation
+// knobs are described in docs/architecture.md, "The decoupled look-back protocol".
 
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 7) const uint STALL_EVERY = 0;
