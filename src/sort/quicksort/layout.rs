@@ -2,17 +2,18 @@
 
 use super::policy::QuicksortPolicy;
 use crate::gpu::Context;
+use crate::shaders::include::quicksort as glsl;
 use crate::sort::count::CTRL_WORDS;
 use crate::sort::items::{Items, Regions};
 
 /// u32 words of a round state (round r at word `rs_off + RS_WORDS r`; the slot after the last round holds the
 /// phase-two queue's count and the local pass's indirect arguments).
-pub const RS_WORDS: u64 = 8;
+pub const RS_WORDS: u64 = glsl::RS_WORDS as u64;
 /// Word of a round state where its indirect arguments start.
-pub const RS_ARGS: u64 = 4;
-const SEQ_WORDS: u64 = 16;
+pub const RS_ARGS: u64 = glsl::RS_ARGS as u64;
+const SEQ_WORDS: u64 = glsl::SEQ_WORDS as u64;
 /// u32 words of a phase-two job: start, length, flags (bit 0: on side 1; bit 1: a copy of equal keys), 0.
-pub const JOB_WORDS: u64 = 4;
+pub const JOB_WORDS: u64 = glsl::JOB_WORDS as u64;
 
 /// Where a sort's arrays lie in the scratch; `smax`, `bmax`, `qmax` bound what the shaders write (architecture.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -27,6 +27,7 @@ use crate::sort::count::Count;
 use crate::sort::items::{self, Checked, ItemPush, Items, Regions};
 use crate::sort::types::{transform, KeyType, Order};
 use crate::workload::PassModel;
+use crate::shaders::include::split_common as glsl;
 use ash::vk;
 use std::sync::Arc;
 
@@ -34,15 +35,15 @@ use std::sync::Arc;
 pub const MAX_KEYS: u64 = 1 << 31;
 
 /// Control block word: the OR of the transformed keys (4 words, lowest first), from `vksort::split::differ`.
-pub const CTRL_OR: u64 = 8;
+pub const CTRL_OR: u64 = glsl::CTRL_OR as u64;
 /// Control block word: the OR of the complements of the transformed keys (4 words).
-pub const CTRL_NOR: u64 = 12;
+pub const CTRL_NOR: u64 = glsl::CTRL_NOR as u64;
 /// Control block word: K, how many bits of the transformed key (within the bit range) vary between the keys.
-pub const CTRL_VARYING: u64 = 16;
+pub const CTRL_VARYING: u64 = glsl::CTRL_VARYING as u64;
 /// Control block word: P, the passes that ran.
-pub const CTRL_PASSES: u64 = 17;
+pub const CTRL_PASSES: u64 = glsl::CTRL_PASSES as u64;
 /// Control block word: the first of the K varying bits, lowest first (up to 128 words).
-pub const CTRL_BITS: u64 = 32;
+pub const CTRL_BITS: u64 = glsl::CTRL_BITS as u64;
 
 /// Usage flags the scratch of a split radix sort needs.
 pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
@@ -52,9 +53,9 @@ pub const SCRATCH_USAGE: vk::BufferUsageFlags = vk::BufferUsageFlags::from_raw(
 );
 
 /// Words of the arguments region before the first pass's (the copy's 3, padded).
-const ARGS_PASS: u64 = 4;
+const ARGS_PASS: u64 = glsl::ARGS_PASS as u64;
 /// Words of the arguments region per recorded pass (tile passes' 3, padded, then the scan's 3, padded).
-const ARGS_STRIDE: u64 = 8;
+const ARGS_STRIDE: u64 = glsl::ARGS_STRIDE as u64;
 
 /// The split family in the sort registry.
 pub(crate) const FAMILY: Family = Family {

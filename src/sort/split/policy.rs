@@ -10,7 +10,7 @@ use crate::sort::items::Items;
 use crate::sort::types::{KeyType, ValueType};
 
 /// The most digit bits one pass of the blocked form takes (the split words carry the digit in 8 bits).
-pub const MAX_DIGIT_BITS: u32 = 8;
+pub const MAX_DIGIT_BITS: u32 = crate::shaders::include::split_common::MAX_DIGIT_BITS;
 
 /// The largest tile of the blocked form's scatter (the split words carry the tile index in 16 bits).
 pub const MAX_TILE: u32 = 1 << 16;
