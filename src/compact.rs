@@ -14,11 +14,9 @@ use crate::scan::{
 use ash::vk;
 use std::sync::Arc;
 
-internal! {
+crate::gpu::push_block! {
 /// Push constants of `glsl/compact.comp` (both variants).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct CompactPush {
+internal struct CompactPush {
     pub n: u32,
     /// Workgroups dispatched (= tiles, at least 1).
     pub groups: u32,

@@ -12,11 +12,9 @@ use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
 
-internal! {
+crate::gpu::push_block! {
 /// Push constants of `glsl/copy.comp`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct CopyPush {
+internal struct CopyPush {
     pub n_vec4: u32,
     pub group_count: u32,
 }

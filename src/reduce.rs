@@ -22,11 +22,9 @@ pub enum ReduceOp {
     Max,
 }
 
-internal! {
+crate::gpu::push_block! {
 /// Push constants of `glsl/reduce.comp` (every variant).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-struct ReducePush {
+internal struct ReducePush {
     pub n: u32,
     pub tiles: u32,
     pub groups: u32,

@@ -136,22 +136,22 @@ impl Items {
     }
 }
 
-/// `ITEM_PUSH` of items.glsl: the first fields of every comparison-sort pass's push constants.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct ItemPush {
-    /// The host's count (when `use_count` is 0).
-    pub n_host: u32,
-    /// 1: n is the clamped GPU-side count in the control block.
-    pub use_count: u32,
-    /// The count the sort was recorded for.
-    pub capacity: u32,
-    /// keys.glsl `KEY_KIND_*` (6: u128).
-    pub key_kind: u32,
-    /// Bit 0: descending.
-    pub flags: u32,
-    /// The ordering bits of the transformed key.
-    pub mask: [u32; 4],
+crate::gpu::push_block! {
+    /// `ITEM_PUSH` of items.glsl: the first fields of every comparison-sort pass's push constants.
+    pub struct ItemPush {
+        /// The host's count (when `use_count` is 0).
+        pub n_host: u32,
+        /// 1: n is the clamped GPU-side count in the control block.
+        pub use_count: u32,
+        /// The count the sort was recorded for.
+        pub capacity: u32,
+        /// keys.glsl `KEY_KIND_*` (6: u128).
+        pub key_kind: u32,
+        /// Bit 0: descending.
+        pub flags: u32,
+        /// The ordering bits of the transformed key.
+        pub mask: [u32; 4],
+    }
 }
 
 /// Consecutive scratch regions, each aligned for binding.

@@ -211,27 +211,27 @@ fn invocations_below(n: u64, lowbit: u32, steps: u32) -> u64 {
     ((n / block) << lowbit) + (n % block).min(1u64 << lowbit)
 }
 
-/// Push constants of `bitonic_tile`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct TilePush {
-    pub items: ItemPush,
-    /// 0: sort each tile; else the merge stage whose strides below the tile run.
-    pub merge_k: u32,
+crate::gpu::push_block! {
+    /// Push constants of `bitonic_tile`.
+    pub struct TilePush {
+        pub items: ItemPush,
+        /// 0: sort each tile; else the merge stage whose strides below the tile run.
+        pub merge_k: u32,
+    }
 }
 
-/// Push constants of `bitonic_global`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct GlobalPush {
-    pub items: ItemPush,
-    pub k: u32,
-    /// The first stride is 1 << log_j.
-    pub log_j: u32,
-    /// Steps of this pass.
-    pub steps: u32,
-    /// Invocations whose base position is below the recorded n.
-    pub groups: u32,
+crate::gpu::push_block! {
+    /// Push constants of `bitonic_global`.
+    pub struct GlobalPush {
+        pub items: ItemPush,
+        pub k: u32,
+        /// The first stride is 1 << log_j.
+        pub log_j: u32,
+        /// Steps of this pass.
+        pub steps: u32,
+        /// Invocations whose base position is below the recorded n.
+        pub groups: u32,
+    }
 }
 
 impl ItemsFamily for BitonicSort {

@@ -256,36 +256,36 @@ impl MergeSort {
     }
 }
 
-/// Push constants of `merge_block`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct BlockPush {
-    pub items: ItemPush,
-    /// The policy's block tile (decides P(n), and so the side written).
-    pub block_tile: u32,
+crate::gpu::push_block! {
+    /// Push constants of `merge_block`.
+    pub struct BlockPush {
+        pub items: ItemPush,
+        /// The policy's block tile (decides P(n), and so the side written).
+        pub block_tile: u32,
+    }
 }
 
-/// Push constants of `merge_partition`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PartitionPush {
-    pub items: ItemPush,
-    pub block_tile: u32,
-    pub merge_tile: u32,
-    /// The merge pass (runs of block_tile << pass keys).
-    pub pass: u32,
-    /// Invocations per tile ([`MergePolicy::partition_lanes`]).
-    pub lanes: u32,
+crate::gpu::push_block! {
+    /// Push constants of `merge_partition`.
+    pub struct PartitionPush {
+        pub items: ItemPush,
+        pub block_tile: u32,
+        pub merge_tile: u32,
+        /// The merge pass (runs of block_tile << pass keys).
+        pub pass: u32,
+        /// Invocations per tile ([`MergePolicy::partition_lanes`]).
+        pub lanes: u32,
+    }
 }
 
-/// Push constants of `merge_merge` and `merge_network`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct MergePush {
-    pub items: ItemPush,
-    pub block_tile: u32,
-    /// The merge pass (runs of block_tile << pass keys).
-    pub pass: u32,
+crate::gpu::push_block! {
+    /// Push constants of `merge_merge` and `merge_network`.
+    pub struct MergePush {
+        pub items: ItemPush,
+        pub block_tile: u32,
+        /// The merge pass (runs of block_tile << pass keys).
+        pub pass: u32,
+    }
 }
 
 /// The block pass's push constants, at the path tests name.

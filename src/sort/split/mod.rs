@@ -14,6 +14,7 @@ use crate::error::Result;
 use crate::gpu::{Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
+use crate::shaders::include::split_common as glsl;
 use crate::shaders::{
     split_bit_scatter, split_copy, split_differ, split_flags, split_histogram, split_plan,
     split_scatter, ShaderId, Spec,
@@ -27,7 +28,6 @@ use crate::sort::count::Count;
 use crate::sort::items::{self, Checked, ItemPush, Items, Regions};
 use crate::sort::types::{transform, KeyType, Order};
 use crate::workload::PassModel;
-use crate::shaders::include::split_common as glsl;
 use ash::vk;
 use std::sync::Arc;
 
@@ -375,34 +375,34 @@ impl SplitSort {
     }
 }
 
-/// Push constants of the per-pass shaders (flags, bit_scatter, histogram, scatter).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct PassPush {
-    pub items: ItemPush,
-    /// The recorded pass (its bits are in the control block from [`CTRL_BITS`] on).
-    pub pass: u32,
+crate::gpu::push_block! {
+    /// Push constants of the per-pass shaders (flags, bit_scatter, histogram, scatter).
+    pub struct PassPush {
+        pub items: ItemPush,
+        /// The recorded pass (its bits are in the control block from [`CTRL_BITS`] on).
+        pub pass: u32,
+    }
 }
 
-/// Push constants of `split_plan`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub(crate) struct PlanPush {
-    items: ItemPush,
-    /// Passes recorded.
-    recorded: u32,
-    /// Varying bits per pass (1: the per-bit form).
-    per_pass: u32,
-    /// Keys per workgroup of the tile passes.
-    tile_keys: u32,
-    /// Elements per workgroup of the scan.
-    scan_tile: u32,
-    /// Scan elements per key tile (2^digit_bits); 0: one per key (the per-bit form's flags).
-    scan_per_tile: u32,
-    /// Keys per workgroup of the final copy.
-    copy_keys: u32,
-    /// `maxComputeWorkGroupCount[0]`.
-    max_x: u32,
+crate::gpu::push_block! {
+    /// Push constants of `split_plan`.
+    pub(crate) struct PlanPush {
+        items: ItemPush,
+        /// Passes recorded.
+        recorded: u32,
+        /// Varying bits per pass (1: the per-bit form).
+        per_pass: u32,
+        /// Keys per workgroup of the tile passes.
+        tile_keys: u32,
+        /// Elements per workgroup of the scan.
+        scan_tile: u32,
+        /// Scan elements per key tile (2^digit_bits); 0: one per key (the per-bit form's flags).
+        scan_per_tile: u32,
+        /// Keys per workgroup of the final copy.
+        copy_keys: u32,
+        /// `maxComputeWorkGroupCount[0]`.
+        max_x: u32,
+    }
 }
 
 /// CPU reference of `vksort::split::differ` and `vksort::split::plan`: the bits of the transformed keys (raw
