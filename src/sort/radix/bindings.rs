@@ -1,9 +1,12 @@
-//! The buffer regions one recorded radix sort binds: the caller's arrays, the scratch regions of its
-//! [`super::Layout`], and each portion's source bindings.
+//! The buffer regions one recorded radix sort binds: the caller's arrays, its scratch regions and each
+//! portion's sources.
 
 use super::layout::Layout;
-use super::RadixSort;
-use crate::gpu::Region;
+use super::{Checked, RadixSort};
+use crate::error::Result;
+use crate::gpu::{Context, Recorder, Region};
+use crate::sort::algorithm::SortAlgorithm;
+use crate::sort::backend::SortBuffers;
 
 /// The regions a sort binds.
 pub(crate) struct Bindings {
@@ -13,11 +16,10 @@ pub(crate) struct Bindings {
     pub alt_values: Region,
     pub meta: Region,
     pub status: Region,
-    /// The MSD sort's second scratch arrays and tables (see [`Layout`]).
+    /// The MSD sort's second scratch arrays and tables, and the hybrid sort's group starts.
     pub msd_keys: Region,
     pub msd_values: Region,
     pub msd_tables: Region,
-    /// The hybrid sort's group starts (see [`Layout`]).
     pub hybrid_starts: Region,
     /// The hybrid sort's plan word (MSD places | log2 of the groups << 8; 0 for every other sort).
     pub hybrid: u32,
@@ -28,14 +30,54 @@ pub(crate) struct Bindings {
     pub count: Option<(Region, u32)>,
 }
 
-/// The source bindings of one portion of a pass: keys A, keys B, values A, values B, and the index of the
-/// first key they hold.
+/// One portion's sources: keys A, keys B, values A, values B, and the index of the first key they hold.
 pub(crate) struct PortionSources {
     pub refs: [Region; 4],
     pub first: u64,
 }
 
 impl Bindings {
+    /// The regions a checked sort of `max_n` keys binds: the caller's arrays, the scratch's regions and, for
+    /// wide sorts (but the one-workgroup sort and planning recordings), the arrays' device addresses.
+    pub fn new(
+        s: &RadixSort,
+        ctx: &Context,
+        planning: bool,
+        buffers: SortBuffers,
+        c: Checked,
+        max_n: u64,
+    ) -> Result<Bindings> {
+        let (kb, vb) = s.array_bytes(max_n);
+        let (l, scratch) = (c.layout, buffers.scratch);
+        let keys = buffers.keys.slice(0, kb.max(4));
+        let alt_keys = scratch.slice(l.alt_keys_off, l.alt_keys_bytes);
+        let values = buffers.values.map(|v| v.slice(0, vb));
+        let alt_values = scratch.slice(l.alt_vals_off, l.alt_vals_bytes);
+        let addr = if l.portions.wide && c.algorithm != SortAlgorithm::Small && !planning {
+            let arrays = [keys, alt_keys, values.unwrap_or(alt_values), alt_values];
+            addresses(ctx, arrays)?
+        } else {
+            [0; 8]
+        };
+        Ok(Self {
+            keys,
+            alt_keys,
+            values,
+            alt_values,
+            meta: scratch.slice(l.meta_off, l.meta_bytes),
+            status: scratch.slice(l.status_off, l.status_bytes),
+            msd_keys: scratch.slice(l.msd_keys_off, l.msd_keys_bytes),
+            msd_values: scratch.slice(l.msd_vals_off, l.msd_vals_bytes),
+            msd_tables: scratch.slice(l.msd_tables_off, l.msd_tables_bytes),
+            hybrid_starts: scratch.slice(l.hybrid_off, l.hybrid_bytes),
+            hybrid: c.hybrid,
+            addr,
+            layout: l,
+            max_n,
+            count: c.count,
+        })
+    }
+
     /// Value bindings (the meta region stands in when there are no values; the shaders then never touch it).
     pub fn vals(&self) -> (Region, Region) {
         match self.values {
@@ -44,8 +86,7 @@ impl Bindings {
         }
     }
 
-    /// Portion `q`'s sources: the whole arrays (first key 0) unless the sort is wide, else the portion's
-    /// slices of them (each within one binding).
+    /// Portion `q`'s sources: the whole arrays, or (wide sorts) the portion's slices of them.
     pub fn sources(&self, s: &RadixSort, q: u64) -> PortionSources {
         let (va, vb) = self.vals();
         let whole = [self.keys, self.alt_keys, va, vb];
@@ -77,8 +118,8 @@ impl Bindings {
         }
     }
 
-    /// The portions of the passes that only read keys by index (upfront histogram, final copy): one per
-    /// portion when the sort is wide, else one covering every key. Returns (dispatches, keys per dispatch).
+    /// (Dispatches, keys per dispatch) of the passes that read keys by index (upfront, copy): one per portion
+    /// when the sort is wide, else one.
     pub fn source_portions(&self) -> (u64, u64) {
         let p = self.layout.portions;
         if p.wide {
@@ -86,6 +127,24 @@ impl Bindings {
         } else {
             (1, u32::MAX as u64)
         }
+    }
+
+    /// Runs `pass` once per source portion with (portion, portions, keys per portion, its sources), a barrier
+    /// between them: the portions touch disjoint keys but share bindings the validation layers track.
+    pub fn per_source_portion<'a>(
+        &self,
+        s: &RadixSort,
+        rec: &mut Recorder<'a>,
+        mut pass: impl FnMut(&mut Recorder<'a>, u64, u64, u64, PortionSources) -> Result<()>,
+    ) -> Result<()> {
+        let (count, len) = self.source_portions();
+        for q in 0..count {
+            if q > 0 {
+                rec.barrier();
+            }
+            pass(rec, q, count, len, self.sources(s, q))?;
+        }
+        Ok(())
     }
 
     /// Onesweep's status slot of (place `p`, portion `q`).
@@ -100,8 +159,21 @@ impl Bindings {
     pub fn rts_status(&self) -> Region {
         self.status.slice(0, self.layout.rts_status_bytes)
     }
+
     /// The indirect arguments at meta word `word`.
     pub fn args(&self, word: u64) -> Region {
         self.meta.slice(word * 4, 12)
     }
+}
+
+/// The device addresses (lo, hi words) of keys, scratch keys, values and scratch values.
+fn addresses(ctx: &Context, arrays: [Region; 4]) -> Result<[u32; 8]> {
+    let mut a = [0u32; 8];
+    let names = ["keys", "scratch", "values", "scratch"];
+    for (i, (what, r)) in names.into_iter().zip(arrays).enumerate() {
+        let x = ctx.buffer_address(what, &r)?;
+        a[2 * i] = x as u32;
+        a[2 * i + 1] = (x >> 32) as u32;
+    }
+    Ok(a)
 }

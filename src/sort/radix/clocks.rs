@@ -1,15 +1,7 @@
-//! Per-tile phase clocks of the Onesweep pass (diagnostics; [`super::RadixDebug::tile_clocks`]), and per-workgroup
-//! clocks of the MSD sort's bucket pass ([`msd`]).
-//!
-//! With `tile_clocks` set to a buffer's device address, the passes run the `radix_onesweep_*_clock` kernels:
-//! invocation 0 of every tile reads the SM clock right after each of the tile's barriers and writes a
-//! [`RECORD_WORDS`]-word record at `tile_clocks + (place x tiles + tile) x 64` bytes (tiles: portions x tiles
-//! per portion, so every place keeps its own records). [`summarize`] turns the records of one place into a
-//! report: where a tile's time goes (SM cycles per phase), how long tiles live, and how many tiles each SM
-//! holds at once (the effective occupancy).
-//!
-//! The clocks cost a few instructions per phase and a 64-byte store per tile; the phases are the kernel's own
-//! barriers, so the schedule is unchanged.
+//! Per-tile phase clocks of the Onesweep pass (diagnostics, [`super::RadixDebug::tile_clocks`]) and per-workgroup
+//! clocks of the MSD bucket pass ([`msd`]). The `_clock` kernels' invocation 0 reads the SM clock after each of
+//! the tile's own barriers (the schedule is unchanged) and writes a [`RECORD_WORDS`]-word record at
+//! `tile_clocks + (place x tiles + tile) x 64` bytes; [`summarize`] reports one place's records.
 
 /// 32-bit words per tile record.
 pub const RECORD_WORDS: usize = 16;
@@ -43,8 +35,7 @@ pub const W_TILE: usize = 15;
 pub struct TileClock {
     pub tile: u32,
     pub sm: u32,
-    /// SM clock at the phase boundaries (0 where the tile skipped a phase: fast-path tiles end before the
-    /// exchange).
+    /// SM clock at the phase boundaries (0 where the tile skipped a phase).
     pub cycles: [u32; 9],
     /// Device clock (ns on NVIDIA) at entry and end.
     pub entry_ns: u64,
@@ -85,14 +76,27 @@ fn quantiles(mut v: Vec<f64>) -> Option<(f64, f64, f64, f64)> {
     Some((q(0.1), q(0.5), q(0.9), mean))
 }
 
-/// A text report of one place's records: SM cycles per phase (p10, median, p90, mean, and the share of the
-/// mean tile), tile lifetimes in device time, and residency (tiles per SM at once: time-averaged and peak).
+/// SM cycles from the previous boundary passed to boundary `i` of `cycles` (None: not passed, or `i` is 0).
+fn phase_cycles(cycles: &[u32], i: usize) -> Option<u32> {
+    if i == 0 || cycles[i] == 0 {
+        return None;
+    }
+    let prev = (0..i).rev().find(|&k| cycles[k] != 0)?;
+    Some(cycles[i].wrapping_sub(cycles[prev]))
+}
+
+/// A text report of one place's records: SM cycles per phase, tile lifetimes and residency per SM.
 pub fn summarize(tiles: &[TileClock]) -> String {
-    use std::fmt::Write;
-    let mut out = String::new();
     if tiles.is_empty() {
         return "no tile records\n".into();
     }
+    phase_report(tiles) + &residency_report(tiles)
+}
+
+/// The SM cycles per phase of `tiles` (phases a variant skips are 0 and left out).
+fn phase_report(tiles: &[TileClock]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let total: Vec<f64> = tiles
         .iter()
         .map(|t| t.cycles[8].wrapping_sub(t.cycles[0]) as f64)
@@ -104,14 +108,10 @@ pub fn summarize(tiles: &[TileClock]) -> String {
         tiles.len()
     );
     for (i, phase) in PHASES.iter().enumerate().skip(1) {
-        // From the previous boundary the tile passed (phases a variant skips are 0).
         let d: Vec<f64> = tiles
             .iter()
-            .filter(|t| t.cycles[i] != 0)
-            .filter_map(|t| {
-                let prev = (0..i).rev().find(|&k| t.cycles[k] != 0)?;
-                Some(t.cycles[i].wrapping_sub(t.cycles[prev]) as f64)
-            })
+            .filter_map(|t| phase_cycles(&t.cycles, i))
+            .map(|c| c as f64)
             .collect();
         if let Some((p10, p50, p90, mean)) = quantiles(d.clone()) {
             let _ = writeln!(
@@ -134,7 +134,13 @@ pub fn summarize(tiles: &[TileClock]) -> String {
             "whole tile", p10, p50, p90, mean
         );
     }
-    // Device time: lifetimes, span and residency.
+    out
+}
+
+/// The tiles' lifetimes, span and residency in device time.
+fn residency_report(tiles: &[TileClock]) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let life: Vec<f64> = tiles
         .iter()
         .map(|t| t.end_ns.saturating_sub(t.entry_ns) as f64)
@@ -143,9 +149,6 @@ pub fn summarize(tiles: &[TileClock]) -> String {
     let last = tiles.iter().map(|t| t.end_ns).max().unwrap_or(0);
     let span = last.saturating_sub(first).max(1) as f64;
     let busy: f64 = life.iter().sum();
-    let mut sms: Vec<u32> = tiles.iter().map(|t| t.sm).collect();
-    sms.sort_unstable();
-    sms.dedup();
     let cyc_per_ns: Vec<f64> = tiles
         .iter()
         .zip(&life)
@@ -162,24 +165,11 @@ pub fn summarize(tiles: &[TileClock]) -> String {
             quantiles(cyc_per_ns).map_or(0.0, |q| q.1)
         );
     }
-    // Peak residency per SM: a sweep over entry (+1) and end (-1) events.
-    let mut peak_max = 0;
-    let mut peak_sum = 0usize;
-    for &sm in &sms {
-        let mut ev: Vec<(u64, i32)> = tiles
-            .iter()
-            .filter(|t| t.sm == sm)
-            .flat_map(|t| [(t.entry_ns, 1), (t.end_ns, -1)])
-            .collect();
-        ev.sort_unstable();
-        let (mut cur, mut peak) = (0i32, 0i32);
-        for (_, e) in ev {
-            cur += e;
-            peak = peak.max(cur);
-        }
-        peak_max = peak_max.max(peak);
-        peak_sum += peak as usize;
-    }
+    let mut sms: Vec<u32> = tiles.iter().map(|t| t.sm).collect();
+    sms.sort_unstable();
+    sms.dedup();
+    let peaks: Vec<i32> = sms.iter().map(|&sm| peak_residency(tiles, sm)).collect();
+    let peak_sum: i32 = peaks.iter().sum();
     let _ = writeln!(
         out,
         "{} SMs seen; tiles resident at once: {:.2} on average over the span ({:.2} per SM), peak per SM {:.2} mean / {} max",
@@ -187,18 +177,29 @@ pub fn summarize(tiles: &[TileClock]) -> String {
         busy / span,
         busy / span / sms.len() as f64,
         peak_sum as f64 / sms.len() as f64,
-        peak_max
+        peaks.iter().copied().max().unwrap_or(0)
     );
     out
 }
 
-/// Per-workgroup clocks of the MSD sort's bucket pass (diagnostics; [`super::RadixDebug::msd_clocks`]).
-///
-/// With `msd_clocks` set to a buffer's device address, the bucket pass runs its `_clock` variants: invocation 0
-/// of every workgroup that had something to do (once the split pass found keys to sort) writes a
-/// [`RECORD_WORDS`]-word record at `msd_clocks + group x 64` bytes (helpers first, then one
-/// group per bucket). [`summarize`] tells where the pass's time goes: the span from the first entry to the last
-/// exit, each path's workgroups (keys, lifetimes, SM cycles per phase) and the longest-lived workgroups.
+/// The most tiles resident at once on SM `sm`: a sweep over entry (+1) and end (-1) events.
+fn peak_residency(tiles: &[TileClock], sm: u32) -> i32 {
+    let mut ev: Vec<(u64, i32)> = tiles
+        .iter()
+        .filter(|t| t.sm == sm)
+        .flat_map(|t| [(t.entry_ns, 1), (t.end_ns, -1)])
+        .collect();
+    ev.sort_unstable();
+    let (mut cur, mut peak) = (0i32, 0i32);
+    for (_, e) in ev {
+        cur += e;
+        peak = peak.max(cur);
+    }
+    peak
+}
+
+/// Per-workgroup clocks of the MSD bucket pass ([`super::RadixDebug::msd_clocks`]): every workgroup with work
+/// writes a [`RECORD_WORDS`]-word record at `msd_clocks + group x 64` bytes (helpers first, then the buckets).
 pub mod msd {
     use super::quantiles;
 
@@ -242,9 +243,8 @@ pub mod msd {
         ShareGlobal,
         /// A helper with nothing to do (no large bucket for it, or an empty share).
         Idle,
-        /// A share of cooperating helpers (each read 1/h of the bucket and scattered it to the shares), sorted
-        /// in registers. Its phases "counted" and "share written" are: its part read, ranked and its counts
-        /// published, the helpers agreed; the scatter done and all helpers finished theirs.
+        /// A share of cooperating helpers, sorted in registers ("counted": counts published and agreed; "share
+        /// written": every helper's scatter done).
         ShareCoop,
     }
 
@@ -288,11 +288,7 @@ pub mod msd {
 
         /// SM cycles from the previous boundary passed to boundary `i` (None: not passed).
         pub fn phase(&self, i: usize) -> Option<u32> {
-            if i == 0 || self.cycles[i] == 0 {
-                return None;
-            }
-            let prev = (0..i).rev().find(|&k| self.cycles[k] != 0)?;
-            Some(self.cycles[i].wrapping_sub(self.cycles[prev]))
+            super::phase_cycles(&self.cycles, i)
         }
     }
 
@@ -319,8 +315,7 @@ pub mod msd {
             .collect()
     }
 
-    /// A text report: the span, per path its workgroups' keys, lifetimes and SM cycles per phase (medians and
-    /// maxima), then the `longest` longest-lived workgroups with their phases.
+    /// A text report: the span, each path's keys, lifetimes and cycles per phase, the `longest` workgroups.
     pub fn summarize(groups: &[GroupClock], longest: usize) -> String {
         use std::fmt::Write;
         let mut out = String::new();
@@ -358,7 +353,11 @@ pub mod msd {
                 );
             }
             for (i, name) in PHASES.iter().enumerate().skip(1) {
-                let d: Vec<f64> = of.iter().filter_map(|g| g.phase(i)).map(|c| c as f64).collect();
+                let d: Vec<f64> = of
+                    .iter()
+                    .filter_map(|g| g.phase(i))
+                    .map(|c| c as f64)
+                    .collect();
                 let max = d.iter().copied().fold(0.0, f64::max);
                 if let Some((_, p50, _, mean)) = quantiles(d) {
                     let _ = writeln!(

@@ -1,71 +1,10 @@
-//! LSD radix sort, one pass per digit place (Onesweep, after Adinets & Merrill 2022), with a reduce-then-scan
-//! alternative, a three-dispatch MSD sort and a one-workgroup sort for small inputs: the radix family's backend
-//! of the sort front end ([`crate::sort`]). This module is the dispatch layer (the checks and the sequence of
-//! passes); the policy is in [`policy`] (per-device values in [`tuning`]), the scratch layout in [`layout`],
-//! the bindings of one sort in [`bindings`], and each GPU pass in its own module.
-//!
-//! # Passes (labels) and bytes moved per key (k = key bytes, v = value bytes)
-//! - `vksort::radix::setup`: zeroes the control block, the histograms and (Onesweep) the look-back status
-//!   slots (~4 x places x 2^digit_bits / tile B per key; one dispatch per binding-sized chunk), and writes n:
-//!   the host's, or the GPU-side count clamped to the capacity (with an overflow flag), and the upfront pass's
-//!   indirect arguments.
-//! - `vksort::radix::upfront`: reads the keys once (k B/key) and builds the histograms of every digit place.
-//! - `vksort::radix::plan` (sorts of several portions; with one, the upfront pass's last workgroup plans):
-//!   one workgroup: global exclusive digit offsets per place; skips places whose
-//!   histogram has one digit holding all n keys (a no-op pass); writes every later pass's indirect dispatch
-//!   arguments (0 groups when skipped) and which side (caller's buffers or scratch) each pass reads.
-//! - `vksort::radix::onesweep::place<p>` (Onesweep, one per place): reads and writes keys and values once
-//!   (2(k + v) B/key) plus the look-back status (~4 x 2^digit_bits / tile B per tile).
-//! - `vksort::radix::onesweep::fused` (Onesweep up to the policy's `fused_max` keys, one portion): the upfront,
-//!   plan and place passes above in one dispatch (the same bytes), after the setup pass.
-//! - reduce-then-scan per place: `vksort::radix::upsweep::place<p>` (k B/key), `vksort::radix::spine::place<p>`
-//!   (the tile counts), `vksort::radix::downsweep::place<p>` (2(k + v) B/key).
-//! - `vksort::radix::small`: the whole sort in one workgroup (k + v read, k + v written, once).
-//! - `vksort::radix::msd::differ`, `vksort::radix::msd::split`, `vksort::radix::msd::buckets` (the MSD sort for
-//!   small inputs, [`msd`]): the differ pass reads the keys (k B/key) for per-tile min/max words; the split pass
-//!   reads keys and values and writes them, each tile sorted on the split digit, to the scratch (2(k + v) B/key)
-//!   with a run table (4 x 2^digit_bits B per split tile); the bucket pass reads them back and writes k + v once
-//!   (buckets larger than its tile: each of their helper workgroups reads the bucket's keys twice, and its
-//!   share is written to the second scratch and back). No setup pass, no zeroed memory beyond
-//!   the 2^digit_bits split-digit counts (the differ pass zeroes them), no waiting between workgroups.
-//! - `vksort::radix::hybrid::bounds`, `vksort::radix::hybrid::local` (the MSD hybrid, [`hybrid`]): after
-//!   Onesweep passes over the top places only, a pass finds where each group of keys sharing the top bits
-//!   starts (k B/key) and one workgroup per group sorts it in registers (2(k + v) B/key).
-//! - `vksort::radix::copy`: recorded only for an odd number of places (with an even number the plan runs one
-//!   skipped place anyway when the passes to run are odd); it copies only when an odd number of passes ran
-//!   (decided on the GPU; indirect with 0 groups otherwise): 2(k + v) B/key.
-//!
-//! Every pass after the first is separated by [`Recorder::barrier`]; all later passes are dispatched
-//! indirectly from arguments the plan (or setup) pass wrote, and read n from the control block. Sorts of at
-//! most the policy's `short_max` keys (host n or capacity) run through a second `RadixSort` whose tiles hold
-//! `short_keys_per_thread` keys per invocation ([`RadixSort::pick`]); [`RadixSort::scratch_bytes`] covers both.
-//!
-//! # Scratch layout (`storage_requirements(max_n)`, offsets aligned to 256 bytes)
-//! `[alt keys: max_n x k][alt values: max_n x v][meta: control block (CTRL_WORDS u32) | digit offsets
-//! (2 x places x RADIX u32)][status: Onesweep's places x portions slots (tile counter + tiles per portion x RADIX
-//! u32), or reduce-then-scan's RADIX x tiles counts, whichever is larger][MSD sort, when the sorter may use it
-//! (configured, or Auto up to `msd_max`): second scratch keys and values for min(max_n, msd capacity) keys |
-//! min/max words (4 u32 per split tile) | run table (RADIX x split tiles u32) | split-digit counts (RADIX u32)]
-//! [hybrid sort, when configured: group starts (2^groups + 1 u32)]`.
-//!
-//! # Portions and wide writes
-//! [`RadixSort::portions`] cuts a sort into portions of whole tiles: at most 2^30 - 1 keys each (the look-back
-//! status word's count), and, when an array exceeds one binding (`maxStorageBufferRange`), at most one binding
-//! of keys and of values each; the policy's `portion_tiles` can force smaller ones (tests). Every per-key pass
-//! runs once per portion (labels `...::portion<q>`), separated by barriers. Onesweep's portions have their own
-//! look-back domains; portion q's global digit offsets are the plan's plus the digit counts of portions < q,
-//! which portion q - 1's last tile leaves in the place's second offsets array (two arrays used alternately).
-//! Reduce-then-scan needs no carry (its spine covers all tiles). "Wide" sorts (an array beyond one binding, or
-//! the policy's `force_wide`) bind each portion's sources from its first key and write through 64-bit buffer
-//! device addresses (the `*_wide` kernel variants; `bufferDeviceAddress` and `SHADER_DEVICE_ADDRESS` usage).
-//!
-//! # Forward progress
-//! Onesweep's look-back polls a predecessor's status at most `spin_limit` times; then the waiting workgroup
-//! counts the predecessor tile's digit from its keys and goes on, so it never depends on another workgroup
-//! being scheduled. The diagnostics knob `stall_every` (tests) makes chosen tiles never publish, forcing that path.
-//! The fused Onesweep's tiles wait for the place before theirs without a fallback; that wait only relies on a
-//! workgroup that has started running on (what it waits for was claimed earlier, by started workgroups), not on
-//! co-residency. CPU drivers run it on one workgroup (see [`onesweep`]).
+//! The radix family: LSD radix sorts of one pass per digit place (Onesweep, after Adinets & Merrill 2022, or
+//! reduce-then-scan), the MSD hybrid, a three-dispatch MSD sort and a one-workgroup sort for small inputs.
+//! `RadixSort::cmd_sort` checks a sort, lays out its scratch ([`layout`]) and records its passes as rows, one
+//! module per algorithm; the policy is in [`policy`] (per-device values in [`tuning`]). Every pass after the
+//! first follows a [`Recorder::barrier`], and the later ones run indirectly from arguments the plan (or setup)
+//! pass wrote. Passes, bytes per key, scratch layout, portions and forward progress: docs/architecture.md
+//! "The radix sorts".
 
 pub mod bindings;
 pub mod clocks;
@@ -77,7 +16,6 @@ pub mod onesweep;
 pub mod policy;
 pub mod rts;
 pub mod setup;
-pub mod small;
 pub mod tuning;
 pub mod upfront;
 mod workload;
@@ -90,15 +28,14 @@ pub use layout::{Layout, Portions, MAX_KEYS, MAX_PORTION_KEYS};
 pub use policy::{PeerMatch, RadixPolicy, RankCounters, MSD_MAX_KEYS};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Region, Context, Kernel, Recorder};
+use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
-    Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements,
+    Capabilities, Family, Overrides, SortBackend, SortBuffers, StorageRequirements,
 };
 use crate::sort::config::SortConfig;
 use crate::sort::count::{self, Count};
-use crate::sort::backend::Family;
 use crate::sort::types::{KeyType, Order};
 use crate::workload::PassModel;
 use ash::vk;
@@ -198,23 +135,9 @@ impl RadixSort {
         let item_words = (config.key.bytes() + config.value.bytes()) / 4;
         policy.check_with(caps, &plan, item_words, debug.ballot_words)?;
         debug.check(caps, policy.use_partitioned, policy.msd_partitioned)?;
-        if config.max_n > MAX_KEYS {
-            return Err(Error::TooLarge {
-                n: config.max_n,
-                max: MAX_KEYS,
-                limit: "the radix sorts' key count (2^32 - 2^16)",
-            });
-        }
+        check_max_keys(config.max_n)?;
         crate::policy::require_sort_subgroup_ops(ctx)?;
-        let kbits = config.key.bits();
-        let (lo, hi) = config.bits.unwrap_or((0, kbits));
-        if lo >= hi || hi > kbits {
-            return Err(Error::InvalidBitRange {
-                lo,
-                hi,
-                key_bits: kbits,
-            });
-        }
+        let (lo, hi) = crate::sort::items::bit_range(config)?;
         let places = (hi - lo).div_ceil(policy.digit_bits);
         let short =
             if policy.short_max > 0 && policy.short_keys_per_thread != policy.keys_per_thread {
@@ -286,6 +209,14 @@ impl RadixSort {
         }
     }
 
+    /// `algorithm` for `n` keys, Auto resolved by [`RadixSort::algorithm_for`].
+    fn resolve(&self, algorithm: SortAlgorithm, n: u64) -> SortAlgorithm {
+        match algorithm {
+            SortAlgorithm::Auto => self.algorithm_for(n),
+            a => a,
+        }
+    }
+
     /// Bytes one binding may cover on this device.
     pub(crate) fn binding_range(&self) -> u64 {
         self.ctx.caps().max_storage_buffer_range
@@ -319,29 +250,32 @@ impl RadixSort {
         buffers: SortBuffers,
         count: Count,
     ) -> Result<()> {
-        let ctx = rec.ctx();
-        let SortBuffers {
-            keys,
-            values,
-            scratch,
-        } = buffers;
-        let max_n = count.max_n();
-        let gpu_count = match count {
-            Count::Gpu { count, .. } => Some(count),
-            Count::Host(_) => None,
-        };
-        if max_n > MAX_KEYS {
-            return Err(Error::TooLarge {
-                n: max_n,
-                max: MAX_KEYS,
-                limit: "the radix sorts' key count (2^32 - 2^16)",
-            });
+        let checked = self.check(rec.ctx(), algorithm, &buffers, &count)?;
+        if matches!(count, Count::Host(n) if n <= 1) {
+            return Ok(());
         }
-        let algorithm = match algorithm {
-            SortAlgorithm::Auto => self.algorithm_for(max_n),
-            a => a,
-        };
-        // The algorithms with a capacity of their own (see capabilities()) refuse larger sorts.
+        let (algorithm, ctx, planning) = (checked.algorithm, rec.ctx(), rec.is_planning());
+        let b = Bindings::new(self, ctx, planning, buffers, checked, count.max_n())?;
+        rec.scope("vksort::sort", |rec| match algorithm {
+            SortAlgorithm::Small => self.record_small(rec, &b),
+            SortAlgorithm::Msd => msd::record(self, rec, &b),
+            SortAlgorithm::Hybrid => hybrid::record(self, rec, &b),
+            _ => self.record_passes(rec, &b, algorithm),
+        })
+    }
+
+    /// Checks a sort before anything is recorded: its size against the radix sorts' and the algorithm's limits
+    /// and one binding's, the buffers and the count. Resolves Auto and the hybrid sort's shape.
+    fn check(
+        &self,
+        ctx: &Context,
+        algorithm: SortAlgorithm,
+        buffers: &SortBuffers,
+        count: &Count,
+    ) -> Result<Checked> {
+        let max_n = count.max_n();
+        check_max_keys(max_n)?;
+        let algorithm = self.resolve(algorithm, max_n);
         let cap = self.capabilities(algorithm).max_keys;
         if max_n > cap {
             return Err(Error::AlgorithmLimit {
@@ -350,13 +284,42 @@ impl RadixSort {
                 n: max_n,
             });
         }
-        let kb = max_n * self.key_words as u64 * 4;
-        let vb = max_n * self.val_words as u64 * 4;
-        let range = self.binding_range();
         let layout = self.layout(max_n);
-        let portions = layout.portions;
-        // Arrays larger than one binding are written through device addresses (the `wide` variants).
-        if portions.wide && !ctx.caps().buffer_device_address {
+        self.check_ranges(ctx, algorithm, &layout, max_n)?;
+        let (algorithm, hybrid) = hybrid::resolve(self, algorithm, &layout.portions, max_n);
+        let (kb, vb) = self.array_bytes(max_n);
+        let arrays = with_address(vk::BufferUsageFlags::STORAGE_BUFFER, layout.portions.wide);
+        buffers.keys.check(ctx, "keys", kb, arrays)?;
+        match (buffers.values, self.val_words) {
+            (Some(v), w) if w > 0 => v.check(ctx, "values", vb, arrays)?,
+            (None, 0) => {}
+            (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
+            (None, _) => return Err(Error::ValuesMismatch { expected: true }),
+        }
+        let scratch = with_address(SCRATCH_USAGE, layout.portions.wide);
+        buffers
+            .scratch
+            .check(ctx, "scratch", layout.total, scratch)?;
+        let count = count::bind(ctx, count)?.map(|c| (c.buffer, c.word));
+        Ok(Checked {
+            algorithm,
+            hybrid,
+            layout,
+            count,
+        })
+    }
+
+    /// The binding-range limits of a sort of `max_n` keys: arrays beyond one binding need device addresses
+    /// (the `wide` variants), and reduce-then-scan's status must fit one binding.
+    fn check_ranges(
+        &self,
+        ctx: &Context,
+        algorithm: SortAlgorithm,
+        layout: &Layout,
+        max_n: u64,
+    ) -> Result<()> {
+        let range = self.binding_range();
+        if layout.portions.wide && !ctx.caps().buffer_device_address {
             let eb = (self.key_words.max(self.val_words) * 4) as u64;
             return Err(Error::TooLarge {
                 n: max_n,
@@ -371,93 +334,68 @@ impl RadixSort {
                 limit: "one storage-buffer binding (reduce-then-scan's status)",
             });
         }
-        // The hybrid sort's plan word (MSD places | log2 of the groups << 8). Its group passes bind whole
-        // arrays, and keys of one digit place have nothing to split: those sorts run as Onesweep.
-        let (algorithm, hybrid) = match algorithm {
-            SortAlgorithm::Hybrid if !portions.wide && portions.count == 1 => {
-                match self.hybrid_geometry(max_n) {
-                    (0, _) => (SortAlgorithm::Onesweep, 0),
-                    (p, g) => (algorithm, p | g << 8),
-                }
-            }
-            SortAlgorithm::Hybrid => (SortAlgorithm::Onesweep, 0),
-            a => (a, 0),
-        };
-        let array_usage = with_address(vk::BufferUsageFlags::STORAGE_BUFFER, portions.wide);
-        keys.check(ctx, "keys", kb, array_usage)?;
-        match (values, self.val_words) {
-            (Some(v), w) if w > 0 => v.check(ctx, "values", vb, array_usage)?,
-            (None, 0) => {}
-            (Some(_), _) => return Err(Error::ValuesMismatch { expected: false }),
-            (None, _) => return Err(Error::ValuesMismatch { expected: true }),
-        }
-        scratch.check(
-            ctx,
-            "scratch",
-            layout.total,
-            with_address(SCRATCH_USAGE, portions.wide),
-        )?;
-        let count_binding = count::bind(ctx, &count)?.map(|c| (c.buffer, c.word));
-        if gpu_count.is_none() && max_n <= 1 {
-            return Ok(());
-        }
-        let keys = keys.slice(0, kb.max(4));
-        let alt_keys = scratch.slice(layout.alt_keys_off, layout.alt_keys_bytes);
-        let values = values.map(|v| v.slice(0, vb));
-        let alt_values = scratch.slice(layout.alt_vals_off, layout.alt_vals_bytes);
-        let addr = if portions.wide && algorithm != SortAlgorithm::Small && !rec.is_planning() {
-            let mut a = [0u32; 8];
-            let vals = values.unwrap_or(alt_values);
-            for (i, (what, r)) in [
-                ("keys", keys),
-                ("scratch", alt_keys),
-                ("values", vals),
-                ("scratch", alt_values),
-            ]
-            .iter()
-            .enumerate()
-            {
-                let x = ctx.buffer_address(what, r)?;
-                a[2 * i] = x as u32;
-                a[2 * i + 1] = (x >> 32) as u32;
-            }
-            a
-        } else {
-            [0; 8]
-        };
-        let b = Bindings {
-            keys,
-            alt_keys,
-            values,
-            alt_values,
-            meta: scratch.slice(layout.meta_off, layout.meta_bytes),
-            status: scratch.slice(layout.status_off, layout.status_bytes),
-            msd_keys: scratch.slice(layout.msd_keys_off, layout.msd_keys_bytes),
-            msd_values: scratch.slice(layout.msd_vals_off, layout.msd_vals_bytes),
-            msd_tables: scratch.slice(layout.msd_tables_off, layout.msd_tables_bytes),
-            hybrid_starts: scratch.slice(layout.hybrid_off, layout.hybrid_bytes),
-            hybrid,
-            addr,
-            layout,
-            max_n,
-            count: count_binding,
-        };
-        rec.scope("vksort::sort", |rec| match algorithm {
-            SortAlgorithm::Small => small::record(self, rec, &b),
-            SortAlgorithm::Msd => msd::record(self, rec, &b),
-            SortAlgorithm::Hybrid => hybrid::record(self, rec, &b),
-            _ => self.record_passes(rec, &b, algorithm),
-        })
+        Ok(())
     }
 
+    /// Bytes of the keys and of the values of `n` items.
+    pub(crate) fn array_bytes(&self, n: u64) -> (u64, u64) {
+        (n * self.key_words as u64 * 4, n * self.val_words as u64 * 4)
+    }
+
+    /// The one-workgroup sort (`radix_small_*`): one dispatch reads and writes the caller's arrays once.
+    fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+        use crate::shaders::radix_small as sh;
+        let p = &self.policy;
+        let shader = if p.use_partitioned {
+            sh::PARTITIONED
+        } else {
+            sh::BALLOT
+        };
+        let spec = self.rank_spec(p.small_keys_per_thread);
+        let k = self.kernel(shader, p.small_workgroup_size, spec)?;
+        let (count, _) = b.count.unwrap_or((b.meta, 0));
+        let (va, _) = b.vals();
+        rec.pass("vksort::radix::small", &k)
+            .bind(&[b.keys, va, count, b.meta])
+            .push(&self.count_push(b))
+            .groups(1)
+    }
+
+    /// The constants of the one-workgroup, MSD and hybrid group ranking kernels (one id each in all of them:
+    /// creating a kernel checks that its shader declares them).
+    pub(crate) fn rank_spec(&self, kpt: u32) -> crate::shaders::Spec {
+        use crate::shaders::radix_small as sh;
+        crate::shaders::Spec::new()
+            .with(sh::KPT, kpt)
+            .with(sh::DIGIT_BITS, self.policy.digit_bits)
+            .with(sh::KEY_WORDS, self.key_words)
+            .with(sh::VAL_WORDS, self.val_words)
+            .with(sh::BALLOT_WORDS, self.ballot_words())
+    }
+
+    /// The count and key fields the one-workgroup sort shares with the MSD split pass.
+    pub(crate) fn count_push(&self, b: &Bindings) -> SmallPush {
+        SmallPush {
+            n_host: b.max_n as u32,
+            use_count: b.count.is_some() as u32,
+            count_word: b.count.map_or(0, |(_, w)| w),
+            capacity: b.max_n as u32,
+            lo: self.lo,
+            hi: self.hi,
+            key_kind: self.key.kind(),
+            flags: self.flags(),
+        }
+    }
+
+    /// The LSD sorts' passes: setup, then the fused Onesweep or the upfront, plan and place passes, then the
+    /// final copy (odd places).
     pub(crate) fn record_passes(
         &self,
         rec: &mut Recorder,
         b: &Bindings,
         algorithm: SortAlgorithm,
     ) -> Result<()> {
-        // Zero the control block, histograms and (Onesweep) status slots, which follow the meta region in the
-        // scratch, and write n.
+        // The setup pass zeroes the control block, histograms and (Onesweep) status slots after it.
         let l = &b.layout;
         let clear = Region {
             size: if algorithm != SortAlgorithm::ReduceThenScan {
@@ -468,7 +406,13 @@ impl RadixSort {
             ..b.meta
         };
         let fused = onesweep::fused(self, b, algorithm).then(|| onesweep::fused_grid(self, b));
-        setup::record(self, rec, b, clear, fused.as_ref().and_then(|g| g.setup_args()))?;
+        setup::record(
+            self,
+            rec,
+            b,
+            clear,
+            fused.as_ref().and_then(|g| g.setup_args()),
+        )?;
         rec.barrier();
         if let Some(g) = fused {
             onesweep::record_fused(self, rec, b, &g)?;
@@ -489,7 +433,12 @@ impl RadixSort {
 
     /// The upfront pass, the plan (sorts of several portions) and every place's passes, each followed by a
     /// barrier.
-    fn record_places(&self, rec: &mut Recorder, b: &Bindings, algorithm: SortAlgorithm) -> Result<()> {
+    fn record_places(
+        &self,
+        rec: &mut Recorder,
+        b: &Bindings,
+        algorithm: SortAlgorithm,
+    ) -> Result<()> {
         upfront::record(self, rec, b)?;
         rec.barrier();
         if !upfront::plan_fused(b) && self.debug.debug_mode & 32 == 0 {
@@ -514,11 +463,13 @@ impl RadixSort {
         Ok(())
     }
 
+    /// Place `p`'s first bit and its width.
     pub(crate) fn pass_shift(&self, p: u32) -> (u32, u32) {
         let shift = self.lo + p * self.policy.digit_bits;
         (shift, self.policy.digit_bits.min(self.hi - shift))
     }
 }
+
 /// The label of a pass over portion `q` of `count`: `base`, with `::portion<q>` when there are several.
 pub(crate) fn portion_label(base: &str, q: u64, count: u64) -> String {
     if count > 1 {
@@ -533,6 +484,46 @@ pub(crate) fn pass_label(pass: &str, p: u32, q: u64, count: u64) -> String {
     portion_label(&format!("vksort::radix::{pass}::place{p}"), q, count)
 }
 
+/// A sort that passed [`RadixSort::check`]: the algorithm that runs, the hybrid plan word, the layout and the
+/// GPU-side count's binding.
+pub(crate) struct Checked {
+    pub algorithm: SortAlgorithm,
+    pub hybrid: u32,
+    pub layout: Layout,
+    pub count: Option<(Region, u32)>,
+}
+
+push_block! {
+    /// Push constants of `radix_small_*` (and the first fields of the MSD split pass's).
+    pub struct SmallPush {
+        pub n_host: u32,
+        pub use_count: u32,
+        pub count_word: u32,
+        pub capacity: u32,
+        pub lo: u32,
+        pub hi: u32,
+        pub key_kind: u32,
+        pub flags: u32,
+    }
+}
+
+/// The one-workgroup sort's push constants under their own module's path.
+pub mod small {
+    pub use super::SmallPush;
+}
+
+/// The radix sorts' key count: at most [`MAX_KEYS`].
+fn check_max_keys(n: u64) -> Result<()> {
+    if n > MAX_KEYS {
+        return Err(Error::TooLarge {
+            n,
+            max: MAX_KEYS,
+            limit: "the radix sorts' key count (2^32 - 2^16)",
+        });
+    }
+    Ok(())
+}
+
 /// `usage` plus `SHADER_DEVICE_ADDRESS` when the sort writes through device addresses.
 fn with_address(usage: vk::BufferUsageFlags, wide: bool) -> vk::BufferUsageFlags {
     if wide {
@@ -543,20 +534,13 @@ fn with_address(usage: vk::BufferUsageFlags, wide: bool) -> vk::BufferUsageFlags
 }
 
 impl RadixSort {
-    /// The sizes whose recordings cover every pipeline a sort of up to `max_n` keys may use: the small sizes,
-    /// every power of two and its neighbours (the MSD sort's tile choices step at powers of two), the policy's
-    /// thresholds and their neighbours, the binding-range limit (wide writes) and `max_n`.
+    /// The sizes whose recordings cover every pipeline a sort of up to `max_n` keys may use: the shared
+    /// planning sizes with the policy's thresholds and the binding-range limit (wide writes), and 1.5 x every
+    /// power of two (the MSD sort's tile choices step between them).
     fn planning_sizes(&self, max_n: u64) -> Vec<u64> {
         let p = &self.policy;
-        let mut sizes: Vec<u64> = (0..4).collect();
-        let mut x = 4u64;
-        while x <= max_n {
-            sizes.extend([x - 1, x, x + 1, x + x / 2]);
-            x *= 2;
-        }
-        let range = self.binding_range();
         let widest = (self.key_words.max(self.val_words).max(1) * 4) as u64;
-        for t in [
+        let thresholds = [
             p.small_sort_max as u64,
             p.small_capacity() as u64,
             p.msd_max as u64,
@@ -566,36 +550,47 @@ impl RadixSort {
             p.msd_single_keys(),
             MSD_MAX_KEYS,
             p.hybrid_capacity(),
-            range / widest,
-            max_n,
-        ] {
-            sizes.extend([t.saturating_sub(1), t, t + 1]);
+            self.binding_range() / widest,
+        ];
+        let mut sizes = crate::sort::items::planning_sizes(max_n, &thresholds);
+        let mut x = 4u64;
+        while x + x / 2 <= max_n {
+            sizes.push(x + x / 2);
+            x *= 2;
         }
-        sizes.retain(|&n| n <= max_n);
         sizes.sort_unstable();
         sizes.dedup();
         sizes
     }
 
-    /// Records, through a planning recorder, a sort of `n` keys with `algorithm` on stand-in buffers: builds the
-    /// pipelines that sort needs.
+    /// Records, through a planning recorder, a sort of `count` keys with `algorithm` on stand-in buffers: builds
+    /// the pipelines that sort needs.
     fn plan_one(&self, algorithm: SortAlgorithm, count: Count) -> Result<()> {
         let n = count.max_n();
-        let fake = |size: u64, usage: vk::BufferUsageFlags| Region {
-            buffer: vk::Handle::from_raw(1),
-            offset: 0,
-            size: size.max(16),
-            usage: usage | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
-            owner: 0,
-        };
-        let arrays = vk::BufferUsageFlags::STORAGE_BUFFER;
+        let (kb, vb) = self.array_bytes(n);
+        let arrays =
+            vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS;
         let buffers = SortBuffers {
-            keys: fake(n * self.key_words as u64 * 4, arrays),
-            values: (self.val_words > 0).then(|| fake(n * self.val_words as u64 * 4, arrays)),
-            scratch: fake(self.scratch_bytes(n), SCRATCH_USAGE),
+            keys: stand_in(kb, arrays),
+            values: (self.val_words > 0).then(|| stand_in(vb, arrays)),
+            scratch: stand_in(
+                self.scratch_bytes(n),
+                SCRATCH_USAGE | vk::BufferUsageFlags::SHADER_DEVICE_ADDRESS,
+            ),
         };
         let mut rec = Recorder::planning(&self.ctx);
         self.cmd_sort(&mut rec, algorithm, buffers, count)
+    }
+}
+
+/// A region of no buffer, of at least 16 bytes, for planning recordings.
+fn stand_in(size: u64, usage: vk::BufferUsageFlags) -> Region {
+    Region {
+        buffer: vk::Handle::from_raw(1),
+        offset: 0,
+        size: size.max(16),
+        usage,
+        owner: 0,
     }
 }
 
@@ -636,14 +631,8 @@ impl SortBackend for RadixSort {
             for n in self.planning_sizes(cap) {
                 let s = self.pick(n);
                 s.plan_one(a, Count::Host(n))?;
-                // A GPU-side count binds the count buffer; the kernels are the same, but plan it too.
-                let count = Region {
-                    buffer: vk::Handle::from_raw(1),
-                    offset: 0,
-                    size: 16,
-                    usage: vk::BufferUsageFlags::STORAGE_BUFFER,
-                    owner: 0,
-                };
+                // A GPU-side count binds the count buffer: the same kernels, but plan it too.
+                let count = stand_in(16, vk::BufferUsageFlags::STORAGE_BUFFER);
                 s.plan_one(a, Count::Gpu { count, capacity: n })?;
             }
         }
@@ -663,19 +652,8 @@ impl SortBackend for RadixSort {
 
     fn workload(&self, algorithm: SortAlgorithm, n: u64) -> Vec<PassModel> {
         let s = self.pick(n);
-        let p = &s.policy;
-        let algorithm = match algorithm {
-            SortAlgorithm::Auto => s.algorithm_for(n),
-            a => a,
-        };
-        workload::passes(
-            p,
-            algorithm,
-            s.key_words * 4,
-            s.val_words * 4,
-            s.hi - s.lo,
-            n,
-        )
+        let (k, v) = (s.key_words * 4, s.val_words * 4);
+        workload::passes(&s.policy, s.resolve(algorithm, n), k, v, s.hi - s.lo, n)
     }
 
     fn as_any(&self) -> &dyn std::any::Any {

@@ -1,46 +1,35 @@
-//! `vksort::radix::onesweep::place<p>` (glsl/sort/radix/radix_onesweep.comp, variants `ballot` / `partitioned`): one digit
-//! place in one pass. Tiles are claimed through the place's counter in the control block; each tile ranks its
-//! keys locally (subgroup multisplit + workgroup multi-scan), finds the count of each digit in earlier tiles by
-//! decoupled look-back over the place's status region (bounded spin, then self-counting), and scatters keys and
-//! values through shared memory to the other side. Dispatched indirectly (0 groups when the plan skipped the
-//! place). Policy-selected code paths (specialization constants 10 and 11, see [`super::RadixPolicy`]):
-//! `rank2` (CUB-style `[digit][subgroup]` counters and one workgroup scan; 2: 16-bit packed counters) and
-//! `keep_digit` (wide exchange: a second word travels with each key through shared memory); `exchange_parts`
-//! (the exchange moves the tile through shared memory in parts, spec constant 18).
-//!
-//! `vksort::radix::onesweep::fused` (variants `fused` / `fused_partitioned`; sorts of up to the policy's
-//! `fused_max` keys, one portion): the upfront histogram, the plan and every place in one dispatch. Its
-//! workgroups claim items from one counter: the upfront chunks first (the last to finish plans), then each
-//! place's tiles in place order; a tile waits until every tile of the place before it is done, then runs as
-//! above. Each wait is on items claimed earlier by running workgroups, so it needs no co-residency. Up to the
-//! policy's `fused_loop_max` keys one workgroup per tile claims items in a loop (a place's tiles spread over
-//! the SMs as the grid does); above it one workgroup per item runs the item it claims (fewer registers).
+//! `vksort::radix::onesweep::place<p>` (radix_onesweep.comp): one digit place in one pass. Each tile claimed
+//! from the place's counter ranks its keys locally, finds each digit's count in earlier tiles by decoupled
+//! look-back (bounded spin, then counting them itself) and scatters through shared memory; indirect, 0 groups
+//! when the plan skipped the place. `vksort::radix::onesweep::fused` (sorts up to `fused_max` keys): the
+//! upfront pass, the plan and every place in one dispatch, whose waits are only on items claimed earlier.
 
 use super::layout::CTRL_UPFRONT_ARGS;
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
-use crate::gpu::Recorder;
+use crate::gpu::{push_block, DeviceClass, Recorder};
 
-/// Push constants of `radix_onesweep_*` (also the downsweep variants).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct OnesweepPush {
-    pub shift: u32,
-    pub pass_bits: u32,
-    pub pass_index: u32,
-    pub key_kind: u32,
-    pub flags: u32,
-    /// Meta word offset of this portion's global digit offsets (Onesweep).
-    pub hist_off: u32,
-    /// Meta word offset where the portion's last tile leaves the next portion's offsets (Onesweep).
-    pub next_off: u32,
-    pub portion: u32,
-    pub portion_tiles: u32,
-    /// Index of the first key the source bindings hold.
-    pub src_base: u32,
-    pub pad: [u32; 2],
-    /// Wide variants: device addresses (lo, hi) of keys, scratch keys, values, scratch values.
-    pub addr: [u32; 8],
+push_block! {
+    /// Push constants of `radix_onesweep_*` (also the downsweep variants).
+    pub struct OnesweepPush {
+        pub shift: u32,
+        pub pass_bits: u32,
+        pub pass_index: u32,
+        pub key_kind: u32,
+        pub flags: u32,
+        /// Meta word offset of this portion's global digit offsets.
+        pub hist_off: u32,
+        /// Meta word offset where the portion's last tile leaves the next portion's offsets.
+        pub next_off: u32,
+        pub portion: u32,
+        pub portion_tiles: u32,
+        /// Index of the first key the source bindings hold.
+        pub src_base: u32,
+        /// Diagnostics: this place's clock records' address (lo, hi; see [`super::clocks`]).
+        pub pad: [u32; 2],
+        /// Wide variants: device addresses (lo, hi) of keys, scratch keys, values, scratch values.
+        pub addr: [u32; 8],
+    }
 }
 
 /// Push constants of place `p`, portion `q` whose sources start at key `first`.
@@ -61,7 +50,6 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
         portion_tiles: b.layout.portions.tiles as u32,
         src_base: first as u32,
         pad: {
-            // Diagnostics: this place's clock records (see super::clocks).
             let tiles = b.layout.portions.count * b.layout.portions.tiles;
             let at = match s.debug.tile_clocks {
                 0 => 0,
@@ -73,30 +61,29 @@ pub(crate) fn push(s: &RadixSort, b: &Bindings, p: u32, q: u64, first: u64) -> O
     }
 }
 
-/// Push constants of `radix_onesweep_fused*`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct FusedPush {
-    /// The sorted bits [lo, hi).
-    pub lo: u32,
-    pub hi: u32,
-    pub key_kind: u32,
-    pub flags: u32,
-    /// Meta word offset of the histograms (then the global digit offsets).
-    pub hist_off: u32,
-    /// Words per place of the status binding.
-    pub slot_words: u32,
-    /// Most upfront items.
-    pub upfront_items: u32,
-    /// The plan's fields (see [`super::upfront::PlanPush`]).
-    pub max_x: u32,
-    pub copy_chunk: u32,
-    pub portion_tiles: u32,
-    pub copy_len: u32,
+push_block! {
+    /// Push constants of `radix_onesweep_fused*`.
+    pub struct FusedPush {
+        /// The sorted bits [lo, hi).
+        pub lo: u32,
+        pub hi: u32,
+        pub key_kind: u32,
+        pub flags: u32,
+        /// Meta word offset of the histograms (then the global digit offsets).
+        pub hist_off: u32,
+        /// Words per place of the status binding.
+        pub slot_words: u32,
+        /// Most upfront items.
+        pub upfront_items: u32,
+        /// The plan's fields (see [`super::upfront::PlanPush`]).
+        pub max_x: u32,
+        pub copy_chunk: u32,
+        pub portion_tiles: u32,
+        pub copy_len: u32,
+    }
 }
 
-/// Whether the sort of `b` runs fused: Onesweep over one portion within the binding range that the policy
-/// fuses ([`super::RadixPolicy::fuses`]), and no diagnostics that time or change single places.
+/// Whether the sort of `b` runs fused: Onesweep over one portion that the policy fuses, and no diagnostics.
 pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlgorithm) -> bool {
     algorithm == crate::sort::SortAlgorithm::Onesweep
         && b.hybrid == 0
@@ -118,8 +105,8 @@ enum FusedForm {
     ByCount = 2,
 }
 
-/// The fused dispatch's grid: its form, its direct grid (the capacity's), and for a GPU-side count the grid the
-/// setup pass computes from the count instead (`setup::FusedArgs`).
+/// The fused dispatch's form, its grid (the capacity's), and for a GPU-side count on a GPU what the setup pass
+/// needs to compute the count's grid instead.
 pub(crate) struct FusedGrid {
     form: FusedForm,
     groups: u32,
@@ -128,22 +115,19 @@ pub(crate) struct FusedGrid {
     indirect: Option<super::setup::FusedArgs>,
 }
 
-/// Plans the fused dispatch (see [`record_fused`]).
+/// Plans the fused dispatch.
 pub(crate) fn fused_grid(s: &RadixSort, b: &Bindings) -> FusedGrid {
     let p = &s.policy;
     let caps = s.ctx.caps();
-    // CPU drivers: one workgroup, which claims every item itself and never waits on another (lavapipe ends an
-    // invocation's loops after 65,535 iterations in all, so a long wait there would end every loop early).
-    // Elsewhere one workgroup per tile of the capacity, each claiming items until none is left, or (above the
-    // policy's fused_loop_max, where that grid fits the device's limit) one workgroup per item: the upfront
-    // items, then every place's tiles.
+    let cpu = caps.class == DeviceClass::Cpu;
+    // CPU drivers: one workgroup claims every item and never waits on another (lavapipe ends an invocation's
+    // loops after 65,535 iterations). Elsewhere one workgroup per tile claiming items, or (above fused_loop_max,
+    // where that grid fits) one per item: the upfront items, then every place's tiles.
     let max_x = caps.max_workgroup_count[0] as u64;
     let tiles = b.layout.portions.tiles;
     let upfront_items = p.upfront_max_groups.max(1);
     let items = tiles.min(upfront_items as u64) + s.places as u64 * tiles;
-    // A GPU-side count whose capacity takes the one-item grid may still be small enough for the claiming form:
-    // the kernel chooses by the count (FUSED_LOOP 2).
-    let (groups, form, loop_max) = if caps.is_cpu() {
+    let (groups, form, loop_max) = if cpu {
         (1, FusedForm::Claim, 0)
     } else if p.fused_loops(b.max_n) || items > max_x {
         (tiles.min(max_x) as u32, FusedForm::Claim, 0)
@@ -152,8 +136,7 @@ pub(crate) fn fused_grid(s: &RadixSort, b: &Bindings) -> FusedGrid {
     } else {
         (items as u32, FusedForm::OneItem, 0)
     };
-    // A GPU-side count on a GPU: the setup pass sizes the grid for the count (no workgroups that only leave).
-    let indirect = (b.count.is_some() && !caps.is_cpu()).then(|| super::setup::FusedArgs {
+    let indirect = (b.count.is_some() && !cpu).then(|| super::setup::FusedArgs {
         tile: p.tile(),
         places: s.places,
         loop_max: match form {
@@ -180,12 +163,13 @@ impl FusedGrid {
     }
 }
 
-/// Records the fused sort (see the module documentation): one dispatch, whose grid covers the capacity's tiles
-/// (claiming form) or items (one item per workgroup, or, for a GPU-side count, the form the count picks), or is
-/// one workgroup on CPU drivers; with a GPU-side count on a GPU, the grid the setup pass computed from the
-/// count. The setup pass comes before it (with `g.setup_args()`), the final copy after it when the places are
-/// odd.
-pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings, g: &FusedGrid) -> Result<()> {
+/// Records the fused sort over grid `g`, after the setup pass (given `g.setup_args()`).
+pub(crate) fn record_fused(
+    s: &RadixSort,
+    rec: &mut Recorder,
+    b: &Bindings,
+    g: &FusedGrid,
+) -> Result<()> {
     use crate::shaders::radix_onesweep as sh;
     let shader = if s.policy.use_partitioned {
         sh::FUSED_PARTITIONED
@@ -219,10 +203,13 @@ pub(crate) fn record_fused(s: &RadixSort, rec: &mut Recorder, b: &Bindings, g: &
     let [ka, kb, va, vb] = b.sources(s, 0).refs;
     let status = b.status.slice(0, l.status_slot_bytes * s.places as u64);
     let bindings = [ka, kb, va, vb, b.meta, status];
-    let label = "vksort::radix::onesweep::fused";
+    let pass = rec
+        .pass("vksort::radix::onesweep::fused", &k)
+        .bind(&bindings)
+        .push(&push);
     match g.indirect {
-        Some(_) => rec.dispatch_indirect(label, &k, &bindings, &push, b.args(CTRL_UPFRONT_ARGS)),
-        None => rec.dispatch(label, &k, &bindings, &push, g.groups),
+        Some(_) => pass.indirect(b.args(CTRL_UPFRONT_ARGS)),
+        None => pass.groups(g.groups),
     }
 }
 
@@ -248,8 +235,7 @@ fn spec(s: &RadixSort) -> crate::shaders::Spec {
         .with(sh::XPARTS, p.exchange_parts)
 }
 
-/// The ranking kernel: `downsweep` selects the reduce-then-scan variant.
-/// `wide`: the variant that writes through device addresses.
+/// The ranking kernel: `downsweep` the reduce-then-scan variant, `wide` the one writing through addresses.
 pub(crate) fn kernel(
     s: &RadixSort,
     downsweep: bool,
@@ -273,8 +259,7 @@ pub(crate) fn kernel(
     s.kernel(shader, s.policy.workgroup_size, spec(s))
 }
 
-/// Records place `p`'s pass over portion `q` (label `...::place<p>`, `...::place<p>::portion<q>` when the
-/// sort has several portions).
+/// Records place `p`'s pass over portion `q`.
 pub(crate) fn record(
     s: &RadixSort,
     rec: &mut Recorder,
@@ -285,11 +270,11 @@ pub(crate) fn record(
     let k = kernel(s, false, b.layout.portions.wide)?;
     let src = b.sources(s, q);
     let [ka, kb, va, vb] = src.refs;
-    rec.dispatch_indirect(
+    rec.pass(
         &super::pass_label("onesweep", p, q, b.layout.portions.count),
         &k,
-        &[ka, kb, va, vb, b.meta, b.status_slot(p, q)],
-        &push(s, b, p, q, src.first),
-        b.args(CTRL_PASS + 8 * p as u64),
     )
+    .bind(&[ka, kb, va, vb, b.meta, b.status_slot(p, q)])
+    .push(&push(s, b, p, q, src.first))
+    .indirect(b.args(CTRL_PASS + 8 * p as u64))
 }

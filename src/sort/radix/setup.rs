@@ -1,40 +1,36 @@
-//! `vksort::radix::setup` (glsl/sort/radix/radix_setup.comp): zeroes what the sort accumulates into (control block,
-//! histograms, look-back status) and writes n, the host's count or the GPU-side one (clamped to the capacity,
-//! overflow recorded), and upfront's indirect arguments (or the fused Onesweep's); and `vksort::radix::copy` (glsl/sort/radix/radix_copy.comp): the final
-//! copy from the scratch side to the caller's buffers, dispatched indirectly with 0 groups when the number of
-//! executed passes was even.
+//! `vksort::radix::setup` zeroes what a sort accumulates into and writes n and the first indirect arguments;
+//! `vksort::radix::copy` copies the scratch side back (indirect: 0 groups when an even number of passes ran).
 
 use super::layout::{COPY_KPT, COPY_WG, CTRL_COPY_ARGS};
 use super::{Bindings, RadixSort};
 use crate::error::Result;
-use crate::gpu::{Region, Recorder};
+use crate::gpu::{push_block, Recorder, Region};
 
-/// Push constants of `radix_setup`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SetupPush {
-    pub count_word: u32,
-    pub capacity: u32,
-    pub chunk: u32,
-    pub max_x: u32,
-    pub max_groups: u32,
-    pub host_n: u32,
-    pub gpu_count: u32,
-    /// 16-byte words of this chunk of the cleared region.
-    pub vecs: u32,
-    /// 1 for the chunk that starts with the control block.
-    pub control: u32,
-    /// Digit places of the fused Onesweep whose grid this pass computes (0: the upfront pass's grid instead).
-    pub fused_places: u32,
-    /// The fused grid: one workgroup per tile (`chunk` keys) up to this many keys, else one per item.
-    pub fused_loop_max: u32,
-    /// The fused sort's most upfront items.
-    pub fused_ups: u32,
+push_block! {
+    /// Push constants of `radix_setup`.
+    pub struct SetupPush {
+        pub count_word: u32,
+        pub capacity: u32,
+        pub chunk: u32,
+        pub max_x: u32,
+        pub max_groups: u32,
+        pub host_n: u32,
+        pub gpu_count: u32,
+        /// 16-byte words of this chunk of the cleared region.
+        pub vecs: u32,
+        /// 1 for the chunk that starts with the control block.
+        pub control: u32,
+        /// Digit places of the fused Onesweep whose grid this pass computes (0: the upfront pass's grid).
+        pub fused_places: u32,
+        /// The fused grid: one workgroup per tile (`chunk` keys) up to this many keys, else one per item.
+        pub fused_loop_max: u32,
+        /// The fused sort's most upfront items.
+        pub fused_ups: u32,
+    }
 }
 
-/// The fused Onesweep's grid for a GPU-side count, which the setup pass writes where the upfront pass's
-/// arguments go (the fused sort has no upfront pass): one workgroup per tile of n while n <= `loop_max`, else
-/// one per item (min(tiles, `upfront_items`) + `places` x tiles); at most `most` (the grid of the capacity).
+/// The fused Onesweep's grid for a GPU-side count, written where the upfront pass's arguments go: one
+/// workgroup per tile of n up to `loop_max` keys, else one per item; at most `most`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FusedArgs {
     pub tile: u32,
@@ -48,9 +44,8 @@ const SETUP_WG: u32 = 256;
 /// 16-byte words each setup invocation zeroes.
 const SETUP_VECS: u64 = 4;
 
-/// Records the setup pass: zeroes `region` (the control block first; a multiple of 16 bytes) in dispatches of
-/// at most one binding each, and writes n (from the host, or the GPU-side count of `b.count`) and the upfront
-/// pass's indirect arguments into the control block, or with `fused` the fused Onesweep's.
+/// Records the setup pass: zeroes `region` (the control block first) one binding at a time, and writes n and
+/// the upfront pass's indirect arguments, or with `fused` the fused Onesweep's.
 pub(crate) fn record(
     s: &RadixSort,
     rec: &mut Recorder,
@@ -79,7 +74,9 @@ pub(crate) fn record(
         let push = SetupPush {
             count_word: word,
             capacity: b.max_n as u32,
-            chunk: fused.map_or(s.upfront_wg() * s.policy.upfront_keys_per_thread, |f| f.tile),
+            chunk: fused.map_or(s.upfront_wg() * s.policy.upfront_keys_per_thread, |f| {
+                f.tile
+            }),
             max_x: caps.max_workgroup_count[0],
             max_groups: fused.map_or(s.policy.upfront_max_groups, |f| f.most),
             host_n: b.max_n as u32,
@@ -90,27 +87,24 @@ pub(crate) fn record(
             fused_loop_max: fused.map_or(0, |f| f.loop_max),
             fused_ups: fused.map_or(0, |f| f.upfront_items),
         };
-        let groups = vecs.div_ceil(wg as u64 * SETUP_VECS) as u32;
-        rec.dispatch(
-            "vksort::radix::setup",
-            &k,
-            &[count, region.slice(off, bytes)],
-            &push,
-            groups,
-        )?;
+        rec.pass("vksort::radix::setup", &k)
+            .bind(&[count, region.slice(off, bytes)])
+            .push(&push)
+            .groups(vecs.div_ceil(wg as u64 * SETUP_VECS) as u32)?;
         off += bytes;
     }
     Ok(())
 }
 
-/// Push constants of `radix_copy`.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct CopyPush {
-    pub first: u32,
-    pub portion_len: u32,
+push_block! {
+    /// Push constants of `radix_copy`.
+    pub struct CopyPush {
+        pub first: u32,
+        pub portion_len: u32,
+    }
 }
 
+/// Records the final copy, one dispatch per source portion.
 pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.plan.workgroup_size(s.ctx.caps(), COPY_WG);
     use crate::shaders::{radix_copy as sh, Spec};
@@ -122,26 +116,14 @@ pub(crate) fn record_copy(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Re
             .with(sh::KEY_WORDS, s.key_words)
             .with(sh::VAL_WORDS, s.val_words),
     )?;
-    let (count, len) = b.source_portions();
-    for q in 0..count {
-        // Portions touch disjoint keys, but share the bindings the validation layers track (histogram
-        // atomics, unused value bindings): one barrier between them costs little at these sizes.
-        if q > 0 {
-            rec.barrier();
-        }
-        let src = b.sources(s, q);
+    b.per_source_portion(s, rec, |rec, q, count, len, src| {
         let [ka, kb, va, vb] = src.refs;
-        let label = super::portion_label("vksort::radix::copy", q, count);
-        rec.dispatch_indirect(
-            &label,
-            &k,
-            &[ka, kb, va, vb, b.meta],
-            &CopyPush {
+        rec.pass(&super::portion_label("vksort::radix::copy", q, count), &k)
+            .bind(&[ka, kb, va, vb, b.meta])
+            .push(&CopyPush {
                 first: src.first as u32,
                 portion_len: len as u32,
-            },
-            b.args(CTRL_COPY_ARGS),
-        )?;
-    }
-    Ok(())
+            })
+            .indirect(b.args(CTRL_COPY_ARGS))
+    })
 }

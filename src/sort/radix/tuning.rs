@@ -1,9 +1,8 @@
-//! Per-device radix policies: the tables of numbers, apart from the code that uses them. Each value's reason
-//! (the measurement that chose it, GPU and size) is in `docs/tuning.md`, section "Radix sort"; this file holds
-//! only the data and the rules that derive a policy from a device's limits.
+//! Per-device radix policies: one table per [`DeviceClass`] and the rules that derive a policy from a device's
+//! limits. Each value's measurement is in docs/tuning.md, "RadixPolicy".
 
 use super::policy::{PeerMatch, RadixPolicy, RankCounters};
-use crate::gpu::DeviceCaps;
+use crate::gpu::{DeviceCaps, DeviceClass};
 use crate::policy::SubgroupPlan;
 use crate::sort::types::{KeyType, ValueType};
 
@@ -20,7 +19,7 @@ const GENERIC: RadixPolicy = RadixPolicy {
     upfront_workgroup_size: 256,
     upfront_keys_per_thread: 16,
     upfront_max_groups: 512,
-    onesweep_safe: true, // cleared for vendors with weak forward-progress guarantees, below
+    onesweep_safe: true, // cleared for weak forward progress, below
     early_counts: true,
     upfront_hist_copies: 1,
     rank_counters: RankCounters::PerSubgroup,
@@ -51,11 +50,8 @@ const GENERIC: RadixPolicy = RadixPolicy {
     hybrid_max: u32::MAX,
 };
 
-/// NVIDIA (measured on H100 and H200; docs/tuning.md "NVIDIA"): 256 x 12 tiles that keep 3 workgroups per SM
-/// under the driver's ~48 KiB of shared memory per SM, lane-mask peer matching with packed 16-bit counters,
-/// short 256 x 6 tiles up to 2^18 keys, the MSD sort for Auto up to 2^16 keys, no one-workgroup sort, and
-/// Onesweep fused into one dispatch up to 2^20 keys, its workgroups claiming items in a loop (faster than the
-/// per-place passes there, slower above; docs/tuning.md "One dispatch for Onesweep").
+/// NVIDIA: tiles that keep 3 workgroups per SM within 48 KiB of shared memory, lane-mask peer matching,
+/// short tiles up to 2^18 keys, no one-workgroup sort, Onesweep fused up to 2^20 keys.
 const NVIDIA: RadixPolicy = RadixPolicy {
     small_sort_max: 0,
     small_workgroup_size: 512,
@@ -77,13 +73,8 @@ const NVIDIA: RadixPolicy = RadixPolicy {
     ..GENERIC
 };
 
-/// NVIDIA, 32-bit keys with no value or a 32-bit one (`for_sort`; H200, 2026-11-26, docs/tuning.md): 256 x 16
-/// tiles ranked with ballots (no lane masks in shared memory) and exchanged in two parts: 64 registers and
-/// 11.1 KiB of shared memory, 4 workgroups and 16,384 keys per SM against 3 and 9,216; look-back round trips of
-/// 2 predecessors (2% faster than 4 at 2^28 keys in three commands); the fused Onesweep up to 2^21 keys, one
-/// workgroup per item above 2^20 (docs/tuning.md "One workgroup per item"). Only the six fields below are taken
-/// from it: the MSD passes keep the device's match-any ranking (`msd_partitioned`), as fast as ballots there and
-/// quicker to build.
+/// NVIDIA, 32-bit keys with no value or a 32-bit one (`for_sort` takes only the six fields below; the MSD
+/// passes keep match-any): 256 x 16 tiles ranked with ballots, exchanged in two parts.
 const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     keys_per_thread: 16,
     exchange_parts: 2,
@@ -94,9 +85,8 @@ const NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     ..NVIDIA
 };
 
-/// CPU drivers (lavapipe: subgroup 8, 32 KiB shared memory; docs/tuning.md "lavapipe"): 128 x 8 tiles, a short
-/// look-back spin, the one-workgroup sort up to 2048 keys, no MSD sort in Auto (a CPU driver pays per workgroup
-/// and per barrier).
+/// CPU drivers (lavapipe): 128 x 8 tiles, a short spin, the one-workgroup sort up to 2048 keys, no MSD sort in
+/// Auto (a CPU driver pays per workgroup and per barrier).
 const CPU: RadixPolicy = RadixPolicy {
     workgroup_size: 128,
     keys_per_thread: 8,
@@ -115,27 +105,21 @@ const CPU: RadixPolicy = RadixPolicy {
     ..GENERIC
 };
 
-/// Vendors whose schedulers give weak forward-progress guarantees (ARM Mali, Qualcomm Adreno, Apple through
-/// MoltenVK): Auto uses reduce-then-scan there (Onesweep's fallback keeps it correct, but slow).
-const WEAK_FORWARD_PROGRESS: [u32; 3] = [0x13b5, 0x5143, 0x106b];
-
 impl RadixPolicy {
-    /// The policy for a device: its vendor's table (NVIDIA, CPU drivers, or the generic one), with match-any
-    /// ranking where the device has it (not on CPU drivers), then shrunk (keys per invocation, workgroup size,
-    /// digit bits) until every pass's shared memory fits the device; the MSD sort is left out of Auto when its
-    /// passes still do not fit.
+    /// The policy for a device: its class's table with match-any ranking where the device has it (not on CPU
+    /// drivers), shrunk until every pass fits the shared memory (else the MSD sort is left out of Auto).
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        let mut p = if caps.vendor_id == 0x10de {
-            NVIDIA
-        } else if caps.is_cpu() {
-            CPU
-        } else {
-            GENERIC
+        let gpu = caps.class != DeviceClass::Cpu;
+        let mut p = match caps.class {
+            DeviceClass::Nvidia => NVIDIA,
+            DeviceClass::Cpu => CPU,
+            _ => GENERIC,
         };
-        p.use_partitioned = caps.subgroup_partitioned && !caps.is_cpu();
+        p.use_partitioned = caps.subgroup_partitioned && gpu;
         p.msd_partitioned = p.use_partitioned;
-        p.onesweep_safe = caps.is_cpu() || !WEAK_FORWARD_PROGRESS.contains(&caps.vendor_id);
+        // Onesweep's fallback keeps weak forward progress correct, but slow: reduce-then-scan there.
+        p.onesweep_safe = caps.class.forward_progress();
         for _ in 0..16 {
             if p.check(caps, &plan).is_ok() {
                 break;
@@ -148,8 +132,7 @@ impl RadixPolicy {
         p
     }
 
-    /// One step down in shared memory: fewer keys per invocation, else a smaller workgroup, else fewer digit
-    /// bits, for each pass family.
+    /// One step down in shared memory for each pass: fewer keys per invocation, a smaller workgroup, fewer bits.
     fn shrink(&mut self, plan: &SubgroupPlan) {
         let halve = |wg: &mut u32| {
             let ok = *wg > plan.max * 2 && *wg > 64;
@@ -180,18 +163,19 @@ impl RadixPolicy {
         }
     }
 
-    /// The policy for a device and a key/value type: [`RadixPolicy::for_device`], with fewer keys per invocation
-    /// on GPUs when a key and its value take 3 or 4 words (64-bit keys with values, 32-bit keys with 64-bit
-    /// values), so the per-invocation registers stay in the register file, and at most 10 for 64-bit keys on
-    /// NVIDIA (3 workgroups per SM). CPU drivers keep the device policy. This is what a
-    /// [`crate::sort::Sorter`] uses unless given a policy.
+    /// The policy a [`crate::sort::Sorter`] uses unless given one: [`RadixPolicy::for_device`], with fewer keys
+    /// per invocation on GPUs for items of 3 or 4 words (registers) and for 64-bit keys on NVIDIA.
     pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
         let mut p = Self::for_device(caps);
         let words = (key.bytes() + value.bytes()) / 4;
-        if caps.vendor_id == 0x10de && key.bytes() == 8 {
+        let (nvidia, gpu) = (
+            caps.class == DeviceClass::Nvidia,
+            caps.class != DeviceClass::Cpu,
+        );
+        if nvidia && key.bytes() == 8 {
             p.keys_per_thread = p.keys_per_thread.min(10);
         }
-        if caps.vendor_id == 0x10de && key.bytes() == 4 && words <= 2 {
+        if nvidia && key.bytes() == 4 && words <= 2 {
             p = RadixPolicy {
                 keys_per_thread: NVIDIA_WORD_KEYS.keys_per_thread,
                 exchange_parts: NVIDIA_WORD_KEYS.exchange_parts,
@@ -202,7 +186,7 @@ impl RadixPolicy {
                 ..p
             };
         }
-        if !caps.is_cpu() && words >= 3 {
+        if gpu && words >= 3 {
             p.keys_per_thread = p.keys_per_thread.min(32 / words).max(4);
             p.small_keys_per_thread = p.small_keys_per_thread.min(8);
             p.hybrid_keys_per_thread = p.hybrid_keys_per_thread.min(64 / words);

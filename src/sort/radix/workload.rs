@@ -1,23 +1,21 @@
 //! The radix sorts' workload formulas for the performance model ([`crate::workload`]): per pass, the bytes read
-//! and written and a rough work per key, as functions of N, key and value width and the policy.
-//!
-//! k = key bytes, v = value bytes, D = digit places = ceil(bits / digit_bits), R = 2^digit_bits, T = tiles:
-//! - Onesweep: setup zeroes the control block, histograms and look-back status; the upfront pass reads N k once
-//!   for all places; each of the D passes reads and writes N (k + v) plus the look-back's T R counters (written,
-//!   read about twice); with D odd a final copy moves N (k + v) back. Up to the policy's `fused_max` keys
-//!   (and at most 8 places) the upfront pass and the D passes are one dispatch (`onesweep::fused`).
-//! - Reduce-then-scan (Merrill & Grimshaw's workload): per place an upsweep reads N k and writes T R counts, a
-//!   spine scans them, a downsweep reads N (k + v) and the counts and writes N (k + v).
-//! - Small: reads and writes N (k + v) once.
-//! - Hybrid: setup and upfront as Onesweep, P of the D passes (the MSD places), a bounds pass that reads N k
-//!   and writes the group starts, and a group pass that reads and writes N (k + v) once.
-//! - MSD: a differ pass reads N k (none for one split tile); the split pass reads one min/max word set per split
-//!   tile in each workgroup, reads N (k + v) and writes it with a run table (R words per tile); the bucket pass
-//!   reads two run-table rows per bucket and N (k + v), and writes N (k + v).
+//! and written and a rough work per key, as functions of N, key and value width and the policy. The passes and
+//! their bytes are described in docs/architecture.md, "The radix sorts".
 
 use super::RadixPolicy;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::workload::PassModel;
+
+/// The quantities every formula uses: n, key and value bytes, digit places, radix, Onesweep tiles, N (k + v).
+struct Shape {
+    n: f64,
+    k: f64,
+    places: u32,
+    pf: f64,
+    r: f64,
+    tiles: f64,
+    kv: f64,
+}
 
 /// The passes of a radix sort of `n` keys of `key_bytes` (sorting `key_bits` of them) with `value_bytes` per
 /// value, by `algorithm` (not Auto) under `policy`.
@@ -29,103 +27,112 @@ pub(crate) fn passes(
     key_bits: u32,
     n: u64,
 ) -> Vec<PassModel> {
-    let n = n as f64;
-    let k = key_bytes as f64;
-    let v = value_bytes as f64;
+    let nf = n as f64;
+    let (k, v) = (key_bytes as f64, value_bytes as f64);
     let d = policy.digit_bits.max(1);
     let places = key_bits.div_ceil(d).max(1);
-    let r = (1u64 << d) as f64;
-    let tiles = (n / policy.tile().max(1) as f64).ceil().max(1.0);
-    let pf = places as f64;
-    let kv = n * (k + v);
+    let sh = Shape {
+        n: nf,
+        k,
+        places,
+        pf: places as f64,
+        r: (1u64 << d) as f64,
+        tiles: (nf / policy.tile().max(1) as f64).ceil().max(1.0),
+        kv: nf * (k + v),
+    };
     match algorithm {
         SortAlgorithm::Small => {
-            return vec![PassModel::new("vksort::radix::small", 1, kv, kv, pf * 8.0)]
+            vec![PassModel::new(
+                "vksort::radix::small",
+                1,
+                sh.kv,
+                sh.kv,
+                sh.pf * 8.0,
+            )]
         }
-        SortAlgorithm::Msd => {
-            let split_tiles = if n <= policy.msd_single_keys() as f64 {
-                1.0
-            } else {
-                (n / policy.msd_split_tile().max(1) as f64).ceil().max(1.0)
-            };
-            let table = split_tiles * (r + 4.0) * 4.0;
-            let mut out = Vec::new();
-            if split_tiles > 1.0 {
-                out.push(PassModel::new(
-                    "vksort::radix::msd::differ",
-                    1,
-                    n * k,
-                    split_tiles * 16.0,
-                    2.0,
-                ));
-            }
-            out.push(PassModel::new(
-                "vksort::radix::msd::split",
-                1,
-                kv + split_tiles * split_tiles * 16.0,
-                kv + table,
-                8.0,
-            ));
-            out.push(PassModel::new(
-                "vksort::radix::msd::buckets",
-                1,
-                kv + r * split_tiles * 8.0,
-                kv,
-                pf * 8.0,
-            ));
+        SortAlgorithm::Msd => msd(policy, &sh),
+        _ => lsd(policy, algorithm, key_bits, &sh),
+    }
+}
+
+/// The MSD sort: differ (several split tiles), split and bucket passes.
+fn msd(policy: &RadixPolicy, sh: &Shape) -> Vec<PassModel> {
+    let (n, kv) = (sh.n, sh.kv);
+    let split_tiles = if n <= policy.msd_single_keys() as f64 {
+        1.0
+    } else {
+        (n / policy.msd_split_tile().max(1) as f64).ceil().max(1.0)
+    };
+    let table = split_tiles * (sh.r + 4.0) * 4.0;
+    let mut out = Vec::new();
+    if split_tiles > 1.0 {
+        let differ = PassModel::new(
+            "vksort::radix::msd::differ",
+            1,
+            n * sh.k,
+            split_tiles * 16.0,
+            2.0,
+        );
+        out.push(differ);
+    }
+    let split_read = kv + split_tiles * split_tiles * 16.0;
+    out.push(PassModel::new(
+        "vksort::radix::msd::split",
+        1,
+        split_read,
+        kv + table,
+        8.0,
+    ));
+    let buckets_read = kv + sh.r * split_tiles * 8.0;
+    out.push(PassModel::new(
+        "vksort::radix::msd::buckets",
+        1,
+        buckets_read,
+        kv,
+        sh.pf * 8.0,
+    ));
+    out
+}
+
+/// The LSD sorts and the hybrid: setup and upfront, then the places' passes (fused, Onesweep or
+/// reduce-then-scan; the hybrid's MSD places and group passes), then the copy for odd places.
+fn lsd(
+    policy: &RadixPolicy,
+    algorithm: SortAlgorithm,
+    key_bits: u32,
+    sh: &Shape,
+) -> Vec<PassModel> {
+    let (n, kv, pf, r) = (sh.n, sh.kv, sh.pf, sh.r);
+    let onesweep = algorithm != SortAlgorithm::ReduceThenScan;
+    let status = if onesweep {
+        pf * sh.tiles * r * 4.0
+    } else {
+        0.0
+    };
+    let setup_write = 1024.0 + pf * r * 4.0 + status;
+    let upfront = PassModel::new(
+        "vksort::radix::upfront",
+        1,
+        n * sh.k + pf * r * 4.0,
+        pf * r * 8.0 + 64.0,
+        pf * 2.0,
+    );
+    let mut out = vec![PassModel::new(
+        "vksort::radix::setup",
+        1,
+        0.0,
+        setup_write,
+        0.0,
+    )];
+    if algorithm == SortAlgorithm::Hybrid {
+        let (p, g) = policy.hybrid_geometry(sh.places, key_bits, n as u64);
+        if p > 0 {
+            out.push(upfront);
+            out.extend(hybrid(sh, status, p, g));
             return out;
         }
-        _ => {}
     }
-    let (hybrid_p, hybrid_g) = match algorithm {
-        SortAlgorithm::Hybrid => policy.hybrid_geometry(places, key_bits, n as u64),
-        _ => (0, 0),
-    };
-    let onesweep = algorithm != SortAlgorithm::ReduceThenScan;
-    let status = if onesweep { pf * tiles * r * 4.0 } else { 0.0 };
-    let mut out = vec![
-        PassModel::new(
-            "vksort::radix::setup",
-            1,
-            0.0,
-            1024.0 + pf * r * 4.0 + status,
-            0.0,
-        ),
-        PassModel::new(
-            "vksort::radix::upfront",
-            1,
-            n * k + pf * r * 4.0,
-            pf * r * 8.0 + 64.0,
-            pf * 2.0,
-        ),
-    ];
-    if hybrid_p > 0 {
-        // The MSD places' Onesweep passes (the others dispatch no workgroup), then the bounds and group passes.
-        let hp = hybrid_p as f64;
-        let hs = status * hp / pf;
-        let starts = ((1u64 << hybrid_g) + 1) as f64 * 4.0;
-        out.extend([
-            PassModel::new(
-                "vksort::radix::onesweep",
-                places,
-                hp * kv + 2.0 * hs,
-                hp * kv + hs,
-                hp * 10.0,
-            ),
-            PassModel::new("vksort::radix::hybrid::bounds", 1, n * k, starts, 2.0),
-            PassModel::new(
-                "vksort::radix::hybrid::local",
-                1,
-                kv + starts,
-                kv,
-                (pf - hp) * 8.0,
-            ),
-        ]);
-        return out;
-    }
-    if onesweep && policy.fuses(n as u64, places) {
-        // The fused sort: the upfront pass and every place in one dispatch.
-        let upfront = out.pop().expect("the upfront pass");
+    if onesweep && policy.fuses(n as u64, sh.places) {
         out.push(PassModel::new(
             "vksort::radix::onesweep::fused",
             1,
@@ -134,35 +141,58 @@ pub(crate) fn passes(
             upfront.ops_per_key + pf * 10.0,
         ));
     } else if onesweep {
-        out.push(PassModel::new(
-            "vksort::radix::onesweep",
-            places,
-            pf * kv + 2.0 * status,
-            pf * kv + status,
-            pf * 10.0,
-        ));
+        out.push(upfront);
+        let (read, write) = (pf * kv + 2.0 * status, pf * kv + status);
+        let places = PassModel::new("vksort::radix::onesweep", sh.places, read, write, pf * 10.0);
+        out.push(places);
     } else {
-        let counts = pf * tiles * r * 4.0;
+        out.push(upfront);
+        let counts = pf * sh.tiles * r * 4.0;
         out.extend([
             PassModel::new(
                 "vksort::radix::upsweep",
-                places,
-                pf * n * k,
+                sh.places,
+                pf * n * sh.k,
                 counts,
                 pf * 2.0,
             ),
-            PassModel::new("vksort::radix::spine", places, counts, counts, 0.0),
+            PassModel::new("vksort::radix::spine", sh.places, counts, counts, 0.0),
             PassModel::new(
                 "vksort::radix::downsweep",
-                places,
+                sh.places,
                 pf * kv + counts,
                 pf * kv,
                 pf * 10.0,
             ),
         ]);
     }
-    if places % 2 == 1 {
+    if sh.places % 2 == 1 {
         out.push(PassModel::new("vksort::radix::copy", 1, kv, kv, 0.0));
     }
     out
+}
+
+/// The hybrid sort's `p` MSD places' Onesweep passes (the others run no workgroup), its bounds pass and its
+/// group pass over 2^`g` groups.
+fn hybrid(sh: &Shape, status: f64, p: u32, g: u32) -> [PassModel; 3] {
+    let (hp, kv) = (p as f64, sh.kv);
+    let hs = status * hp / sh.pf;
+    let starts = ((1u64 << g) + 1) as f64 * 4.0;
+    [
+        PassModel::new(
+            "vksort::radix::onesweep",
+            sh.places,
+            hp * kv + 2.0 * hs,
+            hp * kv + hs,
+            hp * 10.0,
+        ),
+        PassModel::new("vksort::radix::hybrid::bounds", 1, sh.n * sh.k, starts, 2.0),
+        PassModel::new(
+            "vksort::radix::hybrid::local",
+            1,
+            kv + starts,
+            kv,
+            (sh.pf - hp) * 8.0,
+        ),
+    ]
 }
