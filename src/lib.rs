@@ -47,6 +47,7 @@ pub mod workload;
 
 pub use error::{Error, Result};
 pub use gpu::{AdoptInfo, Buffer, BufferRef, Context, ContextOptions, DeviceCaps, Recorder};
+pub use policy::{Field, Policy};
 
 /// The README's Rust examples, compiled as doctests (so the README cannot drift from the API).
 #[cfg(doctest)]

@@ -94,3 +94,105 @@ pub(crate) fn for_each_override(
     }
     Ok(())
 }
+
+/// A policy field an override string can set: numbers as they are, flags as 0 or 1, modes by their index
+/// (leaves), or a part of the policy whose own fields are set by path (`part.field`).
+pub trait Field {
+    /// Sets the field at `path` below this one (empty for a leaf) to `value`.
+    fn set_path(&mut self, path: &str, value: u32) -> std::result::Result<(), String>;
+    /// Adds this field's settable paths (`path`, or `path.sub` for a part) with their meaning to `out`.
+    fn legend(path: &str, doc: &'static str, out: &mut Vec<(String, &'static str)>);
+}
+
+/// Implements [`Field`] for leaf types from a conversion of the override's number.
+macro_rules! leaf_field {
+    ($($t:ty => |$v:ident| $conv:expr;)*) => {$(
+        impl $crate::policy::Field for $t {
+            fn set_path(&mut self, path: &str, $v: u32) -> ::std::result::Result<(), String> {
+                if !path.is_empty() {
+                    return Err(format!("`.{path}`: not a part of the policy"));
+                }
+                *self = $conv?;
+                Ok(())
+            }
+            fn legend(path: &str, doc: &'static str, out: &mut Vec<(String, &'static str)>) {
+                out.push((path.to_string(), doc));
+            }
+        }
+    )*};
+}
+pub(crate) use leaf_field;
+
+leaf_field! {
+    u32 => |v| Ok::<u32, String>(v);
+    u64 => |v| Ok::<u64, String>(v as u64);
+    bool => |v| match v {
+        0 | 1 => Ok(v == 1),
+        _ => Err(format!("{v} is no flag (0 or 1)")),
+    };
+}
+
+/// Declares a policy or a part of one: a `#[non_exhaustive]` struct whose fields are set by path
+/// (`onesweep.items_per_invocation=8`) and listed, with the first line of their docs, in its legend. Every
+/// field's type is a [`Field`]: a number, a flag, a mode, or another part.
+macro_rules! tunable {
+    ($(#[$m:meta])* $vis:vis struct $name:ident {
+        $($(#[doc = $doc:literal])* $fvis:vis $field:ident : $ty:ty),* $(,)?
+    }) => {
+        $(#[$m])*
+        #[non_exhaustive]
+        $vis struct $name { $($(#[doc = $doc])* $fvis $field: $ty),* }
+
+        impl $crate::policy::Field for $name {
+            fn set_path(&mut self, path: &str, value: u32) -> ::std::result::Result<(), String> {
+                let (head, rest) = path.split_once('.').unwrap_or((path, ""));
+                match head {
+                    $(stringify!($field) => $crate::policy::Field::set_path(&mut self.$field, rest, value),)*
+                    _ if head.is_empty() => Err("a part, not a value: name one of its fields".to_string()),
+                    _ => Err(format!("`{head}` is not a field")),
+                }
+            }
+            fn legend(path: &str, _doc: &'static str, out: &mut Vec<(String, &'static str)>) {
+                $(<$ty as $crate::policy::Field>::legend(
+                    &if path.is_empty() { stringify!($field).to_string() } else { format!("{path}.{}", stringify!($field)) },
+                    $crate::policy::first_line(&[$($doc),*]),
+                    out,
+                );)*
+            }
+        }
+    };
+}
+pub(crate) use tunable;
+
+/// The first line of a doc comment given as its `#[doc]` lines.
+pub(crate) const fn first_line(lines: &[&'static str]) -> &'static str {
+    match lines.first() {
+        Some(l) => l,
+        None => "",
+    }
+}
+
+/// Tuning as data: a family's policy. It is a [`tunable!`] struct, so any field is set by its path and the
+/// legend lists every path; the family checks it against the device before anything uses it.
+pub trait Policy: Field + Clone {
+    /// The family, as errors and override strings name it.
+    const FAMILY: &'static str;
+
+    /// Sets the fields of a `path=value,...` override string, in order.
+    fn with_overrides(mut self, spec: &str) -> Result<Self> {
+        for_each_override(spec, Self::FAMILY, |k, v, bad| {
+            self.set_path(k, v).map_err(|e| bad(format!("`{k}`: {e}")))
+        })?;
+        Ok(self)
+    }
+
+    /// Every settable path with the first line of its field's docs, in declaration order.
+    fn legend() -> Vec<(String, &'static str)>
+    where
+        Self: Sized,
+    {
+        let mut out = Vec::new();
+        <Self as Field>::legend("", "", &mut out);
+        out
+    }
+}

@@ -10,7 +10,7 @@ pub use policy::BitonicPolicy;
 
 use crate::error::Result;
 use crate::gpu::{Context, Kernel, Recorder};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy as _, SubgroupPlan};
 use crate::shaders::{bitonic_global, bitonic_tile, ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{Family, Overrides, SortBuffers};

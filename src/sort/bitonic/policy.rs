@@ -8,21 +8,27 @@ use crate::sort::config::SortConfig;
 use crate::sort::items::Items;
 use crate::sort::types::{KeyType, ValueType};
 
-/// How the bitonic passes are tiled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BitonicPolicy {
-    /// Invocations per workgroup of the tile pass (`vksort::bitonic::tile` / `merge`) of sorts larger than one
-    /// workgroup: a power of two and a multiple of the subgroup size (GPUs: the largest that fits, at most 1024).
-    pub workgroup_size: u32,
-    /// Items each invocation holds in registers (a power of two, 1..=32). Default 4 (more spill on GPUs).
-    pub items_per_invocation: u32,
-    /// The largest workgroup of the local form (one dispatch on the smallest power-of-two workgroup that holds
-    /// n). Default: the largest power-of-two workgroup whose tile fits the shared memory, at most 1024.
-    pub single_max_workgroup: u32,
-    /// Invocations per workgroup of the global steps (`vksort::bitonic::global`). Default 256.
-    pub global_workgroup_size: u32,
-    /// Strides of a merge stage one global pass runs (each invocation holds 2^global_fuse items), 1..=4.
-    pub global_fuse: u32,
+crate::policy::tunable! {
+    /// How the bitonic passes are tiled (override keys: the field names).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct BitonicPolicy {
+        /// Invocations per workgroup of the tile pass (`vksort::bitonic::tile` / `merge`) of sorts larger than
+        /// one workgroup: a power of two and a multiple of the subgroup size (GPUs: the largest that fits).
+        pub workgroup_size: u32,
+        /// Items each invocation holds in registers (a power of two, 1..=32).
+        pub items_per_invocation: u32,
+        /// The largest workgroup of the local form (one dispatch on the smallest power-of-two workgroup that
+        /// holds n): the largest power-of-two workgroup whose tile fits the shared memory, at most 1024.
+        pub single_max_workgroup: u32,
+        /// Invocations per workgroup of the global steps (`vksort::bitonic::global`).
+        pub global_workgroup_size: u32,
+        /// Strides of a merge stage one global pass runs (each invocation holds 2^global_fuse items), 1..=4.
+        pub global_fuse: u32,
+    }
+}
+
+impl crate::policy::Policy for BitonicPolicy {
+    const FAMILY: &'static str = "bitonic";
 }
 
 impl BitonicPolicy {
@@ -61,22 +67,6 @@ impl BitonicPolicy {
             global_workgroup_size: pow2_floor(plan.workgroup_size(caps, 256)),
             global_fuse: 3,
         }
-    }
-
-    /// The policy with fields overridden by `key=value,...`: wg, kpt, single, gwg, fuse (the fields in order).
-    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        crate::policy::for_each_override(spec, "bitonic", |k, v, bad| {
-            match k {
-                "wg" => self.workgroup_size = v,
-                "kpt" => self.items_per_invocation = v,
-                "single" => self.single_max_workgroup = v,
-                "gwg" => self.global_workgroup_size = v,
-                "fuse" => self.global_fuse = v,
-                other => return Err(bad(format!("unknown key `{other}`"))),
-            }
-            Ok(())
-        })?;
-        Ok(self)
     }
 
     /// Items per tile of the multi-workgroup sort.
@@ -138,4 +128,47 @@ pub(crate) fn shared_bytes(tile: u64, items: &Items) -> u64 {
     let tagged = items.val_words > 0;
     let words = items.key_words + tagged as u32;
     (tile + tile / 32) * words as u64 * 4
+}
+
+#[cfg(test)]
+mod policy_keys {
+    use super::BitonicPolicy;
+    use crate::policy::Policy;
+
+    /// Override keys are the field paths, and the legend lists them all with their docs' first lines.
+    #[test]
+    fn override_keys_are_field_paths() {
+        let legend = BitonicPolicy::legend();
+        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "workgroup_size",
+                "items_per_invocation",
+                "single_max_workgroup",
+                "global_workgroup_size",
+                "global_fuse"
+            ]
+        );
+        assert!(legend.iter().all(|(_, doc)| !doc.trim().is_empty()));
+        let p = BitonicPolicy {
+            workgroup_size: 64,
+            items_per_invocation: 4,
+            single_max_workgroup: 256,
+            global_workgroup_size: 256,
+            global_fuse: 3,
+        };
+        let q = p
+            .with_overrides("global_fuse=2, items_per_invocation=8")
+            .unwrap();
+        assert_eq!((q.global_fuse, q.items_per_invocation), (2, 8));
+        assert!(
+            p.with_overrides("fuse=2").is_err(),
+            "the old short keys are gone"
+        );
+        assert!(
+            p.with_overrides("global_fuse.x=2").is_err(),
+            "a leaf has no parts"
+        );
+    }
 }
