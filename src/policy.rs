@@ -172,7 +172,7 @@ pub(crate) const fn first_line(lines: &[&'static str]) -> &'static str {
     }
 }
 
-/// Tuning as data: a family's policy. It is a [`tunable!`] struct, so any field is set by its path and the
+/// Tuning as data: a family's policy. Any field is set by its path (`part.field=value`) and the
 /// legend lists every path; the family checks it against the device before anything uses it.
 pub trait Policy: Field + Clone {
     /// The family, as errors and override strings name it.
