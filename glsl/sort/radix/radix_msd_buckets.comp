@@ -556,35 +556,13 @@ uvec3 coop_bases(uint q, uvec3 role, uint start) {
     return r;
 }
 
-// Helper workgroup q: its share of a bucket of more than LARGE keys (split digit below bit `shift`).
-//   1. A sample of the bucket: ns evenly spaced keys (their bits [lo, shift) with their bucket index, a total
-//      order: equal keys by index), the same in every helper of the bucket, ranked by counting. Helper j of h
-//      takes the keys from the sample of rank j x ns / h (or the first key) up to the one of rank
-//      (j + 1) x ns / h (or past the last): the helpers' shares tile the bucket in sorted order.
-//   2. The share to its final range of the second scratch, in bucket order, over the bucket's parts (load_part):
-//      cooperating (a bucket of at least COOP_MIN keys whose h helpers' parts fit the tile), helper j ranks part
-//      j of h by share, the helpers exchange their counts (coop_bases) and each scatters its part to all shares,
-//      then waits until all h have scattered. Alone (smaller buckets, or when a helper was not running in time),
-//      it reads the bucket's parts of at most TILE keys twice, ranked by before / in / after its share: the
-//      first time it counts the keys before its share (its place) and in it, the second it writes its share's
-//      keys. The places are the same either way (shares in sorted order, a share's keys in bucket order), so a
-//      cooperating helper's late scatter writes what the others wrote alone.
-// Returns (first key, keys, shift, 1) when the caller is to sort that range on bits [lo, shift) in registers into
-// the caller's buffers; a share of more than TILE keys is sorted here through global memory (0, 0, 0, 0).
-uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
+// Phase 1 of help: a sample of the bucket (its cnt keys, through gather_index): ns evenly spaced keys
+// in rank order in s_sample. Sample slot x (< ns <= 2^DIGIT_BITS) holds bucket key x cnt / ns, whose place in the
+// (key, index) order is its number (bits [lo, shift) of the key) << DIGIT_BITS | x: unique, at most 64 bits
+// (shift <= 64 - DIGIT_BITS), one word where they fit; in s_tot (low words) and s_lstart (high words) while
+// ranked. Each slot's rank is the count of smaller numbers, four compared per step. Returns ns.
+uint rank_sample(uint cnt, uint shift, uint tiles, uint kind, bool desc, uvec2 m) {
     uint lid = gl_LocalInvocationID.x;
-    uvec3 role = helper_role(q);
-    NOTE(P_IDLE, role.x, 0u);
-    if (role.x == RADIX) return uvec4(0u);
-    uvec2 sc = find_runs(role.x, n, tiles);
-    CLOCK(1);
-    uint start = sc.x;
-    uint cnt = sc.y;
-    uvec2 m = range_mask(pc.lo, shift);
-    // 1. The sample in rank order (s_sample). Sample slot x (< ns <= 2^DIGIT_BITS) holds bucket key x cnt / ns,
-    // whose place in the (key, index) order is its number (bits [lo, shift) of the key) << DIGIT_BITS | x:
-    // unique, at most 64 bits (shift <= 64 - DIGIT_BITS), one word where they fit; in s_tot (low words) and
-    // s_lstart (high words) while ranked. Each slot's rank is the count of smaller numbers, four compared per step.
     uint ns = min(min(WG_SIZE, RADIX), cnt);
     uvec2 num = uvec2(0u);
     if (lid < ns) {
@@ -609,18 +587,37 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         s_sample[RADIX + r] = num.y;
     }
     barrier();
-    CLOCK(2);
+    return ns;
+}
+
+// Scatters the loaded part's items: cooperating (pass 0) every item after its digit's share base, alone
+// (pass 2) the share's items (digit 1) from `at`; each after the part's earlier keys of its digit
+// (rank_digits' per-subgroup prefix + rank).
+void scatter_part(uint pass, uint cm, uint at) {
+    uint IN = 1u;   // alone: the digit of the share's keys (a variable: s_tot's size is a spec constant)
+    [[unroll]] for (uint x = 0u; x < KPT; x++) {
+        uint d = g_digit[x];
+        if (item_pos(x) < cm && (pass == 0u || d == IN)) {
+            store_item(BIG, x, (pass == 0u ? s_run[d] : at) + smem[gl_SubgroupID * RADIX + d] + g_sub[x]);
+        }
+    }
+}
+
+// Phase 2 of help: helper q's share to its final range of the second scratch, in bucket order, over the
+// bucket's parts (load_part). Pass 0: cooperating, helper j ranks part j of h by share, the helpers exchange
+// their counts (coop_bases), each scatters its part to all shares, then waits until all h have scattered.
+// Pass 1 then 2: alone (smaller buckets, or when a helper was not running in time), it reads the bucket's
+// parts of at most TILE keys twice, ranked by before / in / after its share: first counting the keys before
+// its share (its place) and in it, then writing its share's keys. Returns (the share's first key in the bucket,
+// its keys (0: an empty share), 1 when it cooperated).
+uvec3 move_share(uint q, uvec3 role, uint start, uint cnt, uint ns, bool coop, uint n, uint tiles, uint kind,
+                 bool desc, uvec2 m) {
     uint j = role.y, h = role.z;
-    bool coop = COOP_MIN != 0u && cnt >= COOP_MIN && h >= 2u && h < RADIX && div_ceil(cnt, h) <= TILE;
-    // An empty share alone: its bounds are the same sample (more helpers than samples).
-    if (!coop && j != 0u && j + 1u < h && j * ns / h == (j + 1u) * ns / h) return uvec4(0u);
-    // 2. Pass 0: the cooperative part; 1: alone, counting; 2: alone, writing the share. off / g: the share's
-    // first key in the bucket and its keys; at: where the next part's keys of the share go (alone).
     uint pass = coop ? 0u : 1u;
     uint parts = coop ? h : div_ceil(cnt, TILE);
     uint p = coop ? j : 0u;
-    uint off = 0u, g = 0u, at = 0u;
-    uint IN = 1u;   // alone: the digit of the share's keys (a variable: s_tot's size is a spec constant)
+    uint off = 0u, g = 0u, at = 0u;   // at: where the next part's keys of the share go (alone)
+    uint IN = 1u;
     bool runs = true;   // the run tables are in smem
     for (;;) {
         if (!runs) find_runs(role.x, n, tiles);
@@ -640,18 +637,10 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
             off += s_tot[IN - 1u];
             g += s_tot[IN];
         }
-        if (pass != 1u) {
-            // Item x of digit d goes after the part's earlier keys of d: rank_digits' per-subgroup prefix + rank.
-            [[unroll]] for (uint x = 0u; x < KPT; x++) {
-                uint d = g_digit[x];
-                if (item_pos(x) < cm && (pass == 0u || d == IN)) {
-                    store_item(BIG, x, (pass == 0u ? s_run[d] : at) + smem[gl_SubgroupID * RADIX + d] + g_sub[x]);
-                }
-            }
-        }
+        if (pass != 1u) scatter_part(pass, cm, at);
         if (pass == 0u) {
-            // Cooperating: done once all h have scattered; a timeout (the helpers all run by then, so a guard
-            // only) works alone from the first part.
+            // Done once all h have scattered; a timeout (the helpers all run by then, so a guard only) works
+            // alone from the first part.
             if (coop_arrive(coop_ctl(role.x) + 2u, h, min(COOP_SPIN * 16u, 60000u), false)) break;
             off = 0u;
             g = 0u;
@@ -665,12 +654,40 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         if (++p < parts) continue;
         if (pass == 2u) break;
         CLOCK(3);
-        if (g == 0u) return uvec4(0u);   // an empty share
+        if (g == 0u) break;   // an empty share
         pass = 2u;
         p = 0u;
         at = start + off;
     }
-    if (g == 0u) return uvec4(0u);   // cooperating: an empty share
+    return uvec3(off, g, pass == 0u ? 1u : 0u);
+}
+
+// Helper workgroup q: its share of a bucket of more than LARGE keys (split digit below bit `shift`): the
+// bucket's sample (rank_sample), the same in every helper of the bucket; helper j of h takes the keys from the
+// sample of rank j x ns / h (or the first key) up to the one of rank (j + 1) x ns / h (or past the last), so the
+// helpers' shares tile the bucket in sorted order; then the share moves to its place (move_share). The places
+// are the same cooperating or alone (shares in sorted order, a share's keys in bucket order), so a cooperating
+// helper's late scatter writes what the others wrote alone. Returns (first key, keys, shift, 1) when the caller
+// is to sort that range on bits [lo, shift) in registers into the caller's buffers; a share of more than TILE
+// keys is sorted here through global memory (0, 0, 0, 0).
+uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
+    uvec3 role = helper_role(q);
+    NOTE(P_IDLE, role.x, 0u);
+    if (role.x == RADIX) return uvec4(0u);
+    uvec2 sc = find_runs(role.x, n, tiles);
+    CLOCK(1);
+    uint start = sc.x;
+    uint cnt = sc.y;
+    uvec2 m = range_mask(pc.lo, shift);
+    uint ns = rank_sample(cnt, shift, tiles, kind, desc, m);
+    CLOCK(2);
+    uint j = role.y, h = role.z;
+    bool coop = COOP_MIN != 0u && cnt >= COOP_MIN && h >= 2u && h < RADIX && div_ceil(cnt, h) <= TILE;
+    // An empty share alone: its bounds are the same sample (more helpers than samples).
+    if (!coop && j != 0u && j + 1u < h && j * ns / h == (j + 1u) * ns / h) return uvec4(0u);
+    uvec3 share = move_share(q, role, start, cnt, ns, coop, n, tiles, kind, desc, m);
+    uint off = share.x, g = share.y;
+    if (g == 0u) return uvec4(0u);   // an empty share
     sync_buffers();
     CLOCK(4);
     if (g > TILE) {
@@ -678,7 +695,7 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
         sort_range(BIG, CALLER, start + off, g, pc.lo, shift, kind, desc);
         return uvec4(0u);
     }
-    NOTE(pass == 0u ? P_SHARE_COOP : P_SHARE, role.x, g);
+    NOTE(share.z != 0u ? P_SHARE_COOP : P_SHARE, role.x, g);
     return uvec4(start + off, g, shift, 1u);
 }
 

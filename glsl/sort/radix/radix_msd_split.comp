@@ -65,27 +65,24 @@ const uint MATCH_BASE = 0u;
 #include "key_differ.glsl"
 #include "msd_range.glsl"
 
-void main() {
-    uint lid = gl_LocalInvocationID.x;
-    uint t = flat_group_id();
+// This tile's keys and values (per invocation; the phases are inlined, so these stay in registers).
+uint w0[KPT], w1[KPT], v0[KPT], v1[KPT];
+
+// The count to sort (the GPU-side count clamped to the capacity), recorded in the control block by the
+// one-tile form.
+uint read_count(uint t) {
     uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
     uint n = min(raw, pc.capacity);
-    if (pc.one_tile != 0u && t == 0u && lid == 0u) {
+    if (pc.one_tile != 0u && t == 0u && gl_LocalInvocationID.x == 0u) {
         meta[CTRL_N] = n;
         meta[CTRL_RAW_COUNT] = raw;
         meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
     }
-    if (n <= 1u) {
-        if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
-        return;
-    }
-    uint tiles = div_ceil(n, TILE);
-    if (t >= tiles) return;
-    bool desc = (pc.flags & 1u) != 0u;
-    uint first = t * TILE;
+    return n;
+}
 
-    // This tile's keys and values: loaded first, their latency hidden behind step 1.
-    uint w0[KPT], w1[KPT], v0[KPT], v1[KPT];
+// Loads the tile's keys and values; indices past n read key n - 1 again.
+void load_tile(uint first, uint n) {
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = min(first + item_pos(j), n - 1u);
         w0[j] = keys[i * KEY_WORDS];
@@ -93,8 +90,10 @@ void main() {
         v0[j] = VAL_WORDS >= 1u ? vals[i * VAL_WORDS] : 0u;
         v1[j] = VAL_WORDS == 2u ? vals[i * VAL_WORDS + 1u] : 0u;
     }
+}
 
-    // 1. The keys' range on [lo, hi).
+// The keys' range on [lo, hi): (min, max) of this tile's keys (one tile), or of every tile's in the range table.
+uvec4 key_range(uint tiles, bool desc) {
     uvec2 rm = range_mask(pc.lo, pc.hi);
     uvec2 mn = uvec2(~0u), mx = uvec2(0u);
     if (pc.one_tile != 0u) {
@@ -104,30 +103,21 @@ void main() {
             mx = max64(mx, x);
         }
     } else {
-        for (uint i = lid; i < tiles; i += WG_SIZE) {
+        for (uint i = gl_LocalInvocationID.x; i < tiles; i += WG_SIZE) {
             mn = min64(mn, uvec2(tables[4u * i], tables[4u * i + 1u]));
             mx = max64(mx, uvec2(tables[4u * i + 2u], tables[4u * i + 3u]));
         }
     }
     wg_min_max(mn, mx);
-    uvec2 span = sub64(mx, mn);
-    if (span == uvec2(0u)) {
-        // All keys are equal on [lo, hi): they are sorted as they stand.
-        if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
-        return;
-    }
-    uint h = span.y != 0u ? 33u + uint(findMSB(span.y)) : 1u + uint(findMSB(span.x));
-    uint shift = max(pc.lo, h >= DIGIT_BITS ? h - DIGIT_BITS : 0u);
-    uint bits = h - shift;
-    uint mask = (1u << bits) - 1u;
-    if (t == 0u && lid == 0u) {
-        meta[CTRL_MSD] = shift + 1u;
-        meta[CTRL_MSD_BIAS] = mn.x;
-        meta[CTRL_MSD_BIAS + 1u] = mn.y;
-    }
+    return uvec4(mn, mx);
+}
 
-    // 2. Rank this tile's keys on the split digit (padding past n ranks last) and write them to their places
-    // in the tile's range, and the tile's run starts to the run table.
+// Ranks the tile's keys on the split digit (bits [shift, shift + bits) of the key minus the bias mn; padding past
+// n ranks last) and writes them to their places in the tile's range, and the tile's run starts and counts to
+// the tables.
+void rank_and_place(uint t, uint n, uint first, bool desc, uvec2 mn, uint shift, uint bits) {
+    uint lid = gl_LocalInvocationID.x;
+    uint mask = (1u << bits) - 1u;
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uvec2 biased = sub64(key_transform(uvec2(w0[j], w1[j]), pc.key_kind, desc), mn);
         g_digit[j] = first + item_pos(j) < n ? key_digit(biased, shift, mask) : mask;
@@ -155,4 +145,36 @@ void main() {
             if (VAL_WORDS == 2u) alt_vals[to * VAL_WORDS + 1u] = v1[j];
         }
     }
+}
+
+void main() {
+    uint lid = gl_LocalInvocationID.x;
+    uint t = flat_group_id();
+    uint n = read_count(t);
+    if (n <= 1u) {
+        if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
+        return;
+    }
+    uint tiles = div_ceil(n, TILE);
+    if (t >= tiles) return;
+    bool desc = (pc.flags & 1u) != 0u;
+    uint first = t * TILE;
+    load_tile(first, n);   // first: its latency hides behind the range
+    uvec4 r = key_range(tiles, desc);
+    uvec2 mn = r.xy;
+    uvec2 span = sub64(r.zw, mn);
+    if (span == uvec2(0u)) {
+        // All keys are equal on [lo, hi): they are sorted as they stand.
+        if (t == 0u && lid == 0u) meta[CTRL_MSD] = 0u;
+        return;
+    }
+    // The split digit: the highest DIGIT_BITS bits of the span (at least bit lo).
+    uint h = span.y != 0u ? 33u + uint(findMSB(span.y)) : 1u + uint(findMSB(span.x));
+    uint shift = max(pc.lo, h >= DIGIT_BITS ? h - DIGIT_BITS : 0u);
+    if (t == 0u && lid == 0u) {
+        meta[CTRL_MSD] = shift + 1u;
+        meta[CTRL_MSD_BIAS] = mn.x;
+        meta[CTRL_MSD_BIAS + 1u] = mn.y;
+    }
+    rank_and_place(t, n, first, desc, mn, shift, h - shift);
 }
