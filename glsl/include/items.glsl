@@ -26,9 +26,7 @@ layout(constant_id = 5) const uint VAL_WORDS = 0;
 layout(constant_id = 16) const uint TAGGED = 0;
 
 const uint KEY_KIND_U128 = 6u;
-const uint CTRL_N = 0u;
-const uint CTRL_OVERFLOW = 1u;
-const uint CTRL_RAW_COUNT = 2u;
+#include "control.glsl"
 
 #define ITEM_PUSH uint n_host; uint use_count; uint capacity; uint key_kind; uint flags; uint mask0; uint mask1; uint mask2; uint mask3;
 

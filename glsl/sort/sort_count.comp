@@ -4,6 +4,7 @@
 // control block (src/sort/count.rs): CTRL_N (the count sorted), CTRL_RAW_COUNT (as read) and CTRL_OVERFLOW (1
 // when it exceeded the capacity). Every later pass reads n from CTRL_N. One invocation.
 #include "common.glsl"
+#include "control.glsl"
 
 layout(set = 0, binding = 0, std430) readonly buffer Count { uint count[]; };
 layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
@@ -16,7 +17,7 @@ layout(push_constant) uniform Push {
 void main() {
     if (gl_LocalInvocationID.x != 0u || flat_group_id() != 0u) return;
     uint raw = count[pc.count_word];
-    meta[0] = min(raw, pc.capacity);
-    meta[1] = raw > pc.capacity ? 1u : 0u;
-    meta[2] = raw;
+    meta[CTRL_N] = min(raw, pc.capacity);
+    meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
+    meta[CTRL_RAW_COUNT] = raw;
 }

@@ -4,16 +4,17 @@
 
 use crate::error::{Error, Result};
 use crate::gpu::{Context, Region};
+use crate::shaders::include::control;
 use ash::vk;
 
 /// Control block word: the number of keys sorted (the GPU-side count clamped to the capacity, or the host n).
-pub const CTRL_N: u64 = 0;
+pub const CTRL_N: u64 = control::CTRL_N as u64;
 /// Control block word: 1 when the GPU-side count exceeded the capacity (the first `capacity` keys sorted).
-pub const CTRL_OVERFLOW: u64 = 1;
+pub const CTRL_OVERFLOW: u64 = control::CTRL_OVERFLOW as u64;
 /// Control block word: the GPU-side count as read.
-pub const CTRL_RAW_COUNT: u64 = 2;
+pub const CTRL_RAW_COUNT: u64 = control::CTRL_RAW_COUNT as u64;
 /// Words of the control block (the backends keep their own words after the three above).
-pub const CTRL_WORDS: u64 = 256;
+pub const CTRL_WORDS: u64 = control::CTRL_WORDS as u64;
 
 /// Where a sort's count comes from.
 #[derive(Clone, Copy, Debug)]

@@ -77,9 +77,18 @@ impl KeyType {
     pub fn is_float(self) -> bool {
         matches!(self, KeyType::F32 | KeyType::F64)
     }
-    /// The shaders' key kind (keys.glsl KEY_KIND_*; 6 = u128 in items.glsl).
+    /// The shaders' key kind (keys.glsl `KEY_KIND_*`, items.glsl `KEY_KIND_U128`).
     pub(crate) fn kind(self) -> u32 {
-        self as u32
+        use crate::shaders::include::{items, keys};
+        match self {
+            KeyType::U32 => keys::KEY_KIND_U32,
+            KeyType::I32 => keys::KEY_KIND_I32,
+            KeyType::F32 => keys::KEY_KIND_F32,
+            KeyType::U64 => keys::KEY_KIND_U64,
+            KeyType::I64 => keys::KEY_KIND_I64,
+            KeyType::F64 => keys::KEY_KIND_F64,
+            KeyType::U128 => items::KEY_KIND_U128,
+        }
     }
 }
 

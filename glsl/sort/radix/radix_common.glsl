@@ -19,9 +19,7 @@
 //
 // Look-back status word: bits 30..31 flag (0 not ready, 1 aggregate, 2 inclusive prefix), bits 0..29 count.
 
-const uint CTRL_N = 0u;          // keys to sort (clamped count)
-const uint CTRL_OVERFLOW = 1u;   // 1 when the GPU-side count was above the capacity
-const uint CTRL_RAW_COUNT = 2u;  // the GPU-side count as read
+#include "control.glsl"           // CTRL_N, CTRL_OVERFLOW, CTRL_RAW_COUNT, CTRL_WORDS
 const uint CTRL_TILES = 3u;      // tiles of the pass kernels
 const uint CTRL_UPFRONT_ARGS = 4u;   // VkDispatchIndirectCommand of the upfront histogram (indirect count)
 const uint CTRL_COPY_ARGS = 8u;      // VkDispatchIndirectCommand of the final copy (0 groups when not needed)
@@ -36,7 +34,6 @@ const uint CTRL_FUSED_STALLED = 20u;  //   1 when a wait gave up (a broken sort;
 const uint CTRL_FUSED_DONE = 21u;     //   per place p (at most 8): CTRL_FUSED_DONE + p, its tiles finished
 const uint CTRL_PASS = 32u;          // per place p: CTRL_PASS + 8p: tile args (x,y,z), source selector,
                                      //   spine args (x,y,z), skipped flag
-const uint CTRL_WORDS = 256u;
 const uint STATUS_HDR = 32u;         // onesweep status slot: words before the first tile's status
 
 const uint FLAG_AGGREGATE = 1u << 30;
