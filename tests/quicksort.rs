@@ -10,7 +10,7 @@ use std::sync::Arc;
 use vksort::gpu::Buffer;
 use vksort::sort::quicksort::{PivotMode, QuicksortPolicy, QuicksortSort, SCRATCH_USAGE};
 use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
-use vksort::{Context, Error};
+use vksort::{Context, Error, Policy};
 
 const ALGO: SortAlgorithm = SortAlgorithm::Quicksort;
 
@@ -18,6 +18,12 @@ const ALGO: SortAlgorithm = SortAlgorithm::Quicksort;
 fn policy(ctx: &Arc<Context>, c: &Case) -> QuicksortPolicy {
     let s = Sorter::new(ctx, c.config(1)).unwrap();
     s.backend::<QuicksortSort>().unwrap().policy
+}
+
+/// `p` with the changes of `f` (the policy is `#[non_exhaustive]`: no struct literals here).
+fn with(mut p: QuicksortPolicy, f: impl FnOnce(&mut QuicksortPolicy)) -> QuicksortPolicy {
+    f(&mut p);
+    p
 }
 
 fn sorter(ctx: &Arc<Context>, c: &Case, max_n: usize, p: Option<QuicksortPolicy>) -> Sorter {
@@ -111,49 +117,60 @@ fn name_and_flags() {
     assert!(SortAlgorithm::ALL.contains(&ALGO));
     assert!(vksort::sort::registry::families()
         .any(|(name, algs)| name == "quicksort" && algs == [ALGO]));
-    let p = QuicksortPolicy {
-        workgroup_size: 128,
-        items_per_invocation: 8,
-        local_workgroup_size: 128,
-        local_items_per_invocation: 8,
-        local_max: 4096,
-        extra_rounds: 4,
-        max_rounds: 64,
-        pivot: PivotMode::Sample,
-        local_depth_limit: u32::MAX,
-    };
-    assert_eq!(p.rounds(4096), 0);
-    assert_eq!(p.rounds(4097), 1 + 4);
-    assert_eq!(p.rounds(1 << 20), 8 + 4);
-    let q = p
-        .with_overrides("pivot=0, local_max=8192,extra_rounds=2,max_rounds=3,depth=5,wg=64,kpt=4,lwg=256,lkpt=2")
-        .unwrap();
-    assert_eq!(q.pivot, PivotMode::MinMax);
-    assert_eq!(
-        (
-            q.local_max,
-            q.extra_rounds,
-            q.max_rounds,
-            q.local_depth_limit
-        ),
-        (8192, 2, 3, 5)
-    );
-    assert_eq!(
-        (
-            q.workgroup_size,
-            q.items_per_invocation,
-            q.local_workgroup_size,
-            q.local_items_per_invocation
-        ),
-        (64, 4, 256, 2)
-    );
-    assert_eq!(q.rounds(1 << 20), 3);
-    for bad in ["pivot=2", "nope=1", "wg", "wg=x"] {
-        assert!(
-            matches!(p.with_overrides(bad), Err(Error::InvalidPolicy { .. })),
-            "{bad}"
+    with_gpu(|ctx| {
+        let p = with(policy(ctx, &Case::new(ALGO, KeyType::U32)), |p| {
+            p.workgroup_size = 128;
+            p.items_per_invocation = 8;
+            p.local_workgroup_size = 128;
+            p.local_items_per_invocation = 8;
+            p.local_max = 4096;
+            p.extra_rounds = 4;
+            p.max_rounds = 64;
+            p.pivot = PivotMode::Sample;
+            p.local_depth_limit = u32::MAX;
+        });
+        assert_eq!(p.rounds(4096), 0);
+        assert_eq!(p.rounds(4097), 1 + 4);
+        assert_eq!(p.rounds(1 << 20), 8 + 4);
+        let q = p
+            .with_overrides(
+                "pivot=0, local_max=8192,extra_rounds=2,max_rounds=3,local_depth_limit=5,workgroup_size=64,\
+                 items_per_invocation=4,local_workgroup_size=256,local_items_per_invocation=2",
+            )
+            .unwrap();
+        assert_eq!(q.pivot, PivotMode::MinMax);
+        assert_eq!(
+            (
+                q.local_max,
+                q.extra_rounds,
+                q.max_rounds,
+                q.local_depth_limit
+            ),
+            (8192, 2, 3, 5)
         );
-    }
+        assert_eq!(
+            (
+                q.workgroup_size,
+                q.items_per_invocation,
+                q.local_workgroup_size,
+                q.local_items_per_invocation
+            ),
+            (64, 4, 256, 2)
+        );
+        assert_eq!(q.rounds(1 << 20), 3);
+        for bad in [
+            "pivot=2",
+            "nope=1",
+            "wg=64",
+            "workgroup_size",
+            "workgroup_size=x",
+        ] {
+            assert!(
+                matches!(p.with_overrides(bad), Err(Error::InvalidPolicy { .. })),
+                "{bad}"
+            );
+        }
+    });
 }
 
 #[test]
@@ -244,14 +261,13 @@ fn other_tilings() {
             value: ValueType::U32,
             ..Case::new(ALGO, KeyType::U64)
         };
-        let p = QuicksortPolicy {
-            workgroup_size: 64,
-            items_per_invocation: 16,
-            local_workgroup_size: 128,
-            local_items_per_invocation: 2,
-            local_max: 3000,
-            ..policy(ctx, &c)
-        };
+        let p = with(policy(ctx, &c), |p| {
+            p.workgroup_size = 64;
+            p.items_per_invocation = 16;
+            p.local_workgroup_size = 128;
+            p.local_items_per_invocation = 2;
+            p.local_max = 3000;
+        });
         let sizes = [5, 255, 257, 1023, 1025, 2999, 3001, 7000, 20011];
         let s = sorter(ctx, &c, 20011, Some(p));
         for (i, n) in sizes.into_iter().enumerate() {
@@ -290,11 +306,10 @@ fn wide_local_workgroups() {
                 value,
                 ..Case::new(ALGO, key)
             };
-            let p = QuicksortPolicy {
-                local_workgroup_size: wg,
-                local_items_per_invocation: kpt,
-                ..policy(ctx, &c)
-            };
+            let p = with(policy(ctx, &c), |p| {
+                p.local_workgroup_size = wg;
+                p.local_items_per_invocation = kpt;
+            });
             let tile = (wg * kpt) as usize;
             let sizes = [tile, tile + 1, tile + 5, 2 * tile + 11, 3 * tile, 10007];
             let s = sorter(ctx, &c, *sizes.iter().max().unwrap(), Some(p));
@@ -346,10 +361,7 @@ fn distributions() {
                 order: Order::ALL[i % 2],
                 ..Case::new(ALGO, key)
             };
-            let p = QuicksortPolicy {
-                pivot,
-                ..policy(ctx, &c)
-            };
+            let p = with(policy(ctx, &c), |p| p.pivot = pivot);
             let n = 4 * p.local_max as usize + 333;
             let s = sorter(ctx, &c, n, Some(p));
             common::sorting::check_distributions(ctx, &s, &c, n, false);
@@ -383,24 +395,14 @@ fn worst_cases() {
             // short (one round), its leftovers sorted by phase two alone, with and without the fallback.
             let policies = [
                 dev,
-                QuicksortPolicy {
-                    pivot: PivotMode::MinMax,
-                    ..dev
-                },
-                QuicksortPolicy {
-                    local_depth_limit: 0,
-                    ..dev
-                },
-                QuicksortPolicy {
-                    max_rounds: 1,
-                    ..dev
-                },
-                QuicksortPolicy {
-                    max_rounds: 1,
-                    local_depth_limit: 0,
-                    pivot: PivotMode::MinMax,
-                    ..dev
-                },
+                with(dev, |p| p.pivot = PivotMode::MinMax),
+                with(dev, |p| p.local_depth_limit = 0),
+                with(dev, |p| p.max_rounds = 1),
+                with(dev, |p| {
+                    p.max_rounds = 1;
+                    p.local_depth_limit = 0;
+                    p.pivot = PivotMode::MinMax;
+                }),
             ];
             for p in policies {
                 let s = sorter(ctx, &c, n, Some(p));
@@ -473,7 +475,7 @@ fn phase_one_progress() {
                 ),
             ];
             for pivot in [PivotMode::Sample, PivotMode::MinMax] {
-                let s = sorter(ctx, &c, n, Some(QuicksortPolicy { pivot, ..dev }));
+                let s = sorter(ctx, &c, n, Some(with(dev, |p| p.pivot = pivot)));
                 for (name, raw) in &inputs {
                     let (used, longest) = phase_one_trace(ctx, &s, &c, raw);
                     eprintln!("{key:?} {pivot:?} {name}: {used} rounds, longest job {longest}");
@@ -512,7 +514,7 @@ fn bit_ranges() {
                 let n = 2 * dev.local_max as usize + 3;
                 // The min/max midpoint in a masked range of one or more words, and the sample's median.
                 for pivot in [PivotMode::MinMax, PivotMode::Sample] {
-                    let s = sorter(ctx, &c, n, Some(QuicksortPolicy { pivot, ..dev }));
+                    let s = sorter(ctx, &c, n, Some(with(dev, |p| p.pivot = pivot)));
                     for (i, dist) in [Dist::Uniform, Dist::FewUnique].into_iter().enumerate() {
                         check_with(ctx, &s, &c, &gen(key, dist, n, 9 + i as u64), None, false);
                     }
@@ -632,26 +634,11 @@ fn bad_input() {
         results.unwrap();
         let dev = policy(ctx, &c);
         for p in [
-            QuicksortPolicy {
-                workgroup_size: 100,
-                ..dev
-            },
-            QuicksortPolicy {
-                local_items_per_invocation: 3,
-                ..dev
-            },
-            QuicksortPolicy {
-                local_max: dev.local_tile() as u32 - 1,
-                ..dev
-            },
-            QuicksortPolicy {
-                max_rounds: 65,
-                ..dev
-            },
-            QuicksortPolicy {
-                local_workgroup_size: 1 << 20,
-                ..dev
-            },
+            with(dev, |p| p.workgroup_size = 100),
+            with(dev, |p| p.local_items_per_invocation = 3),
+            with(dev, |p| p.local_max = dev.local_tile() as u32 - 1),
+            with(dev, |p| p.max_rounds = 65),
+            with(dev, |p| p.local_workgroup_size = 1 << 20),
         ] {
             let r = Sorter::builder(ctx, c.config(100)).tuning(p).build();
             assert!(matches!(r, Err(Error::InvalidPolicy { .. })), "{p:?}");

@@ -12,7 +12,7 @@ pub use policy::{PivotMode, QuicksortPolicy};
 
 use crate::error::{Error, Result};
 use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy as _, SubgroupPlan};
 use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::Family;

@@ -14,28 +14,44 @@ pub enum PivotMode {
     Sample = 1,
 }
 
-/// How the quicksort's passes are tiled and planned (the pivot rules: docs/architecture.md, "Quicksort").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QuicksortPolicy {
-    /// Invocations per workgroup of phase one: a power of two, a multiple of the subgroup size. Default 256.
-    pub workgroup_size: u32,
-    /// Keys per invocation of phase one (a power of two, 1..=32). Default 8 on GPUs, 4 on CPUs.
-    pub items_per_invocation: u32,
-    /// Invocations per workgroup of phase two. Default as `workgroup_size`; on NVIDIA up to 1024 (same tile).
-    pub local_workgroup_size: u32,
-    /// Keys per invocation of phase two (1..=32, a power of two). Default as `items_per_invocation`; NVIDIA 2.
-    pub local_items_per_invocation: u32,
-    /// Sequences of at most this many keys (at least a block and a tile) go to phase two. Default 8 tiles (CPU 4).
-    pub local_max: u32,
-    /// Phase-one rounds recorded beyond ceil(log2(n / local_max)), for uneven splits. Default 4.
-    pub extra_rounds: u32,
-    /// The most phase-one rounds recorded (phase two takes what is left), 0..=64. Default 64.
-    pub max_rounds: u32,
-    /// Phase one's pivot rule of the first split (0 midpoint, 1 sample). Default [`PivotMode::Sample`].
-    pub pivot: PivotMode,
-    /// Three-way partition levels of phase two before the bitonic fallback (introsort's depth limit);
-    /// `u32::MAX` (default): 2 ceil(log2(len / tile)) + 2 for a job of len keys; 0: always the fallback.
-    pub local_depth_limit: u32,
+crate::policy::leaf_field! {
+    PivotMode => |v| match v {
+        0 => Ok(PivotMode::MinMax),
+        1 => Ok(PivotMode::Sample),
+        _ => Err(format!("{v}: the pivot is 0 (midpoint) or 1 (sample)")),
+    };
+}
+
+crate::policy::tunable! {
+    /// How the quicksort's passes are tiled and planned (override keys: the field names; the pivot rules:
+    /// docs/architecture.md, "Quicksort").
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct QuicksortPolicy {
+        /// Invocations per workgroup of phase one: a power of two, a multiple of the subgroup size. Default 256.
+        pub workgroup_size: u32,
+        /// Keys per invocation of phase one (a power of two, 1..=32). Default 8 on GPUs, 4 on CPUs.
+        pub items_per_invocation: u32,
+        /// Invocations per workgroup of phase two. Default as `workgroup_size`; on NVIDIA up to 1024 (same tile).
+        pub local_workgroup_size: u32,
+        /// Keys per invocation of phase two (1..=32, a power of two). Default as `items_per_invocation`; NVIDIA 2.
+        pub local_items_per_invocation: u32,
+        /// Sequences of at most this many keys (at least a block and a tile) go to phase two. Default 8 tiles
+        /// (CPU 4).
+        pub local_max: u32,
+        /// Phase-one rounds recorded beyond ceil(log2(n / local_max)), for uneven splits. Default 4.
+        pub extra_rounds: u32,
+        /// The most phase-one rounds recorded (phase two takes what is left), 0..=64. Default 64.
+        pub max_rounds: u32,
+        /// Phase one's pivot rule of the first split (0 midpoint, 1 sample). Default [`PivotMode::Sample`].
+        pub pivot: PivotMode,
+        /// Three-way partition levels of phase two before the bitonic fallback (introsort's depth limit);
+        /// `u32::MAX` (default): 2 ceil(log2(len / tile)) + 2 for a job of len keys; 0: always the fallback.
+        pub local_depth_limit: u32,
+    }
+}
+
+impl crate::policy::Policy for QuicksortPolicy {
+    const FAMILY: &'static str = "quicksort";
 }
 
 impl QuicksortPolicy {
@@ -99,32 +115,6 @@ impl QuicksortPolicy {
         }
         let need = 64 - (n.div_ceil(lm) - 1).leading_zeros();
         (need + self.extra_rounds).min(self.max_rounds)
-    }
-
-    /// Applies `key=value,...` overrides: wg, kpt, lwg, lkpt, local_max, extra_rounds, max_rounds, pivot, depth.
-    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        crate::policy::for_each_override(spec, "quicksort", |k, v, bad| {
-            match k {
-                "wg" => self.workgroup_size = v,
-                "kpt" => self.items_per_invocation = v,
-                "lwg" => self.local_workgroup_size = v,
-                "lkpt" => self.local_items_per_invocation = v,
-                "local_max" => self.local_max = v,
-                "extra_rounds" => self.extra_rounds = v,
-                "max_rounds" => self.max_rounds = v,
-                "pivot" => {
-                    self.pivot = match v {
-                        0 => PivotMode::MinMax,
-                        1 => PivotMode::Sample,
-                        _ => return Err(bad(format!("pivot={v}: pivot is 0 or 1"))),
-                    }
-                }
-                "depth" => self.local_depth_limit = v,
-                _ => return Err(bad(format!("unknown key `{k}`"))),
-            }
-            Ok(())
-        })?;
-        Ok(self)
     }
 
     /// Checks the policy against the device and the items.
@@ -204,4 +194,53 @@ pub(crate) fn shared_bytes(wg: u32, kpt: u32, min_subgroup: u32, items: &Items) 
         + 4 * subgroups * 16
         + 4 * 64 * 4
         + 256
+}
+
+#[cfg(test)]
+mod policy_keys {
+    use super::{PivotMode, QuicksortPolicy};
+    use crate::policy::Policy;
+
+    /// Override keys are the field names; the old short keys are refused.
+    #[test]
+    fn override_keys_are_field_paths() {
+        let legend = QuicksortPolicy::legend();
+        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "workgroup_size",
+                "items_per_invocation",
+                "local_workgroup_size",
+                "local_items_per_invocation",
+                "local_max",
+                "extra_rounds",
+                "max_rounds",
+                "pivot",
+                "local_depth_limit"
+            ]
+        );
+        assert!(legend.iter().all(|(_, doc)| !doc.trim().is_empty()));
+        let p = QuicksortPolicy {
+            workgroup_size: 128,
+            items_per_invocation: 8,
+            local_workgroup_size: 128,
+            local_items_per_invocation: 8,
+            local_max: 4096,
+            extra_rounds: 4,
+            max_rounds: 64,
+            pivot: PivotMode::Sample,
+            local_depth_limit: u32::MAX,
+        };
+        let q = p
+            .with_overrides("pivot=0, local_depth_limit=5, items_per_invocation=4")
+            .unwrap();
+        assert_eq!(
+            (q.pivot, q.local_depth_limit, q.items_per_invocation),
+            (PivotMode::MinMax, 5, 4)
+        );
+        for bad in ["kpt=4", "wg=64", "depth=5", "pivot=2", "pivot.x=1"] {
+            assert!(p.with_overrides(bad).is_err(), "{bad}");
+        }
+    }
 }
