@@ -5,9 +5,9 @@
 //!
 //! For each key/value configuration: stage 1 times the six (merge kernel, split search) pairs on the device's tiles;
 //! stage 2 times a grid of block and merge tiles (workgroup size x keys per invocation) with the pair that won
-//! stage 1 (the sum of its times over the sizes). `VKSORT_MERGE_POLICY="block_wg=512,kernel=1;merge_kpt=16"`
-//! instead times exactly those overrides of the device policy (`;` between policies, see
-//! `MergePolicy::with_overrides`). Each time is the median of 7 runs of the sort alone (two timestamps around
+//! stage 1 (the sum of its times over the sizes). `VKSORT_MERGE_POLICY="block_workgroup_size=512,merge_kernel=1;merge_items_per_invocation=16"`
+//! instead times exactly those overrides of the device policy (`;` between policies; the keys are the field names,
+//! `MergePolicy::legend`). Each time is the median of 7 runs of the sort alone (two timestamps around
 //! it, the input restored before each run by a compute copy outside them; clocks are not warmed: for figures to
 //! compare, sweep through `vksort bench` with `VKSORT_POLICY`); every policy's output of up to 2^20
 //! keys is checked sorted and a permutation of the input (keys only: the values are not read). Prints one line per policy and
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use vksort::gpu::{Buffer, Profiler};
 use vksort::sort::merge::{MergeKernel, MergePolicy, MergeSort, Partition};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
-use vksort::Context;
+use vksort::{Context, Policy};
 
 fn list<T>(arg: Option<&String>, default: &str, f: impl Fn(&str) -> Option<T>) -> Vec<T> {
     arg.map_or(default, |s| s.as_str())
@@ -190,14 +190,9 @@ fn main() -> anyhow::Result<()> {
             } else {
                 for kernel in MergeKernel::ALL {
                     for partition in Partition::ALL {
-                        run(
-                            MergePolicy {
-                                merge_kernel: kernel,
-                                partition,
-                                ..d
-                            },
-                            &mut results,
-                        )?;
+                        let mut p = d;
+                        (p.merge_kernel, p.partition) = (kernel, partition);
+                        run(p, &mut results)?;
                     }
                 }
                 let total = |ms: &Vec<f64>| ms.iter().sum::<f64>();
@@ -210,16 +205,10 @@ fn main() -> anyhow::Result<()> {
                 // key), with the best kernel and split search of stage 1.
                 for (bwg, bkpt) in [(256, 16), (512, 8), (256, 8), (128, 16), (512, 16)] {
                     for (mwg, mkpt) in [(256, 16), (512, 8), (256, 8), (128, 16), (256, 4)] {
-                        run(
-                            MergePolicy {
-                                block_workgroup_size: bwg,
-                                block_items_per_invocation: bkpt,
-                                merge_workgroup_size: mwg,
-                                merge_items_per_invocation: mkpt,
-                                ..best
-                            },
-                            &mut results,
-                        )?;
+                        let mut p = best;
+                        (p.block_workgroup_size, p.block_items_per_invocation) = (bwg, bkpt);
+                        (p.merge_workgroup_size, p.merge_items_per_invocation) = (mwg, mkpt);
+                        run(p, &mut results)?;
                     }
                 }
             }

@@ -19,8 +19,8 @@ fn main() -> anyhow::Result<()> {
         .ok_or(anyhow::anyhow!("algo"))?;
     let n = 1u64 << log2;
     let ctx: Arc<vksort::Context> = vksort::Context::new(vksort::ContextOptions::from_env())?;
-    // VKSORT_POLICY="wg=256,kpt=12,..." overrides fields of the default policy of the algorithm's family for this
-    // key/value type (for tuning sweeps; each family's `with_overrides` lists its keys).
+    // VKSORT_POLICY="workgroup_size=256,items_per_invocation=8,..." overrides fields of the default policy of the
+    // algorithm's family for this key/value type (for tuning sweeps; the keys are the fields' paths, `legend()`).
     let spec = std::env::var("VKSORT_POLICY").ok();
     let tag = spec.as_ref().map_or(String::new(), |s| format!(" [{s}]"));
     let config = SortConfig {

@@ -17,6 +17,12 @@ use vksort::{Context, Error};
 const ALGO: SortAlgorithm = SortAlgorithm::Merge;
 
 /// The device's merge policy for case `c`.
+/// `p` with the changes of `f` (the policy is `#[non_exhaustive]`: no struct literals here).
+fn with(mut p: MergePolicy, f: impl FnOnce(&mut MergePolicy)) -> MergePolicy {
+    f(&mut p);
+    p
+}
+
 fn device_policy(ctx: &Arc<Context>, c: &Case) -> MergePolicy {
     let s = Sorter::new(ctx, c.config(1)).unwrap();
     s.backend::<MergeSort>().unwrap().policy
@@ -101,33 +107,29 @@ fn sizes_kernels_and_tile_shapes() {
             .max(d.block_workgroup_size / 16);
         let shapes = [
             d,
-            MergePolicy {
-                merge_workgroup_size: d.merge_workgroup_size / 2,
-                merge_items_per_invocation: 4,
-                ..d
-            },
-            MergePolicy {
-                block_workgroup_size: d.block_workgroup_size / 2,
-                merge_workgroup_size: d.block_workgroup_size,
-                block_items_per_invocation: 4,
-                merge_items_per_invocation: 4,
-                ..d
-            },
-            MergePolicy {
-                block_workgroup_size: sg,
-                block_items_per_invocation: 16,
-                merge_workgroup_size: sg,
-                merge_items_per_invocation: 1,
-                partition_workgroup_size: sg,
-                ..d
-            },
-            MergePolicy {
-                block_workgroup_size: sg,
-                block_items_per_invocation: 2,
-                merge_workgroup_size: sg,
-                merge_items_per_invocation: 2,
-                ..d
-            },
+            with(d, |p| {
+                p.merge_workgroup_size = d.merge_workgroup_size / 2;
+                p.merge_items_per_invocation = 4;
+            }),
+            with(d, |p| {
+                p.block_workgroup_size = d.block_workgroup_size / 2;
+                p.merge_workgroup_size = d.block_workgroup_size;
+                p.block_items_per_invocation = 4;
+                p.merge_items_per_invocation = 4;
+            }),
+            with(d, |p| {
+                p.block_workgroup_size = sg;
+                p.block_items_per_invocation = 16;
+                p.merge_workgroup_size = sg;
+                p.merge_items_per_invocation = 1;
+                p.partition_workgroup_size = sg;
+            }),
+            with(d, |p| {
+                p.block_workgroup_size = sg;
+                p.block_items_per_invocation = 2;
+                p.merge_workgroup_size = sg;
+                p.merge_items_per_invocation = 2;
+            }),
         ];
         for (si, shape) in shapes.into_iter().enumerate() {
             // Every kernel and split on the device's shape, one of each on the others.
@@ -140,13 +142,12 @@ fn sizes_kernels_and_tile_shapes() {
                 vec![(MergeKernel::ALL[si % 2], Partition::ALL[si / 2 % 2])]
             };
             for (kernel, partition) in combos {
-                let p = MergePolicy {
-                    merge_kernel: kernel,
-                    partition,
+                let p = with(shape, |p| {
+                    p.merge_kernel = kernel;
+                    p.partition = partition;
                     // Mixed: sorts of up to two block tiles fused, larger ones with partition passes.
-                    fused_max_keys: 2 * shape.block_tile() as u32,
-                    ..shape
-                };
+                    p.fused_max_keys = 2 * shape.block_tile() as u32;
+                });
                 let sizes = if si == 0 {
                     let mut v = pass_sizes(p.block_tile() as usize);
                     v.extend(sizes_around(p.merge_tile() as usize));
@@ -200,13 +201,12 @@ fn gpu_tile_shapes() {
             };
             let kpt = 16 / key.words();
             let d = device_policy(ctx, &c);
-            let shape = MergePolicy {
-                block_workgroup_size: 256,
-                block_items_per_invocation: kpt,
-                merge_workgroup_size: 256,
-                merge_items_per_invocation: kpt,
-                ..d
-            };
+            let shape = with(d, |p| {
+                p.block_workgroup_size = 256;
+                p.block_items_per_invocation = kpt;
+                p.merge_workgroup_size = 256;
+                p.merge_items_per_invocation = kpt;
+            });
             let b = shape.block_tile() as usize;
             let sizes = if key == KeyType::U32 && value == ValueType::None {
                 let mut v = sizes_around(b);
@@ -223,12 +223,11 @@ fn gpu_tile_shapes() {
                 .collect();
             finds.push((Partition::Pass, 2));
             for (partition, lanes) in finds {
-                let p = MergePolicy {
-                    partition,
-                    partition_lanes: lanes,
-                    fused_max_keys: 2 * b as u32,
-                    ..shape
-                };
+                let p = with(shape, |p| {
+                    p.partition = partition;
+                    p.partition_lanes = lanes;
+                    p.fused_max_keys = 2 * b as u32;
+                });
                 let s = sorter(ctx, &c, max, p);
                 for (i, &n) in sizes.iter().enumerate() {
                     let raw = gen(key, Dist::FewUnique, n, 300 + i as u64);
@@ -259,15 +258,7 @@ fn both_kernels_on_wide_items() {
             let b = d.block_tile() as usize;
             let n = 6 * b + 13;
             for kernel in MergeKernel::ALL {
-                let s = sorter(
-                    ctx,
-                    &c,
-                    n,
-                    MergePolicy {
-                        merge_kernel: kernel,
-                        ..d
-                    },
-                );
+                let s = sorter(ctx, &c, n, with(d, |p| p.merge_kernel = kernel));
                 for (i, m) in [b + 3, n].into_iter().enumerate() {
                     let raw = gen(key, Dist::TwoValues, m, 60 + i as u64);
                     check_with(ctx, &s, &c, &raw, None, true);
@@ -316,11 +307,10 @@ fn distributions() {
                 order: Order::ALL[i % 2],
                 ..Case::new(ALGO, key)
             };
-            let p = MergePolicy {
-                merge_kernel: kernel,
-                partition,
-                ..device_policy(ctx, &c)
-            };
+            let p = with(device_policy(ctx, &c), |p| {
+                p.merge_kernel = kernel;
+                p.partition = partition;
+            });
             let n = 5 * p.block_tile() as usize + 333;
             let s = sorter(ctx, &c, n, p);
             common::sorting::check_distributions(ctx, &s, &c, n, true);
@@ -351,11 +341,10 @@ fn bit_ranges() {
                         ctx,
                         &c,
                         n,
-                        MergePolicy {
-                            merge_kernel: kernel,
-                            partition,
-                            ..d
-                        },
+                        with(d, |p| {
+                            p.merge_kernel = kernel;
+                            p.partition = partition;
+                        }),
                     );
                     check_with(ctx, &s, &c, &gen(key, Dist::Uniform, n, 9), None, true);
                 }
@@ -386,13 +375,12 @@ fn gpu_side_count() {
                 ..Case::new(ALGO, key)
             };
             let d = device_policy(ctx, &c);
-            let p = MergePolicy {
-                merge_kernel: kernel,
-                partition,
+            let p = with(d, |p| {
+                p.merge_kernel = kernel;
+                p.partition = partition;
                 // Mixed: counts up to 5 tiles fused (host counts), the capacity with partition passes.
-                fused_max_keys: 5 * d.block_tile() as u32,
-                ..d
-            };
+                p.fused_max_keys = 5 * d.block_tile() as u32;
+            });
             let b = p.block_tile() as usize;
             let cap = 9 * b + 5;
             let s = sorter(ctx, &c, cap, p);
@@ -595,11 +583,10 @@ fn recording_builds_no_pipeline() {
                 bits: None,
                 algorithm: ALGO,
             };
-            let p = MergePolicy {
-                merge_kernel: kernel,
-                partition,
-                ..device_policy(ctx, &c)
-            };
+            let p = with(device_policy(ctx, &c), |p| {
+                p.merge_kernel = kernel;
+                p.partition = partition;
+            });
             let s = Sorter::builder(ctx, cfg).tuning(p).build().unwrap();
             common::sorting::assert_recording_builds_no_pipeline(
                 ctx,
@@ -629,36 +616,20 @@ fn bad_input_is_rejected() {
         };
         let d = device_policy(ctx, &c);
         for p in [
-            MergePolicy {
-                block_items_per_invocation: 3,
-                ..d
-            },
-            MergePolicy {
-                merge_workgroup_size: d.block_workgroup_size * 2,
-                merge_items_per_invocation: d.block_items_per_invocation * 2,
-                ..d
-            },
-            MergePolicy {
-                block_workgroup_size: 100,
-                ..d
-            },
-            MergePolicy {
-                partition_lanes: 3,
-                ..d
-            },
-            MergePolicy {
-                partition_lanes: 1,
-                ..d
-            },
-            MergePolicy {
-                block_items_per_invocation: 1,
-                ..d
-            },
-            MergePolicy {
-                block_workgroup_size: ctx.caps().max_workgroup_invocations.next_power_of_two() * 2,
-                block_items_per_invocation: 32,
-                ..d
-            },
+            with(d, |p| p.block_items_per_invocation = 3),
+            with(d, |p| {
+                p.merge_workgroup_size = d.block_workgroup_size * 2;
+                p.merge_items_per_invocation = d.block_items_per_invocation * 2;
+            }),
+            with(d, |p| p.block_workgroup_size = 100),
+            with(d, |p| p.partition_lanes = 3),
+            with(d, |p| p.partition_lanes = 1),
+            with(d, |p| p.block_items_per_invocation = 1),
+            with(d, |p| {
+                p.block_workgroup_size =
+                    ctx.caps().max_workgroup_invocations.next_power_of_two() * 2;
+                p.block_items_per_invocation = 32;
+            }),
         ] {
             let r = Sorter::builder(ctx, cfg).tuning(p).build();
             assert!(matches!(r, Err(Error::InvalidPolicy { .. })), "{p:?}");

@@ -52,7 +52,7 @@ impl MergeDebug {
         }
         if self.debug_mode != 0 && policy.merge_kernel != MergeKernel::Serial {
             return bad(format!(
-                "debug_mode {} knocks out parts of the serial merge kernel only (kernel=0)",
+                "debug_mode {} knocks out parts of the serial merge kernel only (merge_kernel=0)",
                 self.debug_mode
             ));
         }
@@ -82,16 +82,16 @@ mod tests {
 
     #[test]
     fn overrides_split_and_parse() {
-        let (p, d) = split_overrides(" partition=0, debug = 3 ,merge_kpt=8,");
-        assert_eq!(p, "partition=0,merge_kpt=8");
+        let (p, d) = split_overrides(" partition=0, debug = 3 ,merge_items_per_invocation=8,");
+        assert_eq!(p, "partition=0,merge_items_per_invocation=8");
         assert_eq!(d, "debug = 3");
         assert_eq!(
             MergeDebug::default().with_overrides(&d).unwrap().debug_mode,
             3
         );
         assert_eq!(
-            split_overrides("kernel=1"),
-            ("kernel=1".into(), String::new())
+            split_overrides("merge_kernel=1"),
+            ("merge_kernel=1".into(), String::new())
         );
         assert!(MergeDebug::default().with_overrides("dbg=1").is_err());
     }

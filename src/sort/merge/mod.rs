@@ -15,7 +15,7 @@ pub use policy::{MergeKernel, MergePolicy, Partition};
 
 use crate::error::Result;
 use crate::gpu::{Context, Kernel, Recorder, Region};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy as _, SubgroupPlan};
 use crate::shaders::{merge_block, merge_merge, merge_network, merge_partition, ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{Family, Overrides, SortBuffers};

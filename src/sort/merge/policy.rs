@@ -1,4 +1,4 @@
-//! The merge sort's policy, from the device's limits; overridable ([`MergePolicy::with_overrides`];
+//! The merge sort's policy, from the device's limits; overridable ([`crate::Policy::with_overrides`];
 //! `examples/merge_sweep` times grids). docs/tuning.md ("MergePolicy") has the measurements behind the defaults.
 
 use crate::error::{Error, Result};
@@ -22,7 +22,7 @@ impl MergeKernel {
     /// Both kernels.
     pub const ALL: [MergeKernel; 2] = [MergeKernel::Serial, MergeKernel::Network];
 
-    /// `"serial"` or `"network"` (the override value).
+    /// `"serial"` or `"network"`.
     pub fn name(self) -> &'static str {
         match self {
             MergeKernel::Serial => "serial",
@@ -47,7 +47,7 @@ impl Partition {
     /// Every mode.
     pub const ALL: [Partition; 3] = [Partition::Pass, Partition::Fused, Partition::Mixed];
 
-    /// `"pass"`, `"fused"` or `"mixed"` (the override value).
+    /// `"pass"`, `"fused"` or `"mixed"`.
     pub fn name(self) -> &'static str {
         match self {
             Partition::Pass => "pass",
@@ -57,27 +57,47 @@ impl Partition {
     }
 }
 
-/// How the merge sort's passes are tiled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MergePolicy {
-    /// Invocations per workgroup of the block pass: a power of two and a multiple of the subgroup size.
-    pub block_workgroup_size: u32,
-    /// Keys each invocation of the block pass holds in registers (a power of two, 2..=32).
-    pub block_items_per_invocation: u32,
-    /// Invocations per workgroup of the merge passes (`vksort::merge::merge`), as `block_workgroup_size`.
-    pub merge_workgroup_size: u32,
-    /// Keys each invocation of a merge pass outputs (a power of two, 1..=32; the tile divides twice the block's).
-    pub merge_items_per_invocation: u32,
-    /// The per-workgroup merge. Default [`MergeKernel::Serial`].
-    pub merge_kernel: MergeKernel,
-    /// Where the split points are found. Default [`Partition::Mixed`].
-    pub partition: Partition,
-    /// With [`Partition::Mixed`]: the largest sorts (the capacity with a GPU-side count) that fuse their searches.
-    pub fused_max_keys: u32,
-    /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
-    pub partition_workgroup_size: u32,
-    /// Probes per round of a tile's split search: a power of two, 2..=the smallest subgroup size (32 if it varies).
-    pub partition_lanes: u32,
+crate::policy::leaf_field! {
+    MergeKernel => |v| MergeKernel::ALL
+        .get(v as usize)
+        .copied()
+        .ok_or_else(|| format!("{v}: 0 (serial) or 1 (network)"));
+    Partition => |v| Partition::ALL
+        .get(v as usize)
+        .copied()
+        .ok_or_else(|| format!("{v}: 0 (pass), 1 (fused) or 2 (mixed)"));
+}
+
+crate::policy::tunable! {
+    /// How the merge sort's passes are tiled (override keys: the field names).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct MergePolicy {
+        /// Invocations per workgroup of the block pass: a power of two and a multiple of the subgroup size.
+        pub block_workgroup_size: u32,
+        /// Keys each invocation of the block pass holds in registers (a power of two, 2..=32).
+        pub block_items_per_invocation: u32,
+        /// Invocations per workgroup of the merge passes (`vksort::merge::merge`), as `block_workgroup_size`.
+        pub merge_workgroup_size: u32,
+        /// Keys each invocation of a merge pass outputs (a power of two, 1..=32; the tile divides twice the
+        /// block's).
+        pub merge_items_per_invocation: u32,
+        /// The per-workgroup merge (0 serial, 1 network). Default [`MergeKernel::Serial`].
+        pub merge_kernel: MergeKernel,
+        /// Where the split points are found (0 pass, 1 fused, 2 mixed). Default [`Partition::Mixed`].
+        pub partition: Partition,
+        /// With [`Partition::Mixed`]: the largest sorts (the capacity with a GPU-side count) that fuse their
+        /// searches.
+        pub fused_max_keys: u32,
+        /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
+        pub partition_workgroup_size: u32,
+        /// Probes per round of a tile's split search: a power of two, 2..=the smallest subgroup size (32 if it
+        /// varies).
+        pub partition_lanes: u32,
+    }
+}
+
+impl crate::policy::Policy for MergePolicy {
+    const FAMILY: &'static str = "merge";
 }
 
 impl MergePolicy {
@@ -162,35 +182,6 @@ impl MergePolicy {
         };
         let items = Items::new(&config).expect("all bits of a key are a valid range");
         Self::for_items(caps, &items)
-    }
-
-    /// This policy with fields replaced by a `key=value,...` string: `block_wg`, `block_kpt`, `merge_wg`, `merge_kpt`,
-    /// `part_wg`, `part_lanes`, `fused_max`, `kernel` (0 serial, 1 network), `partition` (0 pass, 1 fused, 2 mixed).
-    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        crate::policy::for_each_override(spec, "merge", |k, v, bad| {
-            match k {
-                "block_wg" => self.block_workgroup_size = v,
-                "block_kpt" => self.block_items_per_invocation = v,
-                "merge_wg" => self.merge_workgroup_size = v,
-                "merge_kpt" => self.merge_items_per_invocation = v,
-                "part_wg" => self.partition_workgroup_size = v,
-                "part_lanes" => self.partition_lanes = v,
-                "kernel" => {
-                    self.merge_kernel = *MergeKernel::ALL
-                        .get(v as usize)
-                        .ok_or_else(|| bad(format!("kernel={v}: 0 (serial) or 1 (network)")))?
-                }
-                "partition" => {
-                    self.partition = *Partition::ALL.get(v as usize).ok_or_else(|| {
-                        bad(format!("partition={v}: 0 (pass), 1 (fused) or 2 (mixed)"))
-                    })?
-                }
-                "fused_max" => self.fused_max_keys = v,
-                _ => return Err(bad(format!("unknown key `{k}`"))),
-            }
-            Ok(())
-        })?;
-        Ok(self)
     }
 
     /// Keys per tile of the block pass: the sorted runs the first merge pass starts from.
@@ -309,6 +300,61 @@ impl MergePolicy {
         match self.merge_kernel {
             MergeKernel::Serial => tile * items.key_words as u64 * 4,
             MergeKernel::Network => (tile + tile / 32) * (items.key_words as u64 + 1) * 4,
+        }
+    }
+}
+
+#[cfg(test)]
+mod policy_keys {
+    use super::{MergeKernel, MergePolicy, Partition};
+    use crate::policy::Policy;
+
+    /// Override keys are the field names; the old short keys are refused.
+    #[test]
+    fn override_keys_are_field_paths() {
+        let legend = MergePolicy::legend();
+        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "block_workgroup_size",
+                "block_items_per_invocation",
+                "merge_workgroup_size",
+                "merge_items_per_invocation",
+                "merge_kernel",
+                "partition",
+                "fused_max_keys",
+                "partition_workgroup_size",
+                "partition_lanes"
+            ]
+        );
+        assert!(legend.iter().all(|(_, doc)| !doc.trim().is_empty()));
+        let p = MergePolicy {
+            block_workgroup_size: 256,
+            block_items_per_invocation: 16,
+            merge_workgroup_size: 256,
+            merge_items_per_invocation: 16,
+            merge_kernel: MergeKernel::Serial,
+            partition: Partition::Mixed,
+            fused_max_keys: 1 << 21,
+            partition_workgroup_size: 64,
+            partition_lanes: 8,
+        };
+        let q = p
+            .with_overrides("merge_kernel=1, partition=0, merge_items_per_invocation=4")
+            .unwrap();
+        assert_eq!(
+            (q.merge_kernel, q.partition, q.merge_items_per_invocation),
+            (MergeKernel::Network, Partition::Pass, 4)
+        );
+        for bad in [
+            "kernel=1",
+            "merge_kpt=4",
+            "fused_max=8",
+            "partition=3",
+            "merge_kernel=2",
+        ] {
+            assert!(p.with_overrides(bad).is_err(), "{bad}");
         }
     }
 }
