@@ -20,6 +20,12 @@ fn policy(ctx: &Arc<Context>, c: &Case) -> WarpSortPolicy {
     s.backend::<WarpSort>().unwrap().policy
 }
 
+/// `p` with the changes of `f` (the policy is `#[non_exhaustive]`: no struct literals here).
+fn with(mut p: WarpSortPolicy, f: impl FnOnce(&mut WarpSortPolicy)) -> WarpSortPolicy {
+    f(&mut p);
+    p
+}
+
 fn sorter_with(ctx: &Arc<Context>, c: &Case, max_n: usize, p: WarpSortPolicy) -> Sorter {
     Sorter::builder(ctx, c.config(max_n))
         .tuning(p)
@@ -29,7 +35,7 @@ fn sorter_with(ctx: &Arc<Context>, c: &Case, max_n: usize, p: WarpSortPolicy) ->
 
 /// A size that splits into several rows and pieces with the policy `p`.
 fn split_size(p: &WarpSortPolicy) -> usize {
-    (p.split_min as usize).max(p.chunk() as usize * p.split_rows as usize) * 3 / 2 + 333
+    (p.split.min_keys as usize).max(p.chunk() as usize * p.split.rows as usize) * 3 / 2 + 333
 }
 
 #[test]
@@ -69,8 +75,8 @@ fn sizes_around_every_phase() {
         };
         let p = policy(ctx, &c);
         let chunk = p.chunk() as usize;
-        let rows_stop = chunk * p.split_rows as usize;
-        let split = p.split_min as usize;
+        let rows_stop = chunk * p.split.rows as usize;
+        let split = p.split.min_keys as usize;
         let mut sizes: Vec<usize> = vec![0, 1, 2, 3, 5, 17, 100, 257];
         for t in [
             chunk,
@@ -171,7 +177,7 @@ fn gpu_side_count() {
             };
             let p = policy(ctx, &c);
             let chunk = p.chunk() as usize;
-            let split = p.split_min as usize;
+            let split = p.split.min_keys as usize;
             // A capacity that merges rows only, and one that splits.
             for cap in [5 * chunk + 3, split_size(&p)] {
                 let sorter = Sorter::new(ctx, c.config(cap)).unwrap();
@@ -197,29 +203,24 @@ fn policies() {
             ..Case::new(ALGO, KeyType::U32)
         };
         let d = policy(ctx, &c);
-        let one_lane = WarpSortPolicy {
-            group_lanes: 1,
-            chunk_items_per_lane: 4,
-            merge_items_per_lane: 1,
-            split_min: 300,
-            ..d
-        };
+        let one_lane = with(d, |p| {
+            p.group_lanes = 1;
+            p.chunk_items_per_invocation = 4;
+            p.merge_items_per_invocation = 1;
+            p.split.min_keys = 300;
+        });
         let variants = [
-            WarpSortPolicy {
-                group_lanes: (d.group_lanes / 2).max(1),
-                ..d
-            },
+            with(d, |p| p.group_lanes = (d.group_lanes / 2).max(1)),
             one_lane,
-            WarpSortPolicy {
-                chunk_items_per_lane: 2,
-                merge_items_per_lane: 8,
-                split_min: 500,
-                split_rows: 3,
-                oversampling: 2,
-                max_pieces: 4,
-                piece_items: 64,
-                ..d
-            },
+            with(d, |p| {
+                p.chunk_items_per_invocation = 2;
+                p.merge_items_per_invocation = 8;
+                p.split.min_keys = 500;
+                p.split.rows = 3;
+                p.split.oversampling = 2;
+                p.split.max_pieces = 4;
+                p.split.piece_items = 64;
+            }),
         ];
         for (v, p) in variants.into_iter().enumerate() {
             let max = 6000;
@@ -245,10 +246,7 @@ fn policies() {
         // The loop budget: one-lane groups with a one-item window merging everything into one row, so the last
         // merge runs close to MAX_MERGE_STEPS window steps (lavapipe counts every loop iteration of an
         // invocation against 65535: a loop left inside the step loop would cut it short). Same pipelines.
-        let p = WarpSortPolicy {
-            split_min: 1 << 30,
-            ..one_lane
-        };
+        let p = with(one_lane, |p| p.split.min_keys = 1 << 30);
         let n = 64_000;
         let sorter = sorter_with(ctx, &c, n, p);
         let plan = sorter
@@ -313,10 +311,7 @@ fn bad_input_is_rejected() {
         let c = Case::new(ALGO, KeyType::U32);
         let d = policy(ctx, &c);
         let r = Sorter::builder(ctx, cfg)
-            .tuning(WarpSortPolicy {
-                merge_items_per_lane: 3,
-                ..d
-            })
+            .tuning(with(d, |p| p.merge_items_per_invocation = 3))
             .build();
         assert!(
             matches!(r, Err(Error::InvalidPolicy { .. })),
@@ -324,10 +319,7 @@ fn bad_input_is_rejected() {
             r.err()
         );
         let r = Sorter::builder(ctx, cfg)
-            .tuning(WarpSortPolicy {
-                group_lanes: ctx.caps().subgroup_size * 2,
-                ..d
-            })
+            .tuning(with(d, |p| p.group_lanes = ctx.caps().subgroup_size * 2))
             .build();
         assert!(matches!(r, Err(Error::InvalidPolicy { .. })));
 
@@ -377,15 +369,14 @@ fn bad_input_is_rejected() {
 
         // A policy with one lane and a one-item window takes few keys: a sorter for more is refused when it is
         // made (AlgorithmLimit naming the limit and the count); one made for the limit takes exactly that many.
-        let tiny = WarpSortPolicy {
-            group_lanes: 1,
-            chunk_items_per_lane: 1,
-            merge_items_per_lane: 1,
-            split_rows: 2,
-            oversampling: 1,
-            max_pieces: 2,
-            ..d
-        };
+        let tiny = with(d, |p| {
+            p.group_lanes = 1;
+            p.chunk_items_per_invocation = 1;
+            p.merge_items_per_invocation = 1;
+            p.split.rows = 2;
+            p.split.oversampling = 1;
+            p.split.max_pieces = 2;
+        });
         let big = SortConfig {
             max_n: 1 << 20,
             ..cfg

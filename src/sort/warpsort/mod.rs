@@ -7,11 +7,11 @@
 
 pub mod policy;
 
-pub use policy::{Limits, Plan, WarpSortPolicy};
+pub use policy::{Limits, Plan, WarpSortPolicy, WarpSortSample, WarpSortSplit};
 
 use crate::error::Result;
 use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy as _, SubgroupPlan};
 use crate::shaders::{ShaderId, Spec};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::Family;
@@ -190,7 +190,7 @@ impl WarpSort {
         let p = &self.policy;
         let spec = Spec::new()
             .with(sh::GROUP_LANES, p.group_lanes)
-            .with(sh::MPT, p.merge_items_per_lane);
+            .with(sh::MPT, p.merge_items_per_invocation);
         self.kernel(ctx, shader, p.workgroup_size, spec)
     }
 
@@ -276,7 +276,7 @@ impl WarpSort {
             s.copy
         };
         let spec = Spec::new()
-            .with(sh::KPT, p.chunk_items_per_lane)
+            .with(sh::KPT, p.chunk_items_per_invocation)
             .with(sh::GROUP_LANES, p.group_lanes);
         let k = self.kernel(ctx, sh::SHADER, p.workgroup_size, spec)?;
         rec.pass("vksort::warpsort::chunks", &k)
@@ -331,22 +331,22 @@ impl WarpSort {
         use crate::shaders::{warpsort_offsets, warpsort_positions, warpsort_splitters};
         let (ctx, p, meta) = (rec.ctx(), &self.policy, s.c.meta);
         let (rows, pieces) = (plan.rows as u32, plan.pieces as u32);
-        let samples = plan.pieces * p.oversampling as u64;
-        let spec = Spec::new().with(warpsort_splitters::KPT, p.sample_items_per_invocation);
-        let swg = p.sample_workgroup_size;
+        let samples = plan.pieces * p.split.oversampling as u64;
+        let spec = Spec::new().with(warpsort_splitters::KPT, p.sample.items_per_invocation);
+        let swg = p.sample.workgroup_size;
         let k = self.kernel(ctx, warpsort_splitters::SHADER, swg, spec)?;
         let push = SplittersPush {
             items: s.items,
             samples: samples as u32,
             log_samples: samples.trailing_zeros(),
-            oversampling: p.oversampling,
+            oversampling: p.split.oversampling,
         };
         rec.barrier();
         rec.pass("vksort::warpsort::splitters", &k)
             .bind(&[keys, meta, split])
             .push(&push)
             .groups(1)?;
-        let wg = p.scan_workgroup_size;
+        let wg = p.split.scan_workgroup_size;
         let k = self.kernel(ctx, warpsort_positions::SHADER, wg, Spec::new())?;
         let push = PositionsPush {
             items: s.items,
@@ -426,7 +426,7 @@ impl ItemsFamily for WarpSort {
         let p = &self.policy;
         items::planning_sizes(
             max_n,
-            &[p.chunk(), 2 * p.chunk(), p.split_min, Plan::row_cap(p)],
+            &[p.chunk(), 2 * p.chunk(), p.split.min_keys, Plan::row_cap(p)],
         )
     }
 

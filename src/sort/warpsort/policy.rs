@@ -48,35 +48,61 @@ impl Limits {
     }
 }
 
-/// How WarpSort is tiled. Units: lanes (invocations), items (keys), powers of two where said.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WarpSortPolicy {
-    /// Lanes of a group (sorts a chunk, merges two runs): a power of two <= the smallest subgroup size (default).
-    pub group_lanes: u32,
-    /// Items per lane of a chunk (`KPT`): a power of two, 1..=32. Default 4 on GPUs, 8 on CPUs.
-    pub chunk_items_per_lane: u32,
-    /// Items each lane holds of each half of a merge window (`MPT`): a power of two, 1..=8. Default 4.
-    pub merge_items_per_lane: u32,
-    /// Invocations per workgroup of the chunk, merge and piece passes. Default 256 on GPUs, 64 on CPUs.
-    pub workgroup_size: u32,
-    /// Sorts of at least this many keys (or whose one row would pass the row cap) split their rows into pieces;
-    /// smaller ones merge the rows down to one. Default 2^13 on GPUs, 2^12 on CPUs.
-    pub split_min: u64,
-    /// A splitting sort merges rows until at most this many (>= 2) remain. Default 64 on GPUs, 8 on CPUs.
-    pub split_rows: u32,
-    /// K: sample items per piece (every K-th of the sorted sample is a splitter). A power of two. Default 16.
-    pub oversampling: u32,
-    /// The most pieces: a power of two >= 2. Default (and most): the sample capacity / `oversampling`.
-    pub max_pieces: u32,
-    /// Target keys per piece (clamped to 2..=`max_pieces` pieces). Default 2048 on GPUs, 1024 on CPUs.
-    pub piece_items: u32,
-    /// Invocations of the workgroup that sorts the sample. Default: the largest (up to 1024) whose 8 items each
-    /// fit shared memory; GPUs twice that at 4 items where allowed.
-    pub sample_workgroup_size: u32,
-    /// Sample items per invocation of that workgroup (a power of two, 1..=32). Default 8; 4 where doubled.
-    pub sample_items_per_invocation: u32,
-    /// Invocations per workgroup of the positions pass and the offsets scan. Default 256 (GPUs), 64 (CPUs).
-    pub scan_workgroup_size: u32,
+crate::policy::tunable! {
+    /// How WarpSort is tiled. Units: lanes (invocations), items (keys), powers of two where said. Override keys:
+    /// the field paths (`split.rows=16`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct WarpSortPolicy {
+        /// Lanes of a group (sorts a chunk, merges two runs): a power of two <= the smallest subgroup size
+        /// (default).
+        pub group_lanes: u32,
+        /// Invocations per workgroup of the chunk, merge and piece passes. Default 256 on GPUs, 64 on CPUs.
+        pub workgroup_size: u32,
+        /// Items per lane of a chunk (`KPT`): a power of two, 1..=32. Default 4 on GPUs, 8 on CPUs.
+        pub chunk_items_per_invocation: u32,
+        /// Items each lane holds of each half of a merge window (`MPT`): a power of two, 1..=8. Default 4.
+        pub merge_items_per_invocation: u32,
+        /// When the rows of a large sort are cut into pieces, and how many.
+        pub split: WarpSortSplit,
+        /// The one workgroup that sorts the sample of a split.
+        pub sample: WarpSortSample,
+    }
+}
+
+crate::policy::tunable! {
+    /// When and how a WarpSort splits its rows into pieces (regular sampling).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct WarpSortSplit {
+        /// Sorts of at least this many keys (or whose one row would pass the row cap) split their rows into
+        /// pieces; smaller ones merge the rows down to one. Default 2^13 on GPUs, 2^12 on CPUs.
+        pub min_keys: u64,
+        /// A splitting sort merges rows until at most this many (>= 2) remain. Default 64 on GPUs, 8 on CPUs.
+        pub rows: u32,
+        /// K: sample items per piece (every K-th of the sorted sample is a splitter). A power of two. Default 16.
+        pub oversampling: u32,
+        /// The most pieces: a power of two >= 2. Default (and most): the sample capacity / `oversampling`.
+        pub max_pieces: u32,
+        /// Target keys per piece (clamped to 2..=`max_pieces` pieces). Default 2048 on GPUs, 1024 on CPUs.
+        pub piece_items: u32,
+        /// Invocations per workgroup of the positions pass and the offsets scan. Default 256 (GPUs), 64 (CPUs).
+        pub scan_workgroup_size: u32,
+    }
+}
+
+crate::policy::tunable! {
+    /// The workgroup that sorts a split's sample (a bitonic sort in shared memory).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct WarpSortSample {
+        /// Invocations of the workgroup. Default: the largest (up to 1024) whose 8 items each fit shared memory;
+        /// GPUs twice that at 4 items where allowed.
+        pub workgroup_size: u32,
+        /// Sample items per invocation (a power of two, 1..=32). Default 8; 4 where doubled.
+        pub items_per_invocation: u32,
+    }
+}
+
+impl crate::policy::Policy for WarpSortPolicy {
+    const FAMILY: &'static str = "warpsort";
 }
 
 /// The policy refused for `what`.
@@ -115,30 +141,6 @@ impl WarpSortPolicy {
         Self::for_device(caps, key.words())
     }
 
-    /// Overrides fields from a tuning string `key=value,...`; keys for the fields in declaration order: lanes,
-    /// cpt, mpt, wg, smin, rows, k, pmax, pitems, swg, skpt, scanwg.
-    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        crate::policy::for_each_override(spec, "warpsort", |k, v, bad| {
-            match k {
-                "lanes" => self.group_lanes = v,
-                "cpt" => self.chunk_items_per_lane = v,
-                "mpt" => self.merge_items_per_lane = v,
-                "wg" => self.workgroup_size = v,
-                "smin" => self.split_min = v as u64,
-                "rows" => self.split_rows = v,
-                "k" => self.oversampling = v,
-                "pmax" => self.max_pieces = v,
-                "pitems" => self.piece_items = v,
-                "swg" => self.sample_workgroup_size = v,
-                "skpt" => self.sample_items_per_invocation = v,
-                "scanwg" => self.scan_workgroup_size = v,
-                other => return Err(bad(format!("unknown key `{other}`"))),
-            }
-            Ok(())
-        })?;
-        Ok(self)
-    }
-
     /// The policy for `limits` and keys of `key_words` words (the sample's shared memory grows with them).
     pub fn for_limits(limits: &Limits, key_words: u32) -> Self {
         let cpu = limits.cpu;
@@ -157,33 +159,37 @@ impl WarpSortPolicy {
         let oversampling = 16;
         Self {
             group_lanes: pow2_floor(limits.min_subgroup),
-            chunk_items_per_lane: if cpu { 8 } else { 4 },
-            merge_items_per_lane: 4,
             workgroup_size: limits.workgroup(if cpu { 64 } else { 256 }),
-            split_min: if cpu { 1 << 12 } else { 1 << 13 },
-            split_rows: if cpu { 8 } else { 64 },
-            oversampling,
-            max_pieces: ((swg * spi) / oversampling).max(2),
-            piece_items: if cpu { 1024 } else { 2048 },
-            sample_workgroup_size: swg,
-            sample_items_per_invocation: spi,
-            scan_workgroup_size: limits.workgroup(if cpu { 64 } else { 256 }),
+            chunk_items_per_invocation: if cpu { 8 } else { 4 },
+            merge_items_per_invocation: 4,
+            split: WarpSortSplit {
+                min_keys: if cpu { 1 << 12 } else { 1 << 13 },
+                rows: if cpu { 8 } else { 64 },
+                oversampling,
+                max_pieces: ((swg * spi) / oversampling).max(2),
+                piece_items: if cpu { 1024 } else { 2048 },
+                scan_workgroup_size: limits.workgroup(if cpu { 64 } else { 256 }),
+            },
+            sample: WarpSortSample {
+                workgroup_size: swg,
+                items_per_invocation: spi,
+            },
         }
     }
 
     /// Items of a chunk (one group's bitonic sort).
     pub fn chunk(&self) -> u64 {
-        (self.group_lanes * self.chunk_items_per_lane) as u64
+        (self.group_lanes * self.chunk_items_per_invocation) as u64
     }
 
     /// Items a merge window step emits (t).
     pub fn window(&self) -> u64 {
-        (self.group_lanes * self.merge_items_per_lane) as u64
+        (self.group_lanes * self.merge_items_per_invocation) as u64
     }
 
     /// Sample capacity of the splitter workgroup.
     pub fn sample_capacity(&self) -> u64 {
-        (self.sample_workgroup_size * self.sample_items_per_invocation) as u64
+        (self.sample.workgroup_size * self.sample.items_per_invocation) as u64
     }
 
     /// The most keys a sort with this policy takes (larger plans pass `MAX_MERGE_STEPS` or `MAX_KEYS`).
@@ -208,8 +214,8 @@ impl WarpSortPolicy {
     pub fn check(&self, limits: &Limits, key_words: u32) -> Result<()> {
         self.check_tiling(limits)?;
         self.check_split(limits, key_words)?;
-        if self.piece_items == 0 {
-            return invalid("piece_items must be at least 1".into());
+        if self.split.piece_items == 0 {
+            return invalid("split.piece_items must be at least 1".into());
         }
         if Plan::row_cap(self) < 2 * self.chunk() {
             return invalid(
@@ -229,11 +235,19 @@ impl WarpSortPolicy {
             ));
         }
         for (name, v, max) in [
-            ("chunk_items_per_lane", self.chunk_items_per_lane, 32),
-            ("merge_items_per_lane", self.merge_items_per_lane, 8),
             (
-                "sample_items_per_invocation",
-                self.sample_items_per_invocation,
+                "chunk_items_per_invocation",
+                self.chunk_items_per_invocation,
+                32,
+            ),
+            (
+                "merge_items_per_invocation",
+                self.merge_items_per_invocation,
+                8,
+            ),
+            (
+                "sample.items_per_invocation",
+                self.sample.items_per_invocation,
                 32,
             ),
         ] {
@@ -245,8 +259,8 @@ impl WarpSortPolicy {
         }
         for (name, wg) in [
             ("workgroup_size", self.workgroup_size),
-            ("sample_workgroup_size", self.sample_workgroup_size),
-            ("scan_workgroup_size", self.scan_workgroup_size),
+            ("sample.workgroup_size", self.sample.workgroup_size),
+            ("split.scan_workgroup_size", self.split.scan_workgroup_size),
         ] {
             if !wg.is_power_of_two() || wg % limits.max_subgroup != 0 || wg > limits.max_workgroup {
                 return invalid(format!(
@@ -260,26 +274,26 @@ impl WarpSortPolicy {
 
     /// The split: rows, oversampling, pieces, and the sample sort's shared memory.
     fn check_split(&self, limits: &Limits, key_words: u32) -> Result<()> {
-        if self.split_rows < 2 {
-            return invalid(format!("split_rows {} must be at least 2", self.split_rows));
+        if self.split.rows < 2 {
+            return invalid(format!("split.rows {} must be at least 2", self.split.rows));
         }
-        if !self.oversampling.is_power_of_two() {
+        if !self.split.oversampling.is_power_of_two() {
             return invalid(format!(
-                "oversampling {} must be a power of two",
-                self.oversampling
+                "split.oversampling {} must be a power of two",
+                self.split.oversampling
             ));
         }
-        if !self.max_pieces.is_power_of_two() || self.max_pieces < 2 {
+        if !self.split.max_pieces.is_power_of_two() || self.split.max_pieces < 2 {
             return invalid(format!(
-                "max_pieces {} must be a power of two of at least 2",
-                self.max_pieces
+                "split.max_pieces {} must be a power of two of at least 2",
+                self.split.max_pieces
             ));
         }
-        if self.oversampling as u64 * self.max_pieces as u64 > self.sample_capacity() {
+        if self.split.oversampling as u64 * self.split.max_pieces as u64 > self.sample_capacity() {
             return invalid(format!(
-                "the sample (oversampling {} x max_pieces {}) exceeds the sample workgroup's {} items",
-                self.oversampling,
-                self.max_pieces,
+                "the sample (split.oversampling {} x split.max_pieces {}) exceeds the sample workgroup's {} items",
+                self.split.oversampling,
+                self.split.max_pieces,
                 self.sample_capacity()
             ));
         }
@@ -305,12 +319,12 @@ impl WarpSortPolicy {
 
     /// Whether a sort of up to `n` keys may split (monotone in n: the scratch layout's bound).
     pub(crate) fn may_split(&self, n: u64) -> bool {
-        n >= self.split_min || steps(self, n) > MAX_MERGE_STEPS
+        n >= self.split.min_keys || steps(self, n) > MAX_MERGE_STEPS
     }
 
     /// The most rows a splitting sort of up to `n` keys cuts into pieces (monotone in n).
     pub(crate) fn rows_bound(&self, n: u64) -> u64 {
-        (self.split_rows as u64).max(n.div_ceil(Plan::row_cap(self)))
+        (self.split.rows as u64).max(n.div_ceil(Plan::row_cap(self)))
     }
 
     /// The most pieces a sort of up to `n` keys uses (monotone in n).
@@ -325,9 +339,9 @@ fn steps(p: &WarpSortPolicy, len: u64) -> u64 {
 }
 
 fn pieces_for(p: &WarpSortPolicy, n: u64) -> u64 {
-    n.div_ceil(p.piece_items as u64)
+    n.div_ceil(p.split.piece_items as u64)
         .next_power_of_two()
-        .clamp(2, p.max_pieces as u64)
+        .clamp(2, p.split.max_pieces as u64)
 }
 
 /// The passes of one sort of `n` keys (see the module docs of [`crate::sort::warpsort`]).
@@ -385,7 +399,7 @@ impl Plan {
             row_len: chunk,
             rows: chunks,
             pieces: 0,
-            oversampling: p.oversampling as u64,
+            oversampling: p.split.oversampling as u64,
             piece_rounds: 0,
             piece_bound: 0,
             chunks_in_place: true,
@@ -400,7 +414,7 @@ impl Plan {
             plan.rows = 1;
         } else {
             let mut rounds = 0u32;
-            while chunks.div_ceil(1 << rounds) > p.split_rows as u64
+            while chunks.div_ceil(1 << rounds) > p.split.rows as u64
                 && (chunk << (rounds + 1)) <= cap
             {
                 rounds += 1;
@@ -410,11 +424,11 @@ impl Plan {
             plan.rows = n.div_ceil(plan.row_len);
             if plan.rows > 1 {
                 let pieces = pieces_for(p, n);
-                let sample = pieces * p.oversampling as u64;
+                let sample = pieces * p.split.oversampling as u64;
                 plan.pieces = pieces;
                 plan.piece_rounds = ceil_log2(plan.rows);
                 plan.piece_bound = if n >= sample {
-                    ((p.oversampling as u64 + plan.rows) * n.div_ceil(sample)).min(n)
+                    ((p.split.oversampling as u64 + plan.rows) * n.div_ceil(sample)).min(n)
                 } else {
                     n
                 };
@@ -426,7 +440,7 @@ impl Plan {
                 }
                 // The offsets scan loops twice over its share of the segments.
                 let entries = pieces * plan.rows;
-                if 2 * entries.div_ceil(p.scan_workgroup_size as u64) + 64 > MAX_MERGE_STEPS {
+                if 2 * entries.div_ceil(p.split.scan_workgroup_size as u64) + 64 > MAX_MERGE_STEPS {
                     return Err(format!(
                         "{entries} piece offsets exceed the scan's loop bound"
                     ));
@@ -496,9 +510,9 @@ mod tests {
                     let mut sizes: Vec<u64> =
                         vec![0, 1, 2, p.chunk() - 1, p.chunk(), p.chunk() + 1];
                     sizes.extend([
-                        p.split_min - 1,
-                        p.split_min,
-                        p.split_min + 1,
+                        p.split.min_keys - 1,
+                        p.split.min_keys,
+                        p.split.min_keys + 1,
                         1 << 20,
                         1 << 24,
                         max,
@@ -533,31 +547,68 @@ mod tests {
         assert_eq!((one.merge_rounds, one.pieces, one.data_passes()), (0, 0, 1));
         let few = p.plan(3 * p.chunk()).unwrap();
         assert_eq!((few.merge_rounds, few.pieces), (2, 0));
-        let split = p.plan(p.split_min).unwrap();
-        assert!(split.pieces >= 2 && split.rows <= p.split_rows as u64);
+        let split = p.plan(p.split.min_keys).unwrap();
+        assert!(split.pieces >= 2 && split.rows <= p.split.rows as u64);
     }
 
+    /// Override keys are the field paths (the parts' under `split.` and `sample.`); the old short keys are
+    /// refused.
     #[test]
     fn overrides() {
+        use crate::policy::Policy;
+        let keys: Vec<String> = WarpSortPolicy::legend()
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "group_lanes",
+                "workgroup_size",
+                "chunk_items_per_invocation",
+                "merge_items_per_invocation",
+                "split.min_keys",
+                "split.rows",
+                "split.oversampling",
+                "split.max_pieces",
+                "split.piece_items",
+                "split.scan_workgroup_size",
+                "sample.workgroup_size",
+                "sample.items_per_invocation"
+            ]
+        );
         let l = limits(32, false);
         let p = WarpSortPolicy::for_limits(&l, 1)
-            .with_overrides("lanes=16, mpt=8,smin=1000,pitems=512")
+            .with_overrides(
+                "group_lanes=16, merge_items_per_invocation=8,split.min_keys=1000,split.piece_items=512",
+            )
             .unwrap();
         assert_eq!(
             (
                 p.group_lanes,
-                p.merge_items_per_lane,
-                p.split_min,
-                p.piece_items
+                p.merge_items_per_invocation,
+                p.split.min_keys,
+                p.split.piece_items
             ),
             (16, 8, 1000, 512)
         );
         p.check(&l, 1).unwrap();
-        for bad in ["lanes", "lanes=x", "nope=1"] {
-            assert!(matches!(
-                WarpSortPolicy::for_limits(&l, 1).with_overrides(bad),
-                Err(Error::InvalidPolicy { .. })
-            ));
+        for bad in [
+            "group_lanes",
+            "group_lanes=x",
+            "nope=1",
+            "lanes=16",
+            "mpt=8",
+            "split=1",
+            "split.k=2",
+        ] {
+            assert!(
+                matches!(
+                    WarpSortPolicy::for_limits(&l, 1).with_overrides(bad),
+                    Err(Error::InvalidPolicy { .. })
+                ),
+                "{bad}"
+            );
         }
     }
 
@@ -565,27 +616,17 @@ mod tests {
     fn bad_policies_are_refused() {
         let l = limits(8, true);
         let good = WarpSortPolicy::for_limits(&l, 1);
+        let changed = |f: &dyn Fn(&mut WarpSortPolicy)| {
+            let mut p = good;
+            f(&mut p);
+            p
+        };
         for bad in [
-            WarpSortPolicy {
-                group_lanes: 16,
-                ..good
-            },
-            WarpSortPolicy {
-                chunk_items_per_lane: 3,
-                ..good
-            },
-            WarpSortPolicy {
-                workgroup_size: 12,
-                ..good
-            },
-            WarpSortPolicy {
-                split_rows: 1,
-                ..good
-            },
-            WarpSortPolicy {
-                max_pieces: good.max_pieces * 2,
-                ..good
-            },
+            changed(&|p| p.group_lanes = 16),
+            changed(&|p| p.chunk_items_per_invocation = 3),
+            changed(&|p| p.workgroup_size = 12),
+            changed(&|p| p.split.rows = 1),
+            changed(&|p| p.split.max_pieces = good.split.max_pieces * 2),
         ] {
             assert!(matches!(bad.check(&l, 1), Err(Error::InvalidPolicy { .. })));
         }
