@@ -19,7 +19,7 @@ push_block! {
 
 /// Records the pass `label` of `shader` over `groups` workgroups of the largest subgroup size, bound to
 /// `buffer` (8 bytes of storage, named `what`).
-fn busy_pass<P: bytemuck::Pod>(
+fn busy_pass<P: crate::gpu::PushBlock>(
     rec: &mut Recorder,
     label: &str,
     shader: ShaderId,

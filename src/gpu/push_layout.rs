@@ -9,6 +9,11 @@ pub(crate) trait PushBlock: bytemuck::Pod {
     const MEMBERS: &'static [(u32, u32)];
 }
 
+/// No push constants (a shader without a push-constant block).
+impl PushBlock for () {
+    const MEMBERS: &'static [(u32, u32)] = &[];
+}
+
 /// Declares a `#[repr(C)]`, `Pod` push-constant struct and its [`PushBlock`] layout:
 /// `push_block! { /// doc \n pub struct P { /// doc \n pub a: u32, pub b: [u32; 2] } }`.
 /// `push_block! { internal struct P { .. } }` declares it public with the `diagnostics` feature and crate-private
