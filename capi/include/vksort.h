@@ -58,6 +58,8 @@ typedef enum {
   VKSORT_KEY_I64 = 4,
   // 64-bit IEEE 754 float keys.
   VKSORT_KEY_F64 = 5,
+  // 128-bit unsigned integer keys (four 32-bit words, lowest first; the comparison sorts take them).
+  VKSORT_KEY_U128 = 6,
 } VksortKeyType;
 
 // Value types (`VksortSortConfig::valueType`): the payload moved with each key.

@@ -91,6 +91,8 @@ pub enum VksortKeyType {
     VKSORT_KEY_I64 = 4,
     /// 64-bit IEEE 754 float keys.
     VKSORT_KEY_F64 = 5,
+    /// 128-bit unsigned integer keys (four 32-bit words, lowest first; the comparison sorts take them).
+    VKSORT_KEY_U128 = 6,
 }
 
 /// Value types (`VksortSortConfig::valueType`): the payload moved with each key.
@@ -365,16 +367,9 @@ unsafe fn load_instance(
     }
 }
 
+/// `VksortKeyType` numbers the key types in `KeyType::ALL`'s order (`header_enums_follow_the_library`).
 fn key_type(v: u32) -> Option<KeyType> {
-    Some(match v {
-        0 => KeyType::U32,
-        1 => KeyType::I32,
-        2 => KeyType::F32,
-        3 => KeyType::U64,
-        4 => KeyType::I64,
-        5 => KeyType::F64,
-        _ => return None,
-    })
+    KeyType::ALL.get(v as usize).copied()
 }
 
 fn value_type(v: u32) -> Option<ValueType> {
@@ -386,23 +381,9 @@ fn value_type(v: u32) -> Option<ValueType> {
     })
 }
 
+/// `VksortAlgorithm` numbers the algorithms in `SortAlgorithm::ALL`'s order (`header_enums_follow_the_library`).
 fn algorithm(v: u32) -> Option<SortAlgorithm> {
-    use SortAlgorithm::*;
-    Some(match v {
-        0 => Auto,
-        1 => Onesweep,
-        2 => ReduceThenScan,
-        3 => Small,
-        4 => Msd,
-        5 => Hybrid,
-        6 => Bitonic,
-        7 => Merge,
-        8 => SplitRadix,
-        9 => SplitRadixBit,
-        10 => WarpSort,
-        11 => Quicksort,
-        _ => return None,
-    })
+    SortAlgorithm::ALL.get(v as usize).copied()
 }
 
 /// The message of the last vksort error on the calling thread ("" after a call that succeeded). The string
@@ -890,3 +871,43 @@ const _: () = {
     send_sync::<VksortContext>();
     send_sync::<VksortSorter>();
 };
+
+#[cfg(test)]
+mod enum_drift {
+    use vksort::sort::{KeyType, SortAlgorithm};
+
+    /// `(NAME, value)` of every `PREFIX<NAME> = <value>,` line of the committed header.
+    fn header_enum(prefix: &str) -> Vec<(String, u32)> {
+        include_str!("../include/vksort.h")
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix(prefix))
+            .filter_map(|l| {
+                let (name, value) = l.trim_end_matches(',').split_once(" = ")?;
+                Some((name.to_string(), value.parse().ok()?))
+            })
+            .collect()
+    }
+
+    fn c_name(rust_name: &str) -> String {
+        rust_name.to_uppercase().replace('-', "_")
+    }
+
+    /// The C enums list the library's algorithms and key types, in the library's order: a family or key type
+    /// added in Rust but not in the C API (or the reverse, or renumbered) fails here.
+    #[test]
+    fn header_enums_follow_the_library() {
+        let algos: Vec<(String, u32)> = (SortAlgorithm::ALL.iter().enumerate())
+            .map(|(i, a)| (c_name(a.name()), i as u32))
+            .collect();
+        assert_eq!(header_enum("VKSORT_ALGORITHM_"), algos);
+        let keys: Vec<(String, u32)> = (KeyType::ALL.iter().enumerate())
+            .map(|(i, k)| (c_name(k.name()), i as u32))
+            .collect();
+        assert_eq!(header_enum("VKSORT_KEY_"), keys);
+        for (i, a) in SortAlgorithm::ALL.iter().enumerate() {
+            assert_eq!(super::algorithm(i as u32), Some(*a));
+        }
+        assert_eq!(super::algorithm(SortAlgorithm::ALL.len() as u32), None);
+        assert_eq!(super::key_type(KeyType::ALL.len() as u32), None);
+    }
+}
