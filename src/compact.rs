@@ -83,17 +83,33 @@ pub enum CompactStaging {
     Subgroup,
 }
 
-/// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]) and the stores.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CompactPolicy {
-    /// Tile shape and look-back. Default: [`ScanPolicy::for_device_compact`].
-    pub scan: ScanPolicy,
-    /// How kept elements are stored. Default: [`CompactStaging::Subgroup`].
-    pub staging: CompactStaging,
-    /// Elements per invocation of compactions of at most [`CompactPolicy::small_max`] elements (default 16).
-    pub small_items_per_thread: u32,
-    /// Elements up to which `small_items_per_thread` applies (default 2^22, CPU 0; docs/tuning.md).
-    pub small_max: u64,
+crate::policy::leaf_field! {
+    CompactStaging => |v| match v {
+        0 => Ok(CompactStaging::Direct),
+        1 => Ok(CompactStaging::Tile),
+        2 => Ok(CompactStaging::Subgroup),
+        _ => Err(format!("{v}: the staging is 0 (direct), 1 (tile) or 2 (subgroup)")),
+    };
+}
+
+crate::policy::tunable! {
+    /// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]) and the stores (override keys: the
+    /// field paths, e.g. `scan.workgroup_size`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct CompactPolicy {
+        /// Tile shape and look-back. Default: [`ScanPolicy::for_device_compact`].
+        pub scan: ScanPolicy,
+        /// How kept elements are stored (0 direct, 1 tile, 2 subgroup). Default: [`CompactStaging::Subgroup`].
+        pub staging: CompactStaging,
+        /// Elements per invocation of compactions of at most [`CompactPolicy::small_max`] elements (default 16).
+        pub small_items_per_invocation: u32,
+        /// Elements up to which `small_items_per_invocation` applies (default 2^22, CPU 0; docs/tuning.md).
+        pub small_max: u64,
+    }
+}
+
+impl crate::policy::Policy for CompactPolicy {
+    const FAMILY: &'static str = "compact";
 }
 
 impl CompactPolicy {
@@ -101,7 +117,7 @@ impl CompactPolicy {
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
         Self {
-            small_items_per_thread: 16.max(min_items(scan.workgroup_size)),
+            small_items_per_invocation: 16.max(min_items(scan.workgroup_size)),
             small_max: match caps.class {
                 DeviceClass::Cpu => 0,
                 _ => 1 << 22,
@@ -113,7 +129,7 @@ impl CompactPolicy {
     /// Elements per invocation of a compaction of `n` elements.
     pub fn items_for(&self, n: u64) -> u32 {
         if n <= self.small_max {
-            self.small_items_per_thread
+            self.small_items_per_invocation
         } else {
             self.scan.items_per_thread
         }
@@ -123,7 +139,7 @@ impl CompactPolicy {
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
         ScanPolicy {
-            items_per_thread: self.small_items_per_thread,
+            items_per_thread: self.small_items_per_invocation,
             ..self.scan
         }
         .validate(caps)
@@ -136,7 +152,7 @@ impl From<ScanPolicy> for CompactPolicy {
         Self {
             scan,
             staging: CompactStaging::Subgroup,
-            small_items_per_thread: scan.items_per_thread,
+            small_items_per_invocation: scan.items_per_thread,
             small_max: 0,
         }
     }
@@ -166,7 +182,7 @@ impl Compactor {
         for flags in [false, true] {
             c.kernel(ctx, flags, policy.scan.items_per_thread)?;
             if policy.small_max > 0 {
-                c.kernel(ctx, flags, policy.small_items_per_thread)?;
+                c.kernel(ctx, flags, policy.small_items_per_invocation)?;
             }
         }
         Ok(c)
@@ -204,7 +220,8 @@ impl Compactor {
     /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
         let p = &self.policy;
-        let small = p.scan.workgroup_size * p.small_items_per_thread.min(p.scan.items_per_thread);
+        let small =
+            p.scan.workgroup_size * p.small_items_per_invocation.min(p.scan.items_per_thread);
         status_bytes(max_n.div_ceil(small as u64).max(1), ScanElem::U32)
     }
 
@@ -428,4 +445,33 @@ fn cpu_compact_u32_if(data: &[u32], flags: Option<&[u32]>, predicate: Predicate)
             .collect(),
     }
 }
+}
+
+#[cfg(test)]
+mod policy_keys {
+    use super::{CompactPolicy, CompactStaging};
+    use crate::policy::Policy;
+
+    /// Override keys are the field paths (the scan's under `scan.`).
+    #[test]
+    fn override_keys_are_field_paths() {
+        let legend = CompactPolicy::legend();
+        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys[0], "scan.workgroup_size");
+        assert_eq!(
+            keys[keys.len() - 3..],
+            ["staging", "small_items_per_invocation", "small_max"]
+        );
+        let p = CompactPolicy::from(crate::scan::TEST_POLICY);
+        let q = p
+            .with_overrides("staging=0, small_max=4096, scan.workgroup_size=256")
+            .unwrap();
+        assert_eq!(
+            (q.staging, q.small_max, q.scan.workgroup_size),
+            (CompactStaging::Direct, 4096, 256)
+        );
+        for bad in ["staging=3", "small_items_per_thread=8", "workgroup_size=64"] {
+            assert!(p.with_overrides(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -139,20 +139,19 @@ fn compact_predicates_and_staging() {
         ];
         let base = CompactPolicy::for_device(ctx.caps());
         // Two tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation (lavapipe: 128 x 8).
-        let tiered = CompactPolicy {
-            small_items_per_thread: 8.max(512 / base.scan.workgroup_size),
-            small_max: 3 * base.scan.tile() as u64,
-            ..base
-        };
+        let mut tiered = base;
+        tiered.small_items_per_invocation = 8.max(512 / base.scan.workgroup_size);
+        tiered.small_max = 3 * base.scan.tile() as u64;
         for (staging, tiers) in [
             (CompactStaging::Direct, base),
             (CompactStaging::Tile, base),
             (CompactStaging::Subgroup, base),
             (CompactStaging::Subgroup, tiered),
         ] {
-            let policy = CompactPolicy { staging, ..tiers };
+            let mut policy = tiers;
+            policy.staging = staging;
             let tile = policy.scan.tile() as usize;
-            let small = (policy.scan.workgroup_size * policy.small_items_per_thread) as usize;
+            let small = (policy.scan.workgroup_size * policy.small_items_per_invocation) as usize;
             for n in [
                 0,
                 1,
@@ -208,10 +207,8 @@ fn compact_survives_stalled_tiles() {
                 );
                 // Every staging mode under stalls (the subgroup staging stores after the look-back too).
                 for staging in [CompactStaging::Direct, CompactStaging::Subgroup] {
-                    let p = CompactPolicy {
-                        staging,
-                        ..CompactPolicy::from(policy)
-                    };
+                    let mut p = CompactPolicy::from(policy);
+                    p.staging = staging;
                     assert_eq!(
                         compact::compact_u32_with(ctx, &data, Some(&flags), Some(p)).unwrap(),
                         cpu_compact_u32(&data, Some(&flags)),

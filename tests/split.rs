@@ -11,13 +11,19 @@ use vksort::gpu::Buffer;
 use vksort::scan::{ScanConfig, Scanner};
 use vksort::sort::split::{self, SplitPolicy, SplitSort};
 use vksort::sort::{KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
-use vksort::{Context, Error};
+use vksort::{Context, Error, Policy};
 
 const BLOCKED: SortAlgorithm = SortAlgorithm::SplitRadix;
 const PER_BIT: SortAlgorithm = SortAlgorithm::SplitRadixBit;
 const FORMS: [SortAlgorithm; 2] = [BLOCKED, PER_BIT];
 
 /// A sorter for `c` and `max_n` keys, with `policy` as tuning when given.
+/// `p` with the changes of `f` (the policy is `#[non_exhaustive]`: no struct literals here).
+fn with(mut p: SplitPolicy, f: impl FnOnce(&mut SplitPolicy)) -> SplitPolicy {
+    f(&mut p);
+    p
+}
+
 fn sorter(ctx: &Arc<Context>, c: &Case, max_n: usize, policy: Option<SplitPolicy>) -> Sorter {
     let mut b = Sorter::builder(ctx, c.config(max_n));
     if let Some(p) = policy {
@@ -199,19 +205,18 @@ fn digit_widths_and_tiles() {
         let dev = split_of(&sorter(ctx, &base, 1, None)).policy;
         let sub = ctx.caps().subgroup_size;
         for (bits, wg, kpt) in [
-            (1, dev.workgroup_size, dev.keys_per_invocation),
+            (1, dev.workgroup_size, dev.items_per_invocation),
             (2, dev.workgroup_size, 3),
             (3, sub, 1),
-            (5, dev.workgroup_size, dev.keys_per_invocation),
+            (5, dev.workgroup_size, dev.items_per_invocation),
             (7, 2 * sub, 5),
             (8, dev.workgroup_size, 4),
         ] {
-            let p = SplitPolicy {
-                digit_bits: bits,
-                workgroup_size: wg,
-                keys_per_invocation: kpt,
-                ..dev
-            };
+            let p = with(dev, |p| {
+                p.digit_bits = bits;
+                p.workgroup_size = wg;
+                p.items_per_invocation = kpt;
+            });
             let t = p.tile() as usize;
             let n = 3 * t + 5;
             let s = sorter(ctx, &base, n, Some(p));
@@ -450,31 +455,15 @@ fn bad_input_is_rejected_and_writes_nothing() {
         };
         let dev = split_of(&sorter(ctx, &c, 1, None)).policy;
         for p in [
-            SplitPolicy {
-                digit_bits: 0,
-                ..dev
-            },
-            SplitPolicy {
-                digit_bits: 9,
-                ..dev
-            },
-            SplitPolicy {
-                keys_per_invocation: 0,
-                ..dev
-            },
-            SplitPolicy {
-                keys_per_invocation: 33,
-                ..dev
-            },
-            SplitPolicy {
-                workgroup_size: dev.workgroup_size + 1,
-                ..dev
-            },
-            SplitPolicy {
-                workgroup_size: 1024,
-                keys_per_invocation: 32,
-                ..dev
-            },
+            with(dev, |p| p.digit_bits = 0),
+            with(dev, |p| p.digit_bits = 9),
+            with(dev, |p| p.items_per_invocation = 0),
+            with(dev, |p| p.items_per_invocation = 33),
+            with(dev, |p| p.workgroup_size = dev.workgroup_size + 1),
+            with(dev, |p| {
+                p.workgroup_size = 1024;
+                p.items_per_invocation = 32;
+            }),
         ] {
             let r = Sorter::builder(ctx, c.config(100)).tuning(p).build();
             assert!(
@@ -488,7 +477,17 @@ fn bad_input_is_rejected_and_writes_nothing() {
                 "{p:?}"
             );
         }
-        assert!(dev.with_overrides("bits=3,kpt=4").is_ok());
+        let q = dev
+            .with_overrides("digit_bits=3,items_per_invocation=4,scan.workgroup_size=64")
+            .unwrap();
+        assert_eq!(
+            (q.digit_bits, q.items_per_invocation, q.scan.workgroup_size),
+            (3, 4, 64)
+        );
+        assert!(
+            dev.with_overrides("bits=3").is_err(),
+            "the old short keys are gone"
+        );
         assert!(matches!(
             dev.with_overrides("nope=1"),
             Err(Error::InvalidPolicy { .. })

@@ -8,6 +8,8 @@ mod plan;
 pub(crate) use passes::status_bytes;
 #[cfg(feature = "diagnostics")]
 pub use passes::{add, blelloch_tile, downsweep, hillis_steele, lookback, reduce, spine};
+#[cfg(test)]
+pub(crate) use plan::TEST_POLICY;
 pub(crate) use plan::{min_items, MIN_TILE};
 pub use plan::{ScanPolicy, Scanner, StallMode};
 

@@ -42,6 +42,72 @@ pub struct ScanPolicy {
     pub recheck_fence: bool,
 }
 
+crate::policy::leaf_field! {
+    StallMode => |v| match v {
+        0 => Ok(StallMode::NeverPublish),
+        1 => Ok(StallMode::PublishLate),
+        _ => Err(format!("{v}: the stall mode is 0 (never publish) or 1 (publish late)")),
+    };
+}
+
+/// ScanPolicy's override keys (its field names) and their legend. Written out rather than through
+/// `tunable!`: that makes the struct `#[non_exhaustive]`, and examples/scan_timing.rs still builds it literally.
+const SCAN_FIELDS: [(&str, &str); 6] = [
+    ("workgroup_size", "Invocations per workgroup."),
+    (
+        "items_per_thread",
+        "Elements per invocation of a look-back, reduce-then-scan, reduce or compaction tile.",
+    ),
+    (
+        "spin_limit",
+        "Look-back: spin rounds on unpublished predecessors before reducing them itself.",
+    ),
+    (
+        "stall_every",
+        "Look-back emulation of a device without forward progress (0: off).",
+    ),
+    (
+        "stall_mode",
+        "What stalled tiles do (0 never publish, 1 publish late).",
+    ),
+    (
+        "recheck_fence",
+        "Look-back: a memory barrier before the re-read of the predecessor's status.",
+    ),
+];
+
+impl crate::policy::Field for ScanPolicy {
+    fn set_path(&mut self, path: &str, value: u32) -> std::result::Result<(), String> {
+        use crate::policy::Field as F;
+        let (head, rest) = path.split_once('.').unwrap_or((path, ""));
+        match head {
+            "workgroup_size" => F::set_path(&mut self.workgroup_size, rest, value),
+            "items_per_thread" => F::set_path(&mut self.items_per_thread, rest, value),
+            "spin_limit" => F::set_path(&mut self.spin_limit, rest, value),
+            "stall_every" => F::set_path(&mut self.stall_every, rest, value),
+            "stall_mode" => F::set_path(&mut self.stall_mode, rest, value),
+            "recheck_fence" => F::set_path(&mut self.recheck_fence, rest, value),
+            "" => Err("a part, not a value: name one of its fields".to_string()),
+            _ => Err(format!("`{head}` is not a field")),
+        }
+    }
+
+    fn legend(path: &str, _doc: &'static str, out: &mut Vec<(String, &'static str)>) {
+        for (name, doc) in SCAN_FIELDS {
+            let key = if path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}.{name}")
+            };
+            out.push((key, doc));
+        }
+    }
+}
+
+impl crate::policy::Policy for ScanPolicy {
+    const FAMILY: &'static str = "scan";
+}
+
 /// The smallest tile (elements) a look-back policy may have: sizes [`crate::compact::compact_scratch_bytes`].
 pub(crate) const MIN_TILE: u32 = 512;
 
@@ -91,26 +157,23 @@ impl ScanPolicy {
             || wg > caps.max_workgroup_invocations
         {
             return invalid(format!(
-                "scan workgroup size {wg} must be a power of two, a multiple of {} and at most {}",
+                "workgroup_size {wg} must be a power of two, a multiple of {} and at most {}",
                 plan.max, caps.max_workgroup_invocations
             ));
         }
         if items % 4 != 0 || !(4..=64).contains(&items) {
             return invalid(format!(
-                "scan items per thread {items} must be a multiple of 4 in 4..=64"
+                "items_per_thread {items} must be a multiple of 4 in 4..=64"
             ));
         }
         if wg * items < MIN_TILE {
             return invalid(format!(
-                "scan tile {} (workgroup size x items per thread) is below {MIN_TILE}",
+                "the tile {} (workgroup_size x items_per_thread) is below {MIN_TILE}",
                 wg * items
             ));
         }
         if !(1..=60000).contains(&self.spin_limit) {
-            return invalid(format!(
-                "scan spin limit {} outside 1..=60000",
-                self.spin_limit
-            ));
+            return invalid(format!("spin_limit {} outside 1..=60000", self.spin_limit));
         }
         Ok(())
     }
@@ -467,5 +530,49 @@ impl Scanner {
         rec.scope("vksort::scan", |rec| {
             self.record_lookback(rec, io, same, Some(args))
         })
+    }
+}
+
+/// A CPU-like policy for unit tests.
+#[cfg(test)]
+pub(crate) const TEST_POLICY: ScanPolicy = ScanPolicy {
+    workgroup_size: 128,
+    items_per_thread: 16,
+    spin_limit: 256,
+    stall_every: 0,
+    stall_mode: StallMode::NeverPublish,
+    recheck_fence: false,
+};
+
+#[cfg(test)]
+mod policy_keys {
+    use super::{ScanPolicy, StallMode, TEST_POLICY};
+    use crate::policy::Policy;
+
+    /// Override keys are the field names, each in the legend.
+    #[test]
+    fn override_keys_are_field_paths() {
+        let keys: Vec<String> = ScanPolicy::legend().into_iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            [
+                "workgroup_size",
+                "items_per_thread",
+                "spin_limit",
+                "stall_every",
+                "stall_mode",
+                "recheck_fence"
+            ]
+        );
+        let p = TEST_POLICY;
+        let q = p
+            .with_overrides("stall_every=3,stall_mode=1,recheck_fence=1")
+            .unwrap();
+        assert_eq!(q.stall_every, 3);
+        assert_eq!(q.stall_mode, StallMode::PublishLate);
+        assert!(q.recheck_fence);
+        for bad in ["wg=64", "stall_mode=2", "recheck_fence=2", "spin_limit.x=1"] {
+            assert!(p.with_overrides(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -12,7 +12,7 @@ pub use policy::{SplitPolicy, MAX_DIGIT_BITS, MAX_TILE};
 
 use crate::error::Result;
 use crate::gpu::{Context, Kernel, Recorder, Region};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy as _, SubgroupPlan};
 use crate::scan::{ScanAlgorithm, ScanConfig, ScanElem, ScanKind, Scanner};
 use crate::shaders::include::split_common as glsl;
 use crate::shaders::{
@@ -237,7 +237,7 @@ impl SplitSort {
     /// A tile pass's kernel: the policy's workgroup and keys per invocation (and with `digits` its digit bits).
     fn tile_kernel(&self, ctx: &Context, shader: ShaderId, digits: bool) -> Result<Arc<Kernel>> {
         let p = &self.policy;
-        let mut spec = Spec::new().with(split_scatter::KPT, p.keys_per_invocation);
+        let mut spec = Spec::new().with(split_scatter::KPT, p.items_per_invocation);
         if digits {
             spec.set(split_scatter::DIGIT_BITS, p.digit_bits);
         }

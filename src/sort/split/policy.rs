@@ -1,5 +1,5 @@
 //! The split radix sort's policy, from the device's limits; overridable (`SorterBuilder::tuning`,
-//! [`SplitPolicy::with_overrides`]). docs/tuning.md ("SplitPolicy") has the reasons for the defaults.
+//! [`crate::Policy::with_overrides`]). docs/tuning.md ("SplitPolicy") has the reasons for the defaults.
 
 use crate::error::{Error, Result};
 use crate::gpu::{DeviceCaps, DeviceClass};
@@ -15,17 +15,25 @@ pub const MAX_DIGIT_BITS: u32 = crate::shaders::include::split_common::MAX_DIGIT
 /// The largest tile of the blocked form's scatter (the split words carry the tile index in 16 bits).
 pub const MAX_TILE: u32 = 1 << 16;
 
-/// How the split radix sort's passes are tiled.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct SplitPolicy {
-    /// Invocations per workgroup of the tile passes: a power of two, a multiple of the subgroup size. Default 256.
-    pub workgroup_size: u32,
-    /// Keys per invocation of the tile passes, 1..=32 (a tile is at most 2^16 keys). Default 8, less if it won't fit.
-    pub keys_per_invocation: u32,
-    /// Bits per pass of the blocked form ([`crate::sort::SortAlgorithm::SplitRadix`]), 1..=8. Default 4.
-    pub digit_bits: u32,
-    /// The look-back scan of the flags or histograms. Default [`ScanPolicy::for_device`].
-    pub scan: ScanPolicy,
+crate::policy::tunable! {
+    /// How the split radix sort's passes are tiled (override keys: the field paths, e.g. `scan.workgroup_size`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct SplitPolicy {
+        /// Invocations per workgroup of the tile passes: a power of two, a multiple of the subgroup size.
+        /// Default 256.
+        pub workgroup_size: u32,
+        /// Keys per invocation of the tile passes, 1..=32 (a tile is at most 2^16 keys). Default 8, less if it
+        /// won't fit.
+        pub items_per_invocation: u32,
+        /// Bits per pass of the blocked form ([`crate::sort::SortAlgorithm::SplitRadix`]), 1..=8. Default 4.
+        pub digit_bits: u32,
+        /// The look-back scan of the flags or histograms. Default [`ScanPolicy::for_device`].
+        pub scan: ScanPolicy,
+    }
+}
+
+impl crate::policy::Policy for SplitPolicy {
+    const FAMILY: &'static str = "split";
 }
 
 impl SplitPolicy {
@@ -51,21 +59,21 @@ impl SplitPolicy {
         let wg = pow2_floor(plan.workgroup_size(caps, want)).max(plan.max);
         let mut p = Self {
             workgroup_size: wg,
-            keys_per_invocation: 8,
+            items_per_invocation: 8,
             digit_bits: 4,
             scan: ScanPolicy::for_device(caps),
         };
-        while p.keys_per_invocation > 1
+        while p.items_per_invocation > 1
             && scatter_shared_bytes(&p, items, plan.min) > caps.max_shared_memory as u64
         {
-            p.keys_per_invocation /= 2;
+            p.items_per_invocation /= 2;
         }
         p
     }
 
     /// Keys per tile of the tile passes.
     pub fn tile(&self) -> u64 {
-        (self.workgroup_size * self.keys_per_invocation) as u64
+        (self.workgroup_size * self.items_per_invocation) as u64
     }
 
     /// Counters per tile of the blocked form's histograms (`2^digit_bits`).
@@ -88,10 +96,10 @@ impl SplitPolicy {
                 plan.max, caps.max_workgroup_invocations
             ));
         }
-        if !(1..=32).contains(&self.keys_per_invocation) {
+        if !(1..=32).contains(&self.items_per_invocation) {
             return bad(format!(
-                "keys_per_invocation {} must be in 1..=32",
-                self.keys_per_invocation
+                "items_per_invocation {} must be in 1..=32",
+                self.items_per_invocation
             ));
         }
         if self.tile() > MAX_TILE as u64 {
@@ -116,23 +124,6 @@ impl SplitPolicy {
         }
         self.scan.validate(caps)
     }
-
-    /// Overrides fields from a tuning string `key=value,...`: wg, kpt, bits, scan_wg, scan_ipt (the fields in
-    /// declaration order). Checked when a sorter is made.
-    pub fn with_overrides(mut self, spec: &str) -> Result<Self> {
-        crate::policy::for_each_override(spec, "split", |k, v, bad| {
-            match k {
-                "wg" => self.workgroup_size = v,
-                "kpt" => self.keys_per_invocation = v,
-                "bits" => self.digit_bits = v,
-                "scan_wg" => self.scan.workgroup_size = v,
-                "scan_ipt" => self.scan.items_per_thread = v,
-                other => return Err(bad(format!("unknown key `{other}`"))),
-            }
-            Ok(())
-        })?;
-        Ok(self)
-    }
 }
 
 /// Shared memory of split_scatter.comp: the tile's raw keys, its split words (a padding word per 32), the digit
@@ -141,4 +132,43 @@ pub(crate) fn scatter_shared_bytes(p: &SplitPolicy, items: &Items, min_subgroup:
     let tile = p.tile();
     let subgroups = (p.workgroup_size / min_subgroup.max(1)) as u64 + 1;
     4 * (tile * items.key_words as u64 + tile + tile / 32 + p.radix() + subgroups)
+}
+
+#[cfg(test)]
+mod policy_keys {
+    use super::SplitPolicy;
+    use crate::policy::Policy;
+    use crate::scan::ScanPolicy;
+
+    /// Override keys are the field paths (the scan's under `scan.`); the old short keys are refused.
+    #[test]
+    fn override_keys_are_field_paths() {
+        let legend = SplitPolicy::legend();
+        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            keys[..5],
+            [
+                "workgroup_size",
+                "items_per_invocation",
+                "digit_bits",
+                "scan.workgroup_size",
+                "scan.items_per_thread"
+            ]
+        );
+        assert_eq!(keys.len(), 3 + ScanPolicy::legend().len());
+        assert!(legend.iter().all(|(_, doc)| !doc.trim().is_empty()));
+        let p = SplitPolicy {
+            workgroup_size: 256,
+            items_per_invocation: 8,
+            digit_bits: 4,
+            scan: crate::scan::TEST_POLICY,
+        };
+        let q = p
+            .with_overrides("digit_bits=3, scan.items_per_thread=8")
+            .unwrap();
+        assert_eq!((q.digit_bits, q.scan.items_per_thread), (3, 8));
+        for bad in ["bits=3", "kpt=4", "scan_wg=64", "scan=1"] {
+            assert!(p.with_overrides(bad).is_err(), "{bad}");
+        }
+    }
 }
