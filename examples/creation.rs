@@ -5,7 +5,8 @@
 //!  [--values none|u32|u64] [--max-n N] [--policy KEY=V,...] [--driver-cache]`
 //!
 //! `--policy` applies tuning overrides to every sorter (`SorterBuilder::policy_overrides`: the algorithm's
-//! family's keys, e.g. `mbkpt=8` for the MSD bucket pass): what a lighter or heavier kernel costs to compile.
+//! family's field paths, e.g. `msd_bucket.items_per_invocation=8` for the radix MSD bucket pass): what a
+//! lighter or heavier kernel costs to compile.
 //!
 //! For every (key type, algorithm): a fresh context with an empty pipeline cache builds the sorter (cold), its
 //! cache is written to a file of this run's own directory (as the `vksort` tools keep theirs,

@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release --example pipeline_stats` (asks for the statistics itself). VKSORT_ALGOS picks the sort
 //! algorithms (comma-separated names; default auto), VKSORT_POLICY overrides fields of their family's policy as
-//! in `examples/timing` (e.g. `mor=1,rank2=2` for the radix sorts, `kpt=8` for the bitonic sort).
+//! in `examples/timing` (e.g. `tile.peer_match=1,tile.rank_counters=2` for the radix sorts,
+//! `items_per_invocation=8` for the bitonic sort).
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use vksort::gpu::{Buffer, Profiler};
 use vksort::sort::radix::{clocks, RadixDebug, RadixSort};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::Policy;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -55,7 +56,7 @@ fn main() -> anyhow::Result<()> {
     let radix = plain.backend::<RadixSort>().expect("a radix sorter");
     let layout = radix.pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
-    let places = (key.bytes() * 8).div_ceil(policy.digit_bits) as u64;
+    let places = (key.bytes() * 8).div_ceil(policy.tile.digit_bits) as u64;
     let records = Buffer::device_local(&ctx, "tile_clocks::records", places * tiles * 64)?;
     let addr = records.device_address()?;
     let clocked = sorter_for(RadixDebug {
@@ -120,8 +121,8 @@ fn main() -> anyhow::Result<()> {
         ctx.caps().name,
         key.name(),
         value.name(),
-        policy.workgroup_size,
-        policy.keys_per_thread,
+        policy.tile.workgroup_size,
+        policy.tile.items_per_invocation,
         tiles
     );
     for (p, chunk) in all

@@ -286,6 +286,12 @@ fn sort_policy(ctx: &Arc<Context>, key: KeyType, value: ValueType) -> RadixPolic
     RadixPolicy::for_sort(ctx.caps(), key, value)
 }
 
+/// `p` changed by `f` (the policy is `#[non_exhaustive]`: no struct literals out of the crate).
+fn with(mut p: RadixPolicy, f: impl FnOnce(&mut RadixPolicy)) -> RadixPolicy {
+    f(&mut p);
+    p
+}
+
 const BIT_RANGES: [Option<(u32, u32)>; 4] = [None, Some((0, 16)), Some((8, 24)), Some((13, 14))];
 
 #[test]
@@ -509,11 +515,11 @@ fn auto_paths_with_renderer_keys() {
             let p = sort_policy(ctx, key, value);
             let mut sizes = vec![3000usize];
             for t in [
-                p.small_sort_max,
-                p.msd_max,
-                p.short_max,
-                p.fused_loop_max,
-                p.fused_max,
+                p.small.max,
+                p.msd.max,
+                p.short.max,
+                p.fused.loop_max,
+                p.fused.max,
             ] {
                 if t > 0 {
                     sizes.extend([t as usize, t as usize + 1]);
@@ -570,7 +576,7 @@ fn edge_sizes() {
             ];
             sizes.extend(tile - 2..=tile + 2);
             sizes.extend(small - 2..=small + 2);
-            let split = (p.msd_split_workgroup_size * p.msd_split_keys_per_thread) as usize;
+            let split = (p.msd_split.workgroup_size * p.msd_split.items_per_invocation) as usize;
             sizes.extend(split - 1..=split + 1);
             sizes.push(2 * split + 1);
             for alg in [
@@ -600,9 +606,9 @@ fn digit_widths() {
     with_gpu(|ctx| {
         for digit_bits in 4..=8 {
             let mut p = lavapipe_policy(ctx);
-            p.digit_bits = digit_bits;
+            p.tile.digit_bits = digit_bits;
             // Few upfront workgroups: each loops over several chunks.
-            p.upfront_max_groups = [1, 3, 64, 2, 1000][digit_bits as usize - 4];
+            p.upfront.max_groups = [1, 3, 64, 2, 1000][digit_bits as usize - 4];
             for alg in [
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,
@@ -669,15 +675,15 @@ fn onesweep_forward_progress_emulation() {
                 stall_every,
                 ..Default::default()
             };
-            p.spin_limit = spin;
+            p.lookback.spin_limit = spin;
             check_stalled(ctx, p, d);
         }
     });
 }
 
-/// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused_max`), in both its
-/// forms on GPUs (workgroups claiming items in a loop, `fused_loop_max`, one workgroup per item, and the form a
-/// GPU-side count picks; CPU drivers always loop), against the per-place passes (`fused_max` 0), all against
+/// The fused Onesweep (upfront, plan and every place in one dispatch, `RadixPolicy::fused`), in both its
+/// forms on GPUs (workgroups claiming items in a loop, `fused.loop_max`, one workgroup per item, and the form a
+/// GPU-side count picks; CPU drivers always loop), against the per-place passes (`fused.max` 0), all against
 /// the CPU reference: key and value widths, bit ranges of 1..=8 places (odd ones end with the copy), skipped
 /// places (all-equal and few-unique keys), descending order, sizes around the tile, GPU-side counts, the
 /// device's ranking variants and stalled tiles.
@@ -689,11 +695,9 @@ fn fused_onesweep() {
             forms.push((u32::MAX, 0));
         }
         for (fused_max, fused_loop_max) in forms {
-            let base = RadixPolicy {
-                fused_max,
-                fused_loop_max,
-                ..lavapipe_policy(ctx)
-            };
+            let mut base = lavapipe_policy(ctx);
+            base.fused.max = fused_max;
+            base.fused.loop_max = fused_loop_max;
             for (key, value, bits) in [
                 (KeyType::U32, ValueType::None, None),
                 (KeyType::F32, ValueType::U32, None),
@@ -702,11 +706,9 @@ fn fused_onesweep() {
                 (KeyType::F64, ValueType::None, Some((0, 20))),
                 (KeyType::U32, ValueType::U32, Some((8, 24))),
             ] {
-                let p = RadixPolicy {
-                    fused_max,
-                    fused_loop_max,
-                    ..sort_policy(ctx, key, value)
-                };
+                let mut p = sort_policy(ctx, key, value);
+                p.fused.max = fused_max;
+                p.fused.loop_max = fused_loop_max;
                 let tile = p.tile() as usize;
                 for (n, dist) in [
                     (0, Dist::Uniform),
@@ -735,10 +737,8 @@ fn fused_onesweep() {
                 // capacity of 9 tiles takes the one-item grid and the kernel picks the form by the count.
                 let mut by_count = vec![(p, 5 * tile + 1), (p, 0)];
                 if !ctx.caps().is_cpu() && fused_max == u32::MAX {
-                    let q = RadixPolicy {
-                        fused_loop_max: 6 * tile as u32,
-                        ..p
-                    };
+                    let mut q = p;
+                    q.fused.loop_max = 6 * tile as u32;
                     by_count.extend([
                         (q, 0),
                         (q, 1),
@@ -766,17 +766,15 @@ fn fused_onesweep() {
             for (rank2, mor, subs, stall_every) in
                 [(2, 2, 1, 0), (2, 0, 2, 0), (0, 0, 1, 3), (2, 2, 1, 2)]
             {
-                let mut p = RadixPolicy {
-                    rank_counters: rank(rank2),
-                    peer_match: peer(mor),
-                    sub_tiles: subs,
-                    ..base
-                };
-                p.workgroup_size = p.workgroup_size.min(128);
-                p.keys_per_thread = p.keys_per_thread.min(8);
-                p.exchange_parts = p.exchange_parts.min(p.keys_per_thread);
+                let mut p = base;
+                p.tile.rank_counters = rank(rank2);
+                p.tile.peer_match = peer(mor);
+                p.tile.sub_tiles = subs;
+                p.tile.workgroup_size = p.tile.workgroup_size.min(128);
+                p.tile.items_per_invocation = p.tile.items_per_invocation.min(8);
+                p.tile.exchange_parts = p.tile.exchange_parts.min(p.tile.items_per_invocation);
                 if stall_every > 0 {
-                    p.spin_limit = 4;
+                    p.lookback.spin_limit = 4;
                 }
                 let d = RadixDebug {
                     stall_every,
@@ -977,7 +975,7 @@ fn bad_input_is_rejected_and_writes_nothing() {
         ));
         // Policy.
         let mut p = lavapipe_policy(ctx);
-        p.digit_bits = 9;
+        p.tile.digit_bits = 9;
         assert!(matches!(
             sorter_with(ctx, SortConfig::default(), Some(p), RadixDebug::default()),
             Err(Error::InvalidPolicy { .. })
@@ -1171,8 +1169,8 @@ fn recording_builds_no_pipeline() {
 fn auto_resolves_by_size() {
     with_gpu(|ctx| {
         let mut p = lavapipe_policy(ctx);
-        p.small_sort_max = 1000;
-        p.msd_max = 4000;
+        p.small.max = 1000;
+        p.msd.max = 4000;
         let s = sorter_with(
             ctx,
             SortConfig {
@@ -1182,16 +1180,10 @@ fn auto_resolves_by_size() {
             RadixDebug::default(),
         )
         .unwrap();
-        assert_eq!(
-            s.algorithm_for(p.small_sort_max as u64),
-            SortAlgorithm::Small
-        );
-        assert_eq!(
-            s.algorithm_for(p.small_sort_max as u64 + 1),
-            SortAlgorithm::Msd
-        );
-        assert_eq!(s.algorithm_for(p.msd_max as u64), SortAlgorithm::Msd);
-        let big = s.algorithm_for(p.msd_max as u64 + 1);
+        assert_eq!(s.algorithm_for(p.small.max as u64), SortAlgorithm::Small);
+        assert_eq!(s.algorithm_for(p.small.max as u64 + 1), SortAlgorithm::Msd);
+        assert_eq!(s.algorithm_for(p.msd.max as u64), SortAlgorithm::Msd);
+        let big = s.algorithm_for(p.msd.max as u64 + 1);
         assert!(matches!(
             big,
             SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan
@@ -1256,7 +1248,7 @@ fn passes_are_labelled_and_profiled() {
                     "vksort::radix::msd::buckets",
                 ],
             ),
-            // One split tile (at most msd_single_kpt x the split workgroup): no differ pass.
+            // One split tile (at most msd.single_items_per_invocation x the split workgroup): no differ pass.
             (
                 SortAlgorithm::Msd,
                 vec!["vksort::radix::msd::split", "vksort::radix::msd::buckets"],
@@ -1285,18 +1277,23 @@ fn passes_are_labelled_and_profiled() {
             )
             .unwrap();
             let p = radix_of(&sorter).policy;
-            let split_wg = p.msd_split_workgroup_size as usize;
+            let split_wg = p.msd_split.workgroup_size as usize;
             let n = match (alg, case) {
                 // Several split tiles of the policy's size.
                 (SortAlgorithm::Msd, 3) => {
-                    2 * split_wg * p.msd_split_keys_per_thread.max(p.msd_single_kpt) as usize + 1
+                    2 * split_wg
+                        * p.msd_split
+                            .items_per_invocation
+                            .max(p.msd.single_items_per_invocation)
+                            as usize
+                        + 1
                 }
-                // One split workgroup's keys: one tile whenever msd_single_kpt > 0.
+                // One split workgroup's keys: one tile whenever msd.single_items_per_invocation > 0.
                 (SortAlgorithm::Msd, _) => split_wg,
                 _ => 2000usize,
             };
-            // Onesweep up to the policy's fused_max (GPUs): the upfront pass and the places in one dispatch.
-            let want = if alg == SortAlgorithm::Onesweep && n as u64 <= p.fused_max as u64 {
+            // Onesweep up to the policy's fused.max (GPUs): the upfront pass and the places in one dispatch.
+            let want = if alg == SortAlgorithm::Onesweep && n as u64 <= p.fused.max as u64 {
                 vec!["vksort::radix::setup", "vksort::radix::onesweep::fused"]
             } else {
                 want
@@ -1320,11 +1317,11 @@ fn passes_are_labelled_and_profiled() {
                 labels,
                 want,
                 "{alg:?}, n {n}, split {} x {} (policy {} x {}, one tile up to {} per invocation)",
-                p.msd_split_workgroup_size,
+                p.msd_split.workgroup_size,
                 p.msd_split_kpt(n as u64),
-                p.msd_split_workgroup_size,
-                p.msd_split_keys_per_thread,
-                p.msd_single_kpt
+                p.msd_split.workgroup_size,
+                p.msd_split.items_per_invocation,
+                p.msd.single_items_per_invocation
             );
             let mut sorted = raw.clone();
             sorted.sort_by_key(|&x| if bits.is_some() { x & 0xffff } else { x });
@@ -1334,8 +1331,8 @@ fn passes_are_labelled_and_profiled() {
         if !ctx.caps().subgroup_partitioned {
             for msd_only in [false, true] {
                 let mut p = lavapipe_policy(ctx);
-                p.use_partitioned = !msd_only;
-                p.msd_partitioned = true;
+                p.tile.partitioned = !msd_only;
+                p.msd.partitioned = true;
                 let r = sorter_with(
                     ctx,
                     SortConfig {
@@ -1362,16 +1359,16 @@ fn policy_variations() {
             [(256, 5, 7, 64, 7), (64, 3, 8, 128, 5), (192, 1, 6, 192, 2)]
         {
             let mut p = lavapipe_policy(ctx);
-            p.workgroup_size = wg;
-            p.keys_per_thread = kpt;
-            p.digit_bits = digit_bits;
-            p.small_workgroup_size = swg;
-            p.small_keys_per_thread = skpt;
-            p.small_sort_max = swg * skpt;
-            p.upfront_keys_per_thread = 3;
+            p.tile.workgroup_size = wg;
+            p.tile.items_per_invocation = kpt;
+            p.tile.digit_bits = digit_bits;
+            p.small.workgroup_size = swg;
+            p.small.items_per_invocation = skpt;
+            p.small.max = swg * skpt;
+            p.upfront.items_per_invocation = 3;
             // Publishing tile counts after ranking (no early counts); 1 and "too many" upfront histograms.
-            p.early_counts = wg != 256;
-            p.upfront_hist_copies = if wg == 64 { 1 } else { 16 };
+            p.lookback.early_counts = wg != 256;
+            p.upfront.hist_copies = if wg == 64 { 1 } else { 16 };
             // The generic 4-word ballot arithmetic (the device default folds it to fewer words).
             let d = RadixDebug {
                 ballot_words: if wg == 64 { 4 } else { 0 },
@@ -1393,7 +1390,7 @@ fn policy_variations() {
                     c.debug = d;
                     c.order = Order::Descending;
                     let n = if alg == SortAlgorithm::Small {
-                        p.small_sort_max as usize - 1
+                        p.small.max as usize - 1
                     } else {
                         3001
                     };
@@ -1423,17 +1420,18 @@ fn rank2_keep_digit_and_match_or_variants() {
             (1, false, 0, 3),
         ] {
             let mut p = lavapipe_policy(ctx);
-            p.rank_counters = rank(rank2);
-            p.keep_digit = keep_digit;
-            p.peer_match = peer(match_or);
-            p.sub_tiles = sub_tiles;
+            p.tile.rank_counters = rank(rank2);
+            p.tile.keep_digit = keep_digit;
+            p.tile.peer_match = peer(match_or);
+            p.tile.sub_tiles = sub_tiles;
             if match_or != 0 {
                 // The lane masks take MAX_SUBGROUPS x 256 words more: half the workgroup fits 32 KiB.
-                p.workgroup_size = (p.workgroup_size / 2).max(ctx.caps().max_subgroup_size);
+                p.tile.workgroup_size =
+                    (p.tile.workgroup_size / 2).max(ctx.caps().max_subgroup_size);
             }
             if sub_tiles > 1 {
                 // Parked sub-tiles of 64-bit keys and values take 4 words per key: smaller sub-tiles fit 32 KiB.
-                p.keys_per_thread = 8 / sub_tiles;
+                p.tile.items_per_invocation = 8 / sub_tiles;
             }
             let tile = p.tile() as usize;
             let mut sizes = vec![tile - 1, tile, tile + 1];
@@ -1463,7 +1461,7 @@ fn rank2_keep_digit_and_match_or_variants() {
             }
             // Early counts off, a few bit ranges and a multi-tile all-equal input (uniform-tile fast path).
             let mut q = p;
-            q.early_counts = false;
+            q.lookback.early_counts = false;
             for (key, value, bits) in [
                 (KeyType::U32, ValueType::U32, Some((8, 24))),
                 (KeyType::I64, ValueType::U64, Some((13, 14))),
@@ -1480,9 +1478,9 @@ fn rank2_keep_digit_and_match_or_variants() {
             }
         }
         let mut p = lavapipe_policy(ctx);
-        p.rank_counters = RankCounters::Packed16;
-        p.keep_digit = true;
-        p.upfront_vec4 = true;
+        p.tile.rank_counters = RankCounters::Packed16;
+        p.tile.keep_digit = true;
+        p.upfront.vec4 = true;
         let n = (1 << 20) + 3;
         for (key, value, order) in [
             (KeyType::U32, ValueType::None, Order::Ascending),
@@ -1499,30 +1497,23 @@ fn rank2_keep_digit_and_match_or_variants() {
         let mut c = Case::new(KeyType::U32);
         c.value = ValueType::U32;
         c.algorithm = SortAlgorithm::Onesweep;
-        c.policy = Some(RadixPolicy {
-            keep_digit: false,
-            ..p
-        });
+        c.policy = Some(with(p, |q| q.tile.keep_digit = false));
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 12), None);
-        c.policy = Some(RadixPolicy {
-            rank_counters: RankCounters::PerSubgroup,
-            ..p
-        });
+        c.policy = Some(with(p, |q| {
+            q.tile.rank_counters = RankCounters::PerSubgroup
+        }));
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
-        c.policy = Some(RadixPolicy {
-            rank_counters: RankCounters::Scanned,
-            ..p
-        });
+        c.policy = Some(with(p, |q| q.tile.rank_counters = RankCounters::Scanned));
         check(ctx, &c, &gen(KeyType::U32, Dist::Uniform, n, 13), None);
         // Other shapes: workgroups smaller/larger than the radix, odd keys per thread, narrow digits.
         for (wg, kpt, digit_bits) in [(256, 5, 7), (64, 3, 8), (192, 1, 6), (128, 8, 4)] {
             for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
                 let mut p = lavapipe_policy(ctx);
-                p.workgroup_size = wg;
-                p.keys_per_thread = kpt;
-                p.digit_bits = digit_bits;
-                p.rank_counters = rank(rank2);
-                p.keep_digit = keep_digit;
+                p.tile.workgroup_size = wg;
+                p.tile.items_per_invocation = kpt;
+                p.tile.digit_bits = digit_bits;
+                p.tile.rank_counters = rank(rank2);
+                p.tile.keep_digit = keep_digit;
                 for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
                     for (key, value) in [
                         (KeyType::F32, ValueType::U64),
@@ -1551,14 +1542,14 @@ fn rank2_keep_digit_and_match_or_variants() {
                 stall_every,
                 ..Default::default()
             };
-            p.spin_limit = spin;
-            p.rank_counters = rank(1 + stall_every % 2);
-            p.keep_digit = true;
+            p.lookback.spin_limit = spin;
+            p.tile.rank_counters = rank(1 + stall_every % 2);
+            p.tile.keep_digit = true;
             check_stalled(ctx, p, d);
             // Sub-tiles: the recount of a stalled predecessor covers all of its sub-tiles.
-            p.keep_digit = false;
-            p.sub_tiles = 2;
-            p.keys_per_thread = 4;
+            p.tile.keep_digit = false;
+            p.tile.sub_tiles = 2;
+            p.tile.items_per_invocation = 4;
             check_stalled(ctx, p, d);
         }
     });
@@ -1575,12 +1566,12 @@ fn exchange_parts() {
             let mut p = lavapipe_policy(ctx);
             // At most 128 invocations: two 256 x 8 sub-tiles with the device's lane masks need more than
             // the 48 KiB of shared memory of NVIDIA's driver (the shapes are what is tested here).
-            p.workgroup_size = p.workgroup_size.min(128);
-            p.keys_per_thread = kpt;
-            p.exchange_parts = parts;
-            p.rank_counters = rank(rank2);
-            p.sub_tiles = subs;
-            let tile = (p.workgroup_size * kpt * subs) as usize;
+            p.tile.workgroup_size = p.tile.workgroup_size.min(128);
+            p.tile.items_per_invocation = kpt;
+            p.tile.exchange_parts = parts;
+            p.tile.rank_counters = rank(rank2);
+            p.tile.sub_tiles = subs;
+            let tile = (p.tile.workgroup_size * kpt * subs) as usize;
             for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
                 for (key, value, dist) in [
                     (KeyType::U32, ValueType::None, Dist::Uniform),
@@ -1603,19 +1594,14 @@ fn exchange_parts() {
         }
         let p = lavapipe_policy(ctx);
         for bad in [
-            RadixPolicy {
-                exchange_parts: 2,
-                keep_digit: true,
-                ..p
-            },
-            RadixPolicy {
-                exchange_parts: p.keys_per_thread + 1,
-                ..p
-            },
-            RadixPolicy {
-                exchange_parts: 0,
-                ..p
-            },
+            with(p, |q| {
+                q.tile.exchange_parts = 2;
+                q.tile.keep_digit = true;
+            }),
+            with(p, |q| {
+                q.tile.exchange_parts = q.tile.items_per_invocation + 1
+            }),
+            with(p, |q| q.tile.exchange_parts = 0),
         ] {
             let mut c = Case::new(KeyType::U32);
             c.algorithm = SortAlgorithm::Onesweep;
@@ -1636,9 +1622,9 @@ fn upfront_vec4_variant() {
     with_gpu(|ctx| {
         for (ukpt, ugroups) in [(8, 1), (4, 3), (6, 64), (16, 2)] {
             let mut p = lavapipe_policy(ctx);
-            p.upfront_vec4 = true;
-            p.upfront_keys_per_thread = ukpt;
-            p.upfront_max_groups = ugroups;
+            p.upfront.vec4 = true;
+            p.upfront.items_per_invocation = ukpt;
+            p.upfront.max_groups = ugroups;
             for (key, value) in [
                 (KeyType::U32, ValueType::None),
                 (KeyType::F64, ValueType::U32),
@@ -1719,7 +1705,7 @@ fn portions_and_wide_writes() {
             stall_every: 3,
             ..Default::default()
         };
-        p.spin_limit = 4;
+        p.lookback.spin_limit = 4;
         check_stalled(ctx, p, d);
     });
 }
@@ -1873,10 +1859,10 @@ fn msd_clocks_record_every_workgroup() {
     };
     // Small bucket tiles and no counted buckets: entropy-3 keys leave large buckets to the helpers.
     let mut policy = sort_policy(&ctx, KeyType::U32, ValueType::U32);
-    policy.msd_bucket_keys_per_thread = 1;
-    policy.msd_rank_max = 0;
-    let n = 40 * policy.msd_bucket_workgroup_size as usize + 7;
-    let radix_size = 1usize << policy.digit_bits;
+    policy.msd_bucket.items_per_invocation = 1;
+    policy.msd.rank_max = 0;
+    let n = 40 * policy.msd_bucket.workgroup_size as usize + 7;
+    let radix_size = 1usize << policy.tile.digit_bits;
     let groups = radix_size + 2048;
     let records = Buffer::device_local(&ctx, "test::msd_clocks", groups as u64 * 64).unwrap();
     let c = msd_case(KeyType::U32, Order::Ascending, None, policy);
@@ -1971,18 +1957,18 @@ fn msd_clocks_record_every_workgroup() {
     );
 }
 
-/// Short tiles (`short_max`, `short_keys_per_thread`): sorts up to short_max keys run with the short tile,
-/// larger ones with the full tile; sizes around both tiles and around short_max, host and GPU-side counts; the
+/// Short tiles (`short.max`, `short.items_per_invocation`): sorts up to short.max keys run with the short tile,
+/// larger ones with the full tile; sizes around both tiles and around short.max, host and GPU-side counts; the
 /// scratch for a capacity covers every smaller sort.
 #[test]
 fn short_tiles_for_small_sorts() {
     with_gpu(|ctx| {
         let mut p = lavapipe_policy(ctx);
-        p.short_keys_per_thread = 2;
-        let short_tile = (p.workgroup_size * 2) as usize;
+        p.short.items_per_invocation = 2;
+        let short_tile = (p.tile.workgroup_size * 2) as usize;
         let tile = p.tile() as usize;
-        p.short_max = (5 * short_tile + 3) as u32;
-        let smax = p.short_max as usize;
+        p.short.max = (5 * short_tile + 3) as u32;
+        let smax = p.short.max as usize;
         let sorter = sorter_with(
             ctx,
             SortConfig {
@@ -2076,9 +2062,9 @@ fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy
 /// small sorts reach the bucket pass's helpers.
 fn tiny_msd_policy(ctx: &Arc<Context>) -> RadixPolicy {
     let mut p = lavapipe_policy(ctx);
-    p.msd_bucket_keys_per_thread = 1;
-    p.msd_split_keys_per_thread = 3;
-    p.msd_rank_max = 0;
+    p.msd_bucket.items_per_invocation = 1;
+    p.msd_split.items_per_invocation = 3;
+    p.msd.rank_max = 0;
     p
 }
 
@@ -2091,12 +2077,12 @@ fn tiny_msd_policy(ctx: &Arc<Context>) -> RadixPolicy {
 fn msd_skewed_buckets_on_helpers() {
     with_gpu(|ctx| {
         let tiny = tiny_msd_policy(ctx);
-        let tile = tiny.msd_bucket_workgroup_size as usize;
+        let tile = tiny.msd_bucket.workgroup_size as usize;
         let mut few = tiny;
-        few.msd_helper_ratio = 1;
+        few.msd.helper_ratio = 1;
         let mut many = tiny;
-        many.msd_helper_ratio = 8;
-        many.msd_rank_max = tiny.msd_bucket_workgroup_size / 2;
+        many.msd.helper_ratio = 8;
+        many.msd.rank_max = tiny.msd_bucket.workgroup_size / 2;
         for key in KeyType::WORD_KEYS {
             let top = key.bits() - 1;
             let n = 40 * tile + 7;
@@ -2155,7 +2141,7 @@ fn msd_skewed_buckets_on_helpers() {
     });
 }
 
-/// Cooperative MSD helpers (`msd_coop_min_keys`): a large bucket's helpers each read a part of it and exchange
+/// Cooperative MSD helpers (`msd.coop_min_keys`): a large bucket's helpers each read a part of it and exchange
 /// counts, waiting for each other a bounded time. Buckets of many helpers (skewed and crowded keys), large
 /// buckets cooperating beside smaller ones alone, a bucket of two helpers, and helpers that arrive late (stall
 /// emulation: the others give up and each works alone). u32 and f64 keys with values (stability), both orders,
@@ -2165,16 +2151,16 @@ fn msd_skewed_buckets_on_helpers() {
 fn msd_cooperative_helpers() {
     with_gpu(|ctx| {
         let mut coop = tiny_msd_policy(ctx);
-        coop.msd_coop_min_keys = 1;
-        let tile = coop.msd_bucket_workgroup_size as usize;
+        coop.msd.coop_min_keys = 1;
+        let tile = coop.msd_bucket.workgroup_size as usize;
         let mut pair = coop;
-        pair.msd_helper_ratio = 1;
+        pair.msd.helper_ratio = 1;
         // Entropy-3 keys: the bucket of top digit 0 (~1/3 of the keys) cooperates, those of one bit set (~8%
         // each) work alone.
         let mut mixed = coop;
-        mixed.msd_coop_min_keys = 8 * tile as u32;
+        mixed.msd.coop_min_keys = 8 * tile as u32;
         let mut hurried = coop;
-        hurried.spin_limit = 1;
+        hurried.lookback.spin_limit = 1;
         let stalled = RadixDebug {
             stall_every: 2,
             ..Default::default()
@@ -2235,10 +2221,10 @@ fn msd_wide_bucket_workgroups() {
                 (KeyType::U32, ValueType::U32),
             ] {
                 let mut p = sort_policy(ctx, key, value);
-                p.msd_bucket_workgroup_size = wg;
-                p.msd_bucket_keys_per_thread = 4;
-                p.msd_bucket_max_keys_per_thread = 4;
-                p.msd_coop_min_keys = 1;
+                p.msd_bucket.workgroup_size = wg;
+                p.msd_bucket.items_per_invocation = 4;
+                p.msd_bucket.max_items_per_invocation = 4;
+                p.msd.coop_min_keys = 1;
                 let mut c = Case::new(key);
                 c.value = value;
                 c.algorithm = SortAlgorithm::Msd;
@@ -2256,7 +2242,7 @@ fn msd_wide_bucket_workgroups() {
     });
 }
 
-/// The MSD sort's three bucket paths: buckets placed by counting (up to `msd_rank_max` keys, one or several per
+/// The MSD sort's three bucket paths: buckets placed by counting (up to `msd.rank_max` keys, one or several per
 /// invocation), sorted in registers, and larger than the bucket tile, sorted by one workgroup through global
 /// memory (forced here with 1-key-per-invocation bucket tiles and keys crowded into few split digits). Every key
 /// type with values (stability), both orders, bit ranges, host and GPU-side counts; and the size limit.
@@ -2265,13 +2251,13 @@ fn msd_buckets_large_and_small() {
     with_gpu(|ctx| {
         let base = lavapipe_policy(ctx);
         let tiny = tiny_msd_policy(ctx);
-        let bucket_tile = tiny.msd_bucket_workgroup_size as usize;
+        let bucket_tile = tiny.msd_bucket.workgroup_size as usize;
         // Buckets up to half the bucket tile counted, up to the tile in registers, larger ones alone.
         let mut mixed = tiny;
-        mixed.msd_rank_max = tiny.msd_bucket_workgroup_size / 2;
+        mixed.msd.rank_max = tiny.msd_bucket.workgroup_size / 2;
         // Every bucket up to 4 keys per invocation counted.
         let mut counted = base;
-        counted.msd_rank_max = 4 * base.msd_bucket_workgroup_size;
+        counted.msd.rank_max = 4 * base.msd_bucket.workgroup_size;
         for key in KeyType::WORD_KEYS {
             for (i, dist) in [
                 Dist::Entropy(4),
@@ -2298,7 +2284,7 @@ fn msd_buckets_large_and_small() {
                 }
             }
             // Keys over 4 split digits (top bits), buckets of ~n / 4 keys: counted, up to 4 keys per invocation.
-            let n = 3 * counted.msd_rank_max as usize + 5;
+            let n = 3 * counted.msd.rank_max as usize + 5;
             let mut r = Rng(key as u64 + 9);
             let raw: Vec<u64> = (0..n)
                 .map(|_| (r.next_u64() % 4) << (key.bits() - 2) | (r.next_u64() & 0xffff))
@@ -2367,8 +2353,8 @@ type HybridCase = (Vec<u64>, Order, Option<(u32, u32)>, Option<usize>);
 fn hybrid_sort() {
     with_gpu(|ctx| {
         let mut tiny = lavapipe_policy(ctx);
-        tiny.hybrid_workgroup_size = 32;
-        tiny.hybrid_keys_per_thread = 4;
+        tiny.hybrid.workgroup_size = 32;
+        tiny.hybrid.items_per_invocation = 4;
         for key in KeyType::WORD_KEYS {
             let top = key.bits() - 1;
             let value = if key.bytes() == 8 {
@@ -2530,9 +2516,9 @@ fn hybrid_sort() {
 #[test]
 fn hybrid_geometry() {
     let mut p = with_gpu(lavapipe_policy);
-    p.digit_bits = 8;
-    p.hybrid_workgroup_size = 256;
-    p.hybrid_keys_per_thread = 20;
+    p.tile.digit_bits = 8;
+    p.hybrid.workgroup_size = 256;
+    p.hybrid.items_per_invocation = 20;
     // 32-bit keys: 4 places of 8 bits; target 4480 keys per group.
     assert_eq!(p.hybrid_geometry(4, 32, 1 << 28), (2, 16));
     assert_eq!(p.hybrid_geometry(4, 32, 1 << 24), (2, 12));

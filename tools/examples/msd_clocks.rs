@@ -10,6 +10,7 @@ use std::sync::Arc;
 use vksort::gpu::{Buffer, Profiler};
 use vksort::sort::radix::{clocks::msd, RadixDebug, RadixPolicy};
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
+use vksort::Policy;
 use vksort_tools::bench::data::ElemType;
 use vksort_tools::bench::dist::Dist;
 
@@ -85,10 +86,10 @@ fn main() -> anyhow::Result<()> {
         ctx.caps().name,
         key.name(),
         value.name(),
-        policy.msd_bucket_workgroup_size,
-        policy.msd_bucket_keys_per_thread,
-        policy.msd_rank_max,
-        policy.msd_helper_ratio
+        policy.msd_bucket.workgroup_size,
+        policy.msd_bucket.items_per_invocation,
+        policy.msd.rank_max,
+        policy.msd.helper_ratio
     );
     for dist in dists {
         let input = dist.generate(elem, n as usize, 7);

@@ -231,7 +231,7 @@ pub mod msd {
     pub enum Path {
         /// A bucket with no keys.
         Empty,
-        /// A bucket placed by counting (at most `msd_rank_max` keys).
+        /// A bucket placed by counting (at most `msd.rank_max` keys).
         Counted,
         /// A bucket sorted in registers.
         Registers,

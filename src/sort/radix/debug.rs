@@ -66,7 +66,7 @@ impl RadixDebug {
         if partitioned_clocks && !caps.sm_builtins {
             return Err(Error::Unsupported {
                 device: caps.name.clone(),
-                what: "tile_clocks with use_partitioned and msd_clocks with msd_partitioned need VK_NV_shader_sm_builtins"
+                what: "tile_clocks with tile.partitioned and msd_clocks with msd.partitioned need VK_NV_shader_sm_builtins"
                     .into(),
             });
         }

@@ -59,8 +59,8 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         .with(bounds_sh::KPT, BOUNDS_KPT)
         .with(bounds_sh::KEY_WORDS, s.key_words);
     let bounds = s.kernel(bounds_sh::SHADER, bounds_wg, bounds_spec)?;
-    let local_spec = s.rank_spec(p.hybrid_keys_per_thread);
-    let local = s.kernel(local_sh::SHADER, p.hybrid_workgroup_size, local_spec)?;
+    let local_spec = s.rank_spec(p.hybrid.items_per_invocation);
+    let local = s.kernel(local_sh::SHADER, p.hybrid.workgroup_size, local_spec)?;
     s.record_passes(rec, b, SortAlgorithm::Onesweep)?;
     let (va, vb) = b.vals();
     let (key_kind, flags) = (s.key.kind(), s.flags());

@@ -74,7 +74,7 @@ impl RadixSort {
     /// Invocations of the upfront histogram pass on this device.
     pub(crate) fn upfront_wg(&self) -> u32 {
         self.plan
-            .workgroup_size(self.ctx.caps(), self.policy.upfront_workgroup_size)
+            .workgroup_size(self.ctx.caps(), self.policy.upfront.workgroup_size)
     }
 
     /// Keys per workgroup of the final copy on this device.
@@ -138,9 +138,10 @@ impl RadixSort {
         let msd_tables_off = (msd_vals_off + msd_vals_bytes).next_multiple_of(ALIGN);
         let msd_stride = msd_cap.div_ceil(self.policy.msd_split_tile() as u64);
         // The most helpers: the least bucket keys per invocation (a bucket pass's may grow, never shrink).
-        let msd_coop_rows =
-            self.policy
-                .msd_helpers(msd_cap, self.policy.msd_bucket_keys_per_thread) as u64;
+        let msd_coop_rows = self
+            .policy
+            .msd_helpers(msd_cap, self.policy.msd_bucket.items_per_invocation)
+            as u64;
         let msd_tables_bytes = ((4 + radix) * msd_stride + 5 * radix + msd_coop_rows * radix) * 4;
         let hybrid_off = (msd_tables_off + msd_tables_bytes).next_multiple_of(ALIGN);
         let hybrid_bytes = if self.hybrid_reachable() {
@@ -189,12 +190,12 @@ impl RadixSort {
     }
 
     /// The most keys this sorter may sort with the MSD sort (0: never): [`MSD_MAX_KEYS`] when configured or a
-    /// cost model may choose it, else the policy's `msd_max`.
+    /// cost model may choose it, else the policy's `msd.max`.
     pub(crate) fn msd_capacity(&self) -> u64 {
         match self.algorithm {
             SortAlgorithm::Msd => MSD_MAX_KEYS,
             SortAlgorithm::Auto if self.any => MSD_MAX_KEYS,
-            SortAlgorithm::Auto => (self.policy.msd_max as u64).min(MSD_MAX_KEYS),
+            SortAlgorithm::Auto => (self.policy.msd.max as u64).min(MSD_MAX_KEYS),
             _ => 0,
         }
     }

@@ -29,7 +29,7 @@ pub use policy::{PeerMatch, RadixPolicy, RankCounters, MSD_MAX_KEYS};
 
 use crate::error::{Error, Result};
 use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
-use crate::policy::SubgroupPlan;
+use crate::policy::{Policy, SubgroupPlan};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
     Capabilities, Family, Overrides, SortBackend, SortBuffers, StorageRequirements,
@@ -96,8 +96,8 @@ pub struct RadixSort {
     pub(crate) any: bool,
     /// Diagnostics knobs (all off unless set through the `diagnostics` feature).
     pub(crate) debug: RadixDebug,
-    /// The same sort with the policy's short tiles (`short_keys_per_thread`), for sorts of at most
-    /// `short_max` keys.
+    /// The same sort with the policy's short tiles (`short.items_per_invocation`), for sorts of at most
+    /// `short.max` keys.
     pub(crate) short: Option<Box<RadixSort>>,
 }
 
@@ -134,32 +134,31 @@ impl RadixSort {
         let plan = SubgroupPlan::for_device(caps);
         let item_words = (config.key.bytes() + config.value.bytes()) / 4;
         policy.check_with(caps, &plan, item_words, debug.ballot_words)?;
-        debug.check(caps, policy.use_partitioned, policy.msd_partitioned)?;
+        debug.check(caps, policy.tile.partitioned, policy.msd.partitioned)?;
         check_max_keys(config.max_n)?;
         crate::policy::require_sort_subgroup_ops(ctx)?;
         let (lo, hi) = crate::sort::items::bit_range(config)?;
-        let places = (hi - lo).div_ceil(policy.digit_bits);
-        let short =
-            if policy.short_max > 0 && policy.short_keys_per_thread != policy.keys_per_thread {
-                let short_policy = RadixPolicy {
-                    keys_per_thread: policy.short_keys_per_thread,
-                    peer_match: policy.short_peer_match,
-                    sub_tiles: 1,
-                    exchange_parts: 1,
-                    short_max: 0,
-                    ..policy
-                };
-                Some(Box::new(Self::with_policy(
-                    ctx,
-                    config,
-                    short_policy,
-                    debug,
-                    algorithm,
-                    any,
-                )?))
-            } else {
-                None
-            };
+        let places = (hi - lo).div_ceil(policy.tile.digit_bits);
+        let short = if policy.short.max > 0
+            && policy.short.items_per_invocation != policy.tile.items_per_invocation
+        {
+            let mut short_policy = policy;
+            short_policy.tile.items_per_invocation = policy.short.items_per_invocation;
+            short_policy.tile.peer_match = policy.short.peer_match;
+            short_policy.tile.sub_tiles = 1;
+            short_policy.tile.exchange_parts = 1;
+            short_policy.short.max = 0;
+            Some(Box::new(Self::with_policy(
+                ctx,
+                config,
+                short_policy,
+                debug,
+                algorithm,
+                any,
+            )?))
+        } else {
+            None
+        };
         Ok(Self {
             ctx: ctx.clone(),
             short,
@@ -183,10 +182,10 @@ impl RadixSort {
     }
 
     /// The sort that runs `max_n` keys (host n or capacity): the short-tile one up to the policy's
-    /// `short_max`, else this one.
+    /// `short.max`, else this one.
     pub fn pick(&self, max_n: u64) -> &RadixSort {
         match &self.short {
-            Some(s) if max_n <= self.policy.short_max as u64 => s,
+            Some(s) if max_n <= self.policy.short.max as u64 => s,
             _ => self,
         }
     }
@@ -196,7 +195,7 @@ impl RadixSort {
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
         let own = self.layout(max_n).total;
         match &self.short {
-            Some(s) => own.max(s.layout(max_n.min(self.policy.short_max as u64)).total),
+            Some(s) => own.max(s.layout(max_n.min(self.policy.short.max as u64)).total),
             None => own,
         }
     }
@@ -346,13 +345,13 @@ impl RadixSort {
     fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::radix_small as sh;
         let p = &self.policy;
-        let shader = if p.use_partitioned {
+        let shader = if p.tile.partitioned {
             sh::PARTITIONED
         } else {
             sh::BALLOT
         };
-        let spec = self.rank_spec(p.small_keys_per_thread);
-        let k = self.kernel(shader, p.small_workgroup_size, spec)?;
+        let spec = self.rank_spec(p.small.items_per_invocation);
+        let k = self.kernel(shader, p.small.workgroup_size, spec)?;
         let (count, _) = b.count.unwrap_or((b.meta, 0));
         let (va, _) = b.vals();
         rec.pass("vksort::radix::small", &k)
@@ -367,7 +366,7 @@ impl RadixSort {
         use crate::shaders::radix_small as sh;
         crate::shaders::Spec::new()
             .with(sh::KPT, kpt)
-            .with(sh::DIGIT_BITS, self.policy.digit_bits)
+            .with(sh::DIGIT_BITS, self.policy.tile.digit_bits)
             .with(sh::KEY_WORDS, self.key_words)
             .with(sh::VAL_WORDS, self.val_words)
             .with(sh::BALLOT_WORDS, self.ballot_words())
@@ -465,8 +464,8 @@ impl RadixSort {
 
     /// Place `p`'s first bit and its width.
     pub(crate) fn pass_shift(&self, p: u32) -> (u32, u32) {
-        let shift = self.lo + p * self.policy.digit_bits;
-        (shift, self.policy.digit_bits.min(self.hi - shift))
+        let shift = self.lo + p * self.policy.tile.digit_bits;
+        (shift, self.policy.tile.digit_bits.min(self.hi - shift))
     }
 }
 
@@ -541,12 +540,12 @@ impl RadixSort {
         let p = &self.policy;
         let widest = (self.key_words.max(self.val_words).max(1) * 4) as u64;
         let thresholds = [
-            p.small_sort_max as u64,
+            p.small.max as u64,
             p.small_capacity() as u64,
-            p.msd_max as u64,
-            p.short_max as u64,
-            p.fused_max as u64,
-            p.fused_loop_max as u64,
+            p.msd.max as u64,
+            p.short.max as u64,
+            p.fused.max as u64,
+            p.fused.loop_max as u64,
             p.msd_single_keys(),
             MSD_MAX_KEYS,
             p.hybrid_capacity(),
@@ -600,7 +599,7 @@ impl SortBackend for RadixSort {
             SortAlgorithm::Small => self.policy.small_capacity() as u64,
             // Its bucket pass holds one run per split tile in shared memory.
             SortAlgorithm::Msd => MSD_MAX_KEYS,
-            // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid_max).
+            // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid.max).
             SortAlgorithm::Hybrid => self.policy.hybrid_capacity(),
             _ => MAX_KEYS,
         };

@@ -52,47 +52,47 @@ struct MsdKernels {
 fn kernels(s: &RadixSort, b: &Bindings) -> Result<MsdKernels> {
     let p = &s.policy;
     let split_kpt = p.msd_split_kpt(b.max_n);
-    let split_tile = p.msd_split_workgroup_size * split_kpt;
-    let split_shader = if p.msd_partitioned {
+    let split_tile = p.msd_split.workgroup_size * split_kpt;
+    let split_shader = if p.msd.partitioned {
         split_sh::PARTITIONED
     } else {
         split_sh::BALLOT
     };
     let split = s.kernel(
         split_shader,
-        p.msd_split_workgroup_size,
+        p.msd_split.workgroup_size,
         s.rank_spec(split_kpt),
     )?;
     let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     let helpers = p.msd_helpers(b.max_n, bucket_kpt);
     // COOP_MIN: cooperating helpers only where the tables hold a row for each.
     let coop = if helpers as u64 <= b.layout.msd_coop_rows {
-        p.msd_coop_min_keys
+        p.msd.coop_min_keys
     } else {
         0
     };
     let bucket_spec = s
         .rank_spec(bucket_kpt)
-        .with(buckets_sh::RANK_MAX, p.msd_rank_max)
+        .with(buckets_sh::RANK_MAX, p.msd.rank_max)
         .with(buckets_sh::MAX_TILES, p.msd_max_tiles() as u32)
         .with(buckets_sh::COOP_MIN, coop)
-        .with(buckets_sh::COOP_SPIN, p.spin_limit)
+        .with(buckets_sh::COOP_SPIN, p.lookback.spin_limit)
         .with(buckets_sh::COOP_STALL, s.debug.stall_every);
-    let bucket_shader = match (p.msd_partitioned, s.debug.msd_clocks != 0) {
+    let bucket_shader = match (p.msd.partitioned, s.debug.msd_clocks != 0) {
         (false, false) => buckets_sh::BALLOT,
         (true, false) => buckets_sh::PARTITIONED,
         (false, true) => buckets_sh::BALLOT_CLOCK,
         (true, true) => buckets_sh::PARTITIONED_CLOCK,
     };
-    let buckets = s.kernel(bucket_shader, p.msd_bucket_workgroup_size, bucket_spec)?;
+    let buckets = s.kernel(bucket_shader, p.msd_bucket.workgroup_size, bucket_spec)?;
     let tiles = b.max_n.max(1).div_ceil(split_tile as u64) as u32;
     let differ = if tiles > 1 {
         use crate::shaders::radix_msd_differ as differ_sh;
         let spec = Spec::new()
             .with(differ_sh::KPT, split_kpt)
             .with(differ_sh::KEY_WORDS, s.key_words)
-            .with(differ_sh::DIGIT_BITS, p.digit_bits);
-        Some(s.kernel(differ_sh::SHADER, p.msd_split_workgroup_size, spec)?)
+            .with(differ_sh::DIGIT_BITS, p.tile.digit_bits);
+        Some(s.kernel(differ_sh::SHADER, p.msd_split.workgroup_size, spec)?)
     } else {
         None
     };

@@ -1,7 +1,7 @@
 //! `vksort::radix::onesweep::place<p>` (radix_onesweep.comp): one digit place in one pass. Each tile claimed
 //! from the place's counter ranks its keys locally, finds each digit's count in earlier tiles by decoupled
 //! look-back (bounded spin, then counting them itself) and scatters through shared memory; indirect, 0 groups
-//! when the plan skipped the place. `vksort::radix::onesweep::fused` (sorts up to `fused_max` keys): the
+//! when the plan skipped the place. `vksort::radix::onesweep::fused` (sorts up to `fused.max` keys): the
 //! upfront pass, the plan and every place in one dispatch, whose waits are only on items claimed earlier.
 
 use super::layout::CTRL_UPFRONT_ARGS;
@@ -101,7 +101,7 @@ enum FusedForm {
     OneItem = 0,
     /// Workgroups claim items until none is left.
     Claim = 1,
-    /// Chosen in the kernel by the GPU-side count: claiming up to `fused_loop_max` keys, else one item each.
+    /// Chosen in the kernel by the GPU-side count: claiming up to `fused.loop_max` keys, else one item each.
     ByCount = 2,
 }
 
@@ -121,18 +121,18 @@ pub(crate) fn fused_grid(s: &RadixSort, b: &Bindings) -> FusedGrid {
     let caps = s.ctx.caps();
     let cpu = caps.class == DeviceClass::Cpu;
     // CPU drivers: one workgroup claims every item and never waits on another (lavapipe ends an invocation's
-    // loops after 65,535 iterations). Elsewhere one workgroup per tile claiming items, or (above fused_loop_max,
+    // loops after 65,535 iterations). Elsewhere one workgroup per tile claiming items, or (above fused.loop_max,
     // where that grid fits) one per item: the upfront items, then every place's tiles.
     let max_x = caps.max_workgroup_count[0] as u64;
     let tiles = b.layout.portions.tiles;
-    let upfront_items = p.upfront_max_groups.max(1);
+    let upfront_items = p.upfront.max_groups.max(1);
     let items = tiles.min(upfront_items as u64) + s.places as u64 * tiles;
     let (groups, form, loop_max) = if cpu {
         (1, FusedForm::Claim, 0)
     } else if p.fused_loops(b.max_n) || items > max_x {
         (tiles.min(max_x) as u32, FusedForm::Claim, 0)
-    } else if b.count.is_some() && p.fused_loop_max > 0 {
-        (items as u32, FusedForm::ByCount, p.fused_loop_max)
+    } else if b.count.is_some() && p.fused.loop_max > 0 {
+        (items as u32, FusedForm::ByCount, p.fused.loop_max)
     } else {
         (items as u32, FusedForm::OneItem, 0)
     };
@@ -171,7 +171,7 @@ pub(crate) fn record_fused(
     g: &FusedGrid,
 ) -> Result<()> {
     use crate::shaders::radix_onesweep as sh;
-    let shader = if s.policy.use_partitioned {
+    let shader = if s.policy.tile.partitioned {
         sh::FUSED_PARTITIONED
     } else {
         sh::FUSED
@@ -181,7 +181,7 @@ pub(crate) fn record_fused(
     let caps = s.ctx.caps();
     let k = s.kernel(
         shader,
-        p.workgroup_size,
+        p.tile.workgroup_size,
         spec(s)
             .with(sh::FUSED_PLACES, s.places)
             .with(sh::FUSED_LOOP, g.form as u32)
@@ -218,21 +218,21 @@ fn spec(s: &RadixSort) -> crate::shaders::Spec {
     use crate::shaders::{radix_onesweep as sh, Spec};
     let p = &s.policy;
     Spec::new()
-        .with(sh::KPT, p.keys_per_thread)
-        .with(sh::DIGIT_BITS, p.digit_bits)
+        .with(sh::KPT, p.tile.items_per_invocation)
+        .with(sh::DIGIT_BITS, p.tile.digit_bits)
         .with(sh::KEY_WORDS, s.key_words)
         .with(sh::VAL_WORDS, s.val_words)
-        .with(sh::SPIN_LIMIT, p.spin_limit)
+        .with(sh::SPIN_LIMIT, p.lookback.spin_limit)
         .with(sh::STALL_EVERY, s.debug.stall_every)
-        .with(sh::EARLY_COUNTS, p.early_counts as u32)
+        .with(sh::EARLY_COUNTS, p.lookback.early_counts as u32)
         .with(sh::DEBUG_MODE, s.debug.debug_mode)
-        .with(sh::RANK2, p.rank_counters.spec())
-        .with(sh::KEEP_DIGIT, p.keep_digit as u32)
+        .with(sh::RANK2, p.tile.rank_counters.spec())
+        .with(sh::KEEP_DIGIT, p.tile.keep_digit as u32)
         .with(sh::BALLOT_WORDS, s.ballot_words())
-        .with(sh::MATCH_OR, p.peer_match.spec())
-        .with(sh::LB_BATCH, p.lookback_batch)
-        .with(sh::SUB_TILES, p.sub_tiles)
-        .with(sh::XPARTS, p.exchange_parts)
+        .with(sh::MATCH_OR, p.tile.peer_match.spec())
+        .with(sh::LB_BATCH, p.lookback.batch)
+        .with(sh::SUB_TILES, p.tile.sub_tiles)
+        .with(sh::XPARTS, p.tile.exchange_parts)
 }
 
 /// The ranking kernel: `downsweep` the reduce-then-scan variant, `wide` the one writing through addresses.
@@ -244,7 +244,7 @@ pub(crate) fn kernel(
     use crate::shaders::radix_onesweep as sh;
     // The clock variants exist for the Onesweep (not the downsweep) pass, without `wide`.
     let clocks = s.debug.tile_clocks != 0 && !downsweep && !wide;
-    let shader = match (downsweep, s.policy.use_partitioned, wide, clocks) {
+    let shader = match (downsweep, s.policy.tile.partitioned, wide, clocks) {
         (false, false, _, true) => sh::BALLOT_CLOCK,
         (false, true, _, true) => sh::PARTITIONED_CLOCK,
         (false, false, false, false) => sh::BALLOT,
@@ -256,7 +256,7 @@ pub(crate) fn kernel(
         (true, false, true, _) => sh::DOWNSWEEP_WIDE,
         (true, true, true, _) => sh::DOWNSWEEP_PARTITIONED_WIDE,
     };
-    s.kernel(shader, s.policy.workgroup_size, spec(s))
+    s.kernel(shader, s.policy.tile.workgroup_size, spec(s))
 }
 
 /// Records place `p`'s pass over portion `q`.

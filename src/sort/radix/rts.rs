@@ -38,12 +38,15 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings, p: u32) ->
     let pol = &s.policy;
     // The upsweep counts whole tiles (all sub-tiles) per workgroup.
     let up_spec = Spec::new()
-        .with(up_sh::KPT, pol.keys_per_thread * pol.sub_tiles)
-        .with(up_sh::DIGIT_BITS, pol.digit_bits)
+        .with(
+            up_sh::KPT,
+            pol.tile.items_per_invocation * pol.tile.sub_tiles,
+        )
+        .with(up_sh::DIGIT_BITS, pol.tile.digit_bits)
         .with(up_sh::KEY_WORDS, s.key_words);
-    let up = s.kernel(up_sh::SHADER, pol.workgroup_size, up_spec)?;
+    let up = s.kernel(up_sh::SHADER, pol.tile.workgroup_size, up_spec)?;
     let spine_wg = s.plan.workgroup_size(s.ctx.caps(), 256);
-    let spine_spec = Spec::new().with(radix_spine::DIGIT_BITS, pol.digit_bits);
+    let spine_spec = Spec::new().with(radix_spine::DIGIT_BITS, pol.tile.digit_bits);
     let spine = s.kernel(radix_spine::SHADER, spine_wg, spine_spec)?;
     let portions = b.layout.portions;
     let down = onesweep::kernel(s, true, portions.wide)?;

@@ -74,11 +74,12 @@ pub(crate) fn record(
         let push = SetupPush {
             count_word: word,
             capacity: b.max_n as u32,
-            chunk: fused.map_or(s.upfront_wg() * s.policy.upfront_keys_per_thread, |f| {
-                f.tile
-            }),
+            chunk: fused.map_or(
+                s.upfront_wg() * s.policy.upfront.items_per_invocation,
+                |f| f.tile,
+            ),
             max_x: caps.max_workgroup_count[0],
-            max_groups: fused.map_or(s.policy.upfront_max_groups, |f| f.most),
+            max_groups: fused.map_or(s.policy.upfront.max_groups, |f| f.most),
             host_n: b.max_n as u32,
             gpu_count: b.count.is_some() as u32,
             vecs: vecs as u32,

@@ -56,7 +56,8 @@ pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
     let one = s.places * s.policy.radix() * 4;
     let fit = s.ctx.caps().max_shared_memory / one.max(1);
     s.policy
-        .upfront_hist_copies
+        .upfront
+        .hist_copies
         .min(wg / s.plan.min.max(1))
         .min(fit)
         .max(1)
@@ -65,10 +66,10 @@ pub(crate) fn hist_copies(s: &RadixSort, wg: u32) -> u32 {
 /// Records the upfront pass, one dispatch per source portion (indirect for a GPU-side count).
 pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<()> {
     let wg = s.upfront_wg();
-    let kpt = s.policy.upfront_keys_per_thread;
+    let kpt = s.policy.upfront.items_per_invocation;
     // The vector variant: whole vectors per invocation, a 16-byte aligned keys offset, at least one vector.
     let key_bytes = b.max_n * s.key_words as u64 * 4;
-    let vec4 = s.policy.upfront_vec4
+    let vec4 = s.policy.upfront.vec4
         && (kpt * s.key_words) % 4 == 0
         && b.keys.offset % 16 == 0
         && key_bytes >= 16;
@@ -78,7 +79,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
         wg,
         Spec::new()
             .with(sh::KPT, kpt)
-            .with(sh::DIGIT_BITS, s.policy.digit_bits)
+            .with(sh::DIGIT_BITS, s.policy.tile.digit_bits)
             .with(sh::KEY_WORDS, s.key_words)
             .with(sh::PLACES, s.places)
             .with(sh::HIST_COPIES, hist_copies(s, wg)),
@@ -93,7 +94,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             // debug_mode bit 6 (timing): the pass stops after its shared-memory counting.
             flags: s.flags() | if s.debug.debug_mode & 64 != 0 { 2 } else { 0 },
             hist_off: b.layout.hist_word as u32,
-            max_groups: s.policy.upfront_max_groups,
+            max_groups: s.policy.upfront.max_groups,
             first: src.first as u32,
             portion_len: len as u32,
             plan_fused: (plan_fused(b) && s.debug.debug_mode & 32 == 0) as u32,
@@ -112,7 +113,7 @@ pub(crate) fn record(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Result<
             None => {
                 let n_q = b.max_n.saturating_sub(src.first).min(len);
                 let groups = n_q.div_ceil((wg * kpt) as u64) as u32;
-                pass.groups(groups.min(s.policy.upfront_max_groups))
+                pass.groups(groups.min(s.policy.upfront.max_groups))
             }
             Some(_) => pass.indirect(b.args(CTRL_UPFRONT_ARGS)),
         }
@@ -147,7 +148,7 @@ pub(crate) fn record_plan(s: &RadixSort, rec: &mut Recorder, b: &Bindings) -> Re
     let k = s.kernel(
         sh::SHADER,
         wg,
-        Spec::new().with(sh::DIGIT_BITS, s.policy.digit_bits),
+        Spec::new().with(sh::DIGIT_BITS, s.policy.tile.digit_bits),
     )?;
     rec.pass("vksort::radix::plan", &k)
         .bind(&[b.meta])

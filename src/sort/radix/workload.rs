@@ -29,7 +29,7 @@ pub(crate) fn passes(
 ) -> Vec<PassModel> {
     let nf = n as f64;
     let (k, v) = (key_bytes as f64, value_bytes as f64);
-    let d = policy.digit_bits.max(1);
+    let d = policy.tile.digit_bits.max(1);
     let places = key_bits.div_ceil(d).max(1);
     let sh = Shape {
         n: nf,

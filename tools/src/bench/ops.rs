@@ -725,7 +725,7 @@ pub fn calibration_size(caps: &DeviceCaps, spec: &OpSpec, default: usize) -> usi
 
 /// Largest N `auto` gives the MSD sort for (key, value) (0: none).
 pub fn msd_max(caps: &DeviceCaps, key: ElemType, value: Option<ElemType>) -> u64 {
-    radix_policy(caps, key, value).msd_max as u64
+    radix_policy(caps, key, value).msd.max as u64
 }
 
 /// Largest N of the one-workgroup sort for (key, value): its capacity.
@@ -1299,7 +1299,7 @@ fn scratch(ctx: &Arc<Context>, bytes: u64, usage: ash::vk::BufferUsageFlags) -> 
 fn build_sorter(ctx: &Arc<Context>, spec: &OpSpec, n: u64) -> Result<Sorter> {
     let config = sort_config(spec, n)?;
     // Tuning sweeps: VKSORT_POLICY overrides fields of the policy of the algorithm's family (see each
-    // family's `with_overrides`; Auto: the radix policy).
+    // policy's `legend()`: keys are field paths; Auto: the radix policy).
     let mut builder = Sorter::builder(ctx, config);
     if let Ok(overrides) = std::env::var("VKSORT_POLICY") {
         if !overrides.is_empty() {
