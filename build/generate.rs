@@ -153,6 +153,7 @@ fn write_consts(out: &mut String, consts: &[SpecConst]) {
     }
 }
 
+/// One doc line of GLSL comment text: brackets escaped (`out[0]` is no intra-doc link).
 fn escape_doc(s: &str) -> String {
-    s.replace('\n', " ")
+    s.replace('\n', " ").replace('[', "\\[").replace(']', "\\]")
 }

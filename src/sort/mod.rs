@@ -30,7 +30,10 @@ pub use config::{SortConfig, DEFAULT_MAX_N};
 pub use count::{CTRL_N, CTRL_OVERFLOW, CTRL_RAW_COUNT};
 pub use merge::{MergeKernel, MergePolicy, Partition};
 pub use quicksort::{PivotMode, QuicksortPolicy};
-pub use radix::{PeerMatch, RadixPolicy, RankCounters};
+pub use radix::{
+    FusedSort, HybridSort, Lookback, MsdBucketPass, MsdSort, MsdSplitPass, PeerMatch, RadixPolicy,
+    RankCounters, RankTile, ShortTiles, SmallSort, UpfrontPass,
+};
 pub use split::SplitPolicy;
 pub use types::{KeyType, Order, SortKey, SortValue, ValueType};
 pub use warpsort::WarpSortPolicy;
@@ -74,7 +77,7 @@ impl SorterBuilder {
     }
 
     /// The configured algorithm's family's policy (Auto: the policy selector's family) with the fields of a
-    /// `key=value,...` string changed (keys: e.g. [`radix::RadixPolicy::with_overrides`]). Unknown keys give
+    /// `path=value,...` string changed (keys: the policy's field paths, [`crate::Policy::legend`]). Unknown keys give
     /// [`Error::InvalidPolicy`].
     pub fn policy_overrides(mut self, spec: &str) -> Result<Self> {
         let family = match self.config.algorithm {

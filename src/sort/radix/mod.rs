@@ -25,7 +25,10 @@ pub use debug::RadixDebug;
 #[cfg(not(feature = "diagnostics"))]
 pub(crate) use debug::RadixDebug;
 pub use layout::{Layout, Portions, MAX_KEYS, MAX_PORTION_KEYS};
-pub use policy::{PeerMatch, RadixPolicy, RankCounters, MSD_MAX_KEYS};
+pub use policy::{
+    FusedSort, HybridSort, Lookback, MsdBucketPass, MsdSort, MsdSplitPass, PeerMatch, RadixPolicy,
+    RankCounters, RankTile, ShortTiles, SmallSort, UpfrontPass, MSD_MAX_KEYS,
+};
 
 use crate::error::{Error, Result};
 use crate::gpu::{push_block, Context, Kernel, Recorder, Region};

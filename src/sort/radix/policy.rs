@@ -140,7 +140,7 @@ tunable! {
     /// The MSD sort.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct MsdSort {
-        /// Auto's MSD sort up to this many keys (0: never; at most [`MSD_MAX_KEYS`]).
+        /// Auto's MSD sort up to this many keys (0: never; at most 2^20, `MSD_MAX_KEYS`).
         pub max: u32,
         /// Buckets of at most this many keys are placed by counting, in one round (0: none).
         pub rank_max: u32,
