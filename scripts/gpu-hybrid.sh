@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine) after gpu-prepare.sh here: the MSD hybrid sort's study (issue 19, step 3), one call.
-#   bash scripts/gpu-hybrid.sh ["POLICY" ...]   (radix policy overrides for more hybrid rows, e.g. "hkpt=16")
+#   bash scripts/gpu-hybrid.sh ["POLICY" ...]   (radix policy overrides for more hybrid rows, e.g. "hybrid.items_per_invocation=16")
 # 1. $OUT/tests.log: test-radix's tests matching $HYBRID_TEST_FILTER (default: hybrid, MSD and push-constant
 #    tests; "all" for every one) under the validation layer (HYBRID_TESTS=0 skips them).
 # 2. $OUT/stats.txt: the driver's registers and shared memory of the hybrid kernels, default policy and each

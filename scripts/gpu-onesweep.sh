@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine) after gpu-prepare.sh here: the Onesweep occupancy study of issue 19, in one call.
-#   bash scripts/gpu-onesweep.sh "wg=256,kpt=12" "wg=384,kpt=16,xparts=2" ...   (radix policy overrides;
-#   "POLICY|KNOBS" also sets RadixDebug knobs through VKSORT_RADIX_DEBUG, e.g. "wg=256,kpt=12|debug=8")
+#   bash scripts/gpu-onesweep.sh "tile.workgroup_size=256,tile.items_per_invocation=12" "tile.workgroup_size=384,tile.items_per_invocation=16,tile.exchange_parts=2" ...   (radix policy overrides;
+#   "POLICY|KNOBS" also sets RadixDebug knobs through VKSORT_RADIX_DEBUG, e.g. "tile.workgroup_size=256,tile.items_per_invocation=12|debug=8")
 # 1. $OUT/residency.md: examples/residency (workgroups resident per SM against shared memory, size, registers);
 #    skipped with ONESWEEP_NO_RESIDENCY=1.
 # 2. $OUT/stats.txt: the driver's registers and shared memory of the Onesweep kernel under each policy

@@ -2,7 +2,7 @@
 # Run THERE (the GPU machine) after gpu-prepare.sh here: policy sweeps of the sort families through `vksort
 # bench` (warm clocks, batched runs; the timing example is for per-pass breakdowns only). Each line of
 # $OUT/sweep.csv: algorithm, policy overrides (VKSORT_POLICY), key, value, n, median ms.
-#   bash scripts/gpu-sweep.sh "merge:merge_kpt=8" "bitonic:wg=1024" ...   (ALGO:OVERRIDES; OVERRIDES may be empty)
+#   bash scripts/gpu-sweep.sh "merge:merge_items_per_invocation=8" "bitonic:workgroup_size=1024" ...   (ALGO:OVERRIDES; OVERRIDES may be empty)
 # SWEEP_SIZES (log2, default 20,24), SWEEP_KEYS (default u32), SWEEP_VALUES (default none).
 set -uo pipefail
 [ -f .gpu/pack.tar.xz ] && tar -C .gpu -xJf .gpu/pack.tar.xz

@@ -7,9 +7,9 @@ set -uo pipefail
 [ -f .gpu/pack.tar.xz ] && tar -C .gpu -xJf .gpu/pack.tar.xz
 . ./.device/gpu-prelude.sh >/dev/null 2>&1
 export VKSORT_CACHE_DIR=${VKSORT_CACHE_DIR:-/tmp/vkcache}
-for p in "uwg=256,ukpt=8,ugroups=1024" "uwg=128,ukpt=16,ugroups=1024" "uwg=128,ukpt=16,ugroups=2048" \
-  "uwg=128,ukpt=8,ugroups=2048" "uwg=256,ukpt=16,ugroups=1024" "uwg=512,ukpt=8,ugroups=512" \
-  "uwg=128,ukpt=32,ugroups=1584" "uwg=256,ukpt=8,ugroups=1024,ucopies=2"; do
+for p in "upfront.workgroup_size=256,upfront.items_per_invocation=8,upfront.max_groups=1024" "upfront.workgroup_size=128,upfront.items_per_invocation=16,upfront.max_groups=1024" "upfront.workgroup_size=128,upfront.items_per_invocation=16,upfront.max_groups=2048" \
+  "upfront.workgroup_size=128,upfront.items_per_invocation=8,upfront.max_groups=2048" "upfront.workgroup_size=256,upfront.items_per_invocation=16,upfront.max_groups=1024" "upfront.workgroup_size=512,upfront.items_per_invocation=8,upfront.max_groups=512" \
+  "upfront.workgroup_size=128,upfront.items_per_invocation=32,upfront.max_groups=1584" "upfront.workgroup_size=256,upfront.items_per_invocation=8,upfront.max_groups=1024,upfront.hist_copies=2"; do
   VKSORT_POLICY=$p timeout 60 .gpu/bin/vksort bench --ops sort --algos onesweep --keys u32 --values none \
     --sizes 24,28 --reps 7 --warmup 1 --no-plots --out-dir /tmp/up > /tmp/up.log 2>&1 \
     || { echo "$p failed"; tail -n 2 /tmp/up.log; continue; }
