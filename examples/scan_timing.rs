@@ -110,11 +110,9 @@ fn main() -> anyhow::Result<()> {
                 .split(':')
                 .map(|x| x.parse())
                 .collect::<Result<_, _>>()?;
-            let p = ScanPolicy {
-                workgroup_size: f[0],
-                items_per_thread: f[1],
-                ..base
-            };
+            let mut p = base;
+            p.workgroup_size = f[0];
+            p.items_per_invocation = f[1];
             runs.push((ScanAlgorithm::DecoupledLookback, Some(p)));
             runs.push((ScanAlgorithm::ReduceThenScan, Some(p)));
             compact_policies.push(Some(p));
@@ -149,7 +147,7 @@ fn main() -> anyhow::Result<()> {
             "scan {:<18} wg{}x{:<2} {:>9.3} ms {:>8.1} G/s  {:>5.1}% of copy  correct={ok}{fallbacks}  [{}]",
             algo.name(),
             p.workgroup_size,
-            p.items_per_thread,
+            p.items_per_invocation,
             ns / 1e6,
             n as f64 / ns,
             pct(ns),

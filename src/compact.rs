@@ -131,7 +131,7 @@ impl CompactPolicy {
         if n <= self.small_max {
             self.small_items_per_invocation
         } else {
-            self.scan.items_per_thread
+            self.scan.items_per_invocation
         }
     }
 
@@ -139,7 +139,7 @@ impl CompactPolicy {
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
         ScanPolicy {
-            items_per_thread: self.small_items_per_invocation,
+            items_per_invocation: self.small_items_per_invocation,
             ..self.scan
         }
         .validate(caps)
@@ -152,7 +152,7 @@ impl From<ScanPolicy> for CompactPolicy {
         Self {
             scan,
             staging: CompactStaging::Subgroup,
-            small_items_per_invocation: scan.items_per_thread,
+            small_items_per_invocation: scan.items_per_invocation,
             small_max: 0,
         }
     }
@@ -180,7 +180,7 @@ impl Compactor {
             plan: SubgroupPlan::for_device(ctx.caps()),
         };
         for flags in [false, true] {
-            c.kernel(ctx, flags, policy.scan.items_per_thread)?;
+            c.kernel(ctx, flags, policy.scan.items_per_invocation)?;
             if policy.small_max > 0 {
                 c.kernel(ctx, flags, policy.small_items_per_invocation)?;
             }
@@ -220,8 +220,9 @@ impl Compactor {
     /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
         let p = &self.policy;
-        let small =
-            p.scan.workgroup_size * p.small_items_per_invocation.min(p.scan.items_per_thread);
+        let small = p.scan.workgroup_size
+            * p.small_items_per_invocation
+                .min(p.scan.items_per_invocation);
         status_bytes(max_n.div_ceil(small as u64).max(1), ScanElem::U32)
     }
 

@@ -76,7 +76,7 @@ pub fn cmd_reduce(
     ])?;
     let policy = ScanPolicy::for_device(caps);
     let plan = SubgroupPlan::for_device(caps);
-    let vecs = policy.items_per_thread / elem.per_vec();
+    let vecs = policy.items_per_invocation / elem.per_vec();
     let shader = {
         use crate::shaders::reduce as sh;
         match (elem, op) {

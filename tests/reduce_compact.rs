@@ -192,12 +192,10 @@ fn compact_predicates_and_staging() {
 fn compact_survives_stalled_tiles() {
     with_gpu(|ctx| {
         for mode in [StallMode::NeverPublish, StallMode::PublishLate] {
-            let policy = ScanPolicy {
-                stall_every: 3,
-                stall_mode: mode,
-                spin_limit: 64,
-                ..ScanPolicy::for_device(ctx.caps())
-            };
+            let mut policy = ScanPolicy::for_device(ctx.caps());
+            policy.stall_every = 3;
+            policy.stall_mode = mode;
+            policy.spin_limit = 64;
             let tile = policy.tile() as usize;
             for n in [tile + 1, 20 * tile + 5, (1 << 16) + 3] {
                 let (data, flags) = sparse(n, n as u64, 2);

@@ -145,12 +145,11 @@ fn hillis_steele_matches_cpu() {
 }
 
 fn stall_policy(ctx: &Arc<Context>, mode: StallMode) -> ScanPolicy {
-    ScanPolicy {
-        stall_every: 3,
-        stall_mode: mode,
-        spin_limit: 64,
-        ..ScanPolicy::for_device(ctx.caps())
-    }
+    let mut p = ScanPolicy::for_device(ctx.caps());
+    p.stall_every = 3;
+    p.stall_mode = mode;
+    p.spin_limit = 64;
+    p
 }
 
 /// The look-back completes and is correct when tiles never publish (or publish late): successors must
@@ -355,10 +354,8 @@ fn bad_input_is_rejected_and_output_untouched() {
             ));
         }
         // Bad policies.
-        let bad = ScanPolicy {
-            items_per_thread: 6,
-            ..ScanPolicy::for_device(ctx.caps())
-        };
+        let mut bad = ScanPolicy::for_device(ctx.caps());
+        bad.items_per_invocation = 6;
         let cfg = ScanConfig {
             policy: Some(bad),
             ..Default::default()
@@ -367,10 +364,8 @@ fn bad_input_is_rejected_and_output_untouched() {
             Scanner::new(ctx, cfg),
             Err(Error::InvalidPolicy { .. })
         ));
-        let bad = ScanPolicy {
-            spin_limit: 70000,
-            ..ScanPolicy::for_device(ctx.caps())
-        };
+        let mut bad = ScanPolicy::for_device(ctx.caps());
+        bad.spin_limit = 70000;
         let cfg = ScanConfig {
             policy: Some(bad),
             ..Default::default()

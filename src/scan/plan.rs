@@ -20,6 +20,7 @@ pub enum StallMode {
     PublishLate,
 }
 
+crate::policy::tunable! {
 /// Tuning of the scan, reduce and compaction passes, passed to the shaders as specialization constants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ScanPolicy {
@@ -28,7 +29,7 @@ pub struct ScanPolicy {
     /// Elements per invocation of a look-back, reduce-then-scan, reduce or compaction tile: a multiple of 4 in
     /// 4..=64, the tile at least 512 (default 32, CPU 16, or more to reach 512). Blelloch uses min(this, 8) as a
     /// power of two that fits shared memory; Hillis-Steele 4.
-    pub items_per_thread: u32,
+    pub items_per_invocation: u32,
     /// Look-back: spin rounds on unpublished predecessors before reducing them itself, 1..=60000 (lavapipe
     /// ends loops after 65535 rounds); default 2048, CPU 256.
     pub spin_limit: u32,
@@ -41,6 +42,7 @@ pub struct ScanPolicy {
     /// (`glsl/include/lookback.glsl`); default on, off on CPU devices (lavapipe breaks barriers around it).
     pub recheck_fence: bool,
 }
+}
 
 crate::policy::leaf_field! {
     StallMode => |v| match v {
@@ -48,60 +50,6 @@ crate::policy::leaf_field! {
         1 => Ok(StallMode::PublishLate),
         _ => Err(format!("{v}: the stall mode is 0 (never publish) or 1 (publish late)")),
     };
-}
-
-/// ScanPolicy's override keys (its field names) and their legend. Written out rather than through
-/// `tunable!`: that makes the struct `#[non_exhaustive]`, and examples/scan_timing.rs still builds it literally.
-const SCAN_FIELDS: [(&str, &str); 6] = [
-    ("workgroup_size", "Invocations per workgroup."),
-    (
-        "items_per_thread",
-        "Elements per invocation of a look-back, reduce-then-scan, reduce or compaction tile.",
-    ),
-    (
-        "spin_limit",
-        "Look-back: spin rounds on unpublished predecessors before reducing them itself.",
-    ),
-    (
-        "stall_every",
-        "Look-back emulation of a device without forward progress (0: off).",
-    ),
-    (
-        "stall_mode",
-        "What stalled tiles do (0 never publish, 1 publish late).",
-    ),
-    (
-        "recheck_fence",
-        "Look-back: a memory barrier before the re-read of the predecessor's status.",
-    ),
-];
-
-impl crate::policy::Field for ScanPolicy {
-    fn set_path(&mut self, path: &str, value: u32) -> std::result::Result<(), String> {
-        use crate::policy::Field as F;
-        let (head, rest) = path.split_once('.').unwrap_or((path, ""));
-        match head {
-            "workgroup_size" => F::set_path(&mut self.workgroup_size, rest, value),
-            "items_per_thread" => F::set_path(&mut self.items_per_thread, rest, value),
-            "spin_limit" => F::set_path(&mut self.spin_limit, rest, value),
-            "stall_every" => F::set_path(&mut self.stall_every, rest, value),
-            "stall_mode" => F::set_path(&mut self.stall_mode, rest, value),
-            "recheck_fence" => F::set_path(&mut self.recheck_fence, rest, value),
-            "" => Err("a part, not a value: name one of its fields".to_string()),
-            _ => Err(format!("`{head}` is not a field")),
-        }
-    }
-
-    fn legend(path: &str, _doc: &'static str, out: &mut Vec<(String, &'static str)>) {
-        for (name, doc) in SCAN_FIELDS {
-            let key = if path.is_empty() {
-                name.to_string()
-            } else {
-                format!("{path}.{name}")
-            };
-            out.push((key, doc));
-        }
-    }
 }
 
 impl crate::policy::Policy for ScanPolicy {
@@ -128,7 +76,7 @@ impl ScanPolicy {
         let wish_items: u32 = if cpu { 16 } else { 32 };
         Self {
             workgroup_size: wg,
-            items_per_thread: wish_items.max(min_items(wg)).min(64),
+            items_per_invocation: wish_items.max(min_items(wg)).min(64),
             spin_limit: if cpu { 256 } else { 2048 },
             stall_every: 0,
             stall_mode: StallMode::NeverPublish,
@@ -150,7 +98,7 @@ impl ScanPolicy {
             })
         };
         let plan = SubgroupPlan::for_device(caps);
-        let (wg, items) = (self.workgroup_size, self.items_per_thread);
+        let (wg, items) = (self.workgroup_size, self.items_per_invocation);
         if wg == 0
             || !wg.is_power_of_two()
             || wg % plan.max != 0
@@ -163,12 +111,12 @@ impl ScanPolicy {
         }
         if items % 4 != 0 || !(4..=64).contains(&items) {
             return invalid(format!(
-                "items_per_thread {items} must be a multiple of 4 in 4..=64"
+                "items_per_invocation {items} must be a multiple of 4 in 4..=64"
             ));
         }
         if wg * items < MIN_TILE {
             return invalid(format!(
-                "the tile {} (workgroup_size x items_per_thread) is below {MIN_TILE}",
+                "the tile {} (workgroup_size x items_per_invocation) is below {MIN_TILE}",
                 wg * items
             ));
         }
@@ -180,7 +128,7 @@ impl ScanPolicy {
 
     /// Elements per look-back / reduce-then-scan tile.
     pub fn tile(&self) -> u32 {
-        self.workgroup_size * self.items_per_thread
+        self.workgroup_size * self.items_per_invocation
     }
 
     /// The specialization constants of `lookback.glsl`.
@@ -247,13 +195,13 @@ impl Scanner {
 
     /// Vectors per invocation of the tiled passes.
     fn vecs(&self) -> u32 {
-        self.policy.items_per_thread / self.config.elem.per_vec()
+        self.policy.items_per_invocation / self.config.elem.per_vec()
     }
 
     /// Blelloch: (workgroup size, items per invocation), tile a power of two that fits shared memory.
     pub(super) fn blelloch_shape(&self) -> (u32, u32) {
         let wg = self.policy.workgroup_size;
-        let mut items = self.policy.items_per_thread.min(8);
+        let mut items = self.policy.items_per_invocation.min(8);
         items = 1 << (31 - items.leading_zeros());
         let eb = self.config.elem.bytes() as u32;
         let banks = self.log_banks();
@@ -537,7 +485,7 @@ impl Scanner {
 #[cfg(test)]
 pub(crate) const TEST_POLICY: ScanPolicy = ScanPolicy {
     workgroup_size: 128,
-    items_per_thread: 16,
+    items_per_invocation: 16,
     spin_limit: 256,
     stall_every: 0,
     stall_mode: StallMode::NeverPublish,
@@ -557,7 +505,7 @@ mod policy_keys {
             keys,
             [
                 "workgroup_size",
-                "items_per_thread",
+                "items_per_invocation",
                 "spin_limit",
                 "stall_every",
                 "stall_mode",

@@ -152,7 +152,7 @@ mod policy_keys {
                 "items_per_invocation",
                 "digit_bits",
                 "scan.workgroup_size",
-                "scan.items_per_thread"
+                "scan.items_per_invocation"
             ]
         );
         assert_eq!(keys.len(), 3 + ScanPolicy::legend().len());
@@ -164,9 +164,9 @@ mod policy_keys {
             scan: crate::scan::TEST_POLICY,
         };
         let q = p
-            .with_overrides("digit_bits=3, scan.items_per_thread=8")
+            .with_overrides("digit_bits=3, scan.items_per_invocation=8")
             .unwrap();
-        assert_eq!((q.digit_bits, q.scan.items_per_thread), (3, 8));
+        assert_eq!((q.digit_bits, q.scan.items_per_invocation), (3, 8));
         for bad in ["bits=3", "kpt=4", "scan_wg=64", "scan=1"] {
             assert!(p.with_overrides(bad).is_err(), "{bad}");
         }

@@ -1727,9 +1727,9 @@ mod scans {
                 _ => Ok(()),
             }
         };
-        let items = p.scan.items_per_thread;
-        num("VKSORT_COMPACT_ITEMS", &mut p.scan.items_per_thread)?;
-        if p.scan.items_per_thread != items {
+        let items = p.scan.items_per_invocation;
+        num("VKSORT_COMPACT_ITEMS", &mut p.scan.items_per_invocation)?;
+        if p.scan.items_per_invocation != items {
             p.small_max = 0; // one tile for every size
         }
         num("VKSORT_COMPACT_WG", &mut p.scan.workgroup_size)?;
