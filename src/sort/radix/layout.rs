@@ -3,16 +3,18 @@
 
 use super::policy::MSD_MAX_KEYS;
 use super::RadixSort;
+use crate::shaders::include::radix_common as glsl;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::count::CTRL_WORDS;
 
-/// Radix control block words (radix_common.glsl), after the sort-wide ones of [`crate::sort::count`].
-pub const CTRL_TILES: u64 = 3;
-pub(crate) const CTRL_UPFRONT_ARGS: u64 = 4;
-pub(crate) const CTRL_COPY_ARGS: u64 = 8;
-pub(crate) const CTRL_PASS: u64 = 32;
+/// Radix control block words (generated from radix_common.glsl), after the sort-wide ones of
+/// [`crate::sort::count`].
+pub const CTRL_TILES: u64 = glsl::CTRL_TILES as u64;
+pub(crate) const CTRL_UPFRONT_ARGS: u64 = glsl::CTRL_UPFRONT_ARGS as u64;
+pub(crate) const CTRL_COPY_ARGS: u64 = glsl::CTRL_COPY_ARGS as u64;
+pub(crate) const CTRL_PASS: u64 = glsl::CTRL_PASS as u64;
 /// Onesweep status slot: words before the first tile's status (word 0: the tile counter).
-pub(crate) const STATUS_HDR: u64 = 32;
+pub(crate) const STATUS_HDR: u64 = glsl::STATUS_HDR as u64;
 /// Most keys one sort takes: 2^32 - 2^16 (32-bit counts on the GPU, rounded up to tiles of at most 2^16 keys).
 pub const MAX_KEYS: u64 = (1 << 32) - (1 << 16);
 /// Most keys of one Onesweep portion (the look-back status word holds a 30-bit count).
