@@ -51,10 +51,10 @@ pub(crate) fn layout_matches(rust: &[(u32, u32)], shader: &[(u32, u32)]) -> bool
     if end(rust) != end(shader) {
         return false;
     }
-    let starts: Vec<u32> = shader.iter().map(|&(o, _)| o).collect();
-    let ends: Vec<u32> = shader.iter().map(|&(o, s)| o + s).collect();
-    rust.iter()
-        .all(|&(o, s)| starts.contains(&o) && ends.contains(&(o + s)))
+    // Called for every recorded pass: no allocation, the blocks have a handful of members.
+    let starts = |o: u32| shader.iter().any(|&(so, _)| so == o);
+    let ends = |e: u32| shader.iter().any(|&(so, ss)| so + ss == e);
+    rust.iter().all(|&(o, s)| starts(o) && ends(o + s))
 }
 
 /// SPIR-V opcodes and enumerants read here.
