@@ -456,8 +456,7 @@ mod policy_keys {
     /// Override keys are the field paths (the scan's under `scan.`).
     #[test]
     fn override_keys_are_field_paths() {
-        let legend = CompactPolicy::legend();
-        let keys: Vec<&str> = legend.iter().map(|(k, _)| k.as_str()).collect();
+        let keys = crate::policy::legend_paths::<CompactPolicy>();
         assert_eq!(keys[0], "scan.workgroup_size");
         assert_eq!(
             keys[keys.len() - 3..],

@@ -196,3 +196,14 @@ pub trait Policy: Field + Clone {
         out
     }
 }
+
+/// The legend's paths of `P`, each asserted to carry a doc line (the families' override-key tests).
+#[cfg(test)]
+pub(crate) fn legend_paths<P: Policy>() -> Vec<String> {
+    let legend = <P as Policy>::legend();
+    assert!(
+        legend.iter().all(|(_, doc)| !doc.trim().is_empty()),
+        "{legend:?}"
+    );
+    legend.into_iter().map(|(k, _)| k).collect()
+}
