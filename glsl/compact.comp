@@ -20,9 +20,9 @@ layout(constant_id = 2) const uint VECS = 4;   // uvec4 per invocation
 layout(constant_id = 3) const uint STAGE_ELEMS = 1;
 layout(constant_id = 8) const uint STAGE_MODE = 0;
 
-layout(set = 0, binding = 0, std430) readonly buffer InV { uvec4 in_v[]; };
+BUFFER_OF(uvec4, 0, readonly, in_v);
 #ifdef FLAGS
-layout(set = 0, binding = 1, std430) readonly buffer FlagV { uvec4 flag_v[]; };
+BUFFER_OF(uvec4, 1, readonly, flag_v);
 #define OUT_BINDING 2
 #define COUNT_BINDING 3
 #define LB_BINDING 4
@@ -31,7 +31,7 @@ layout(set = 0, binding = 1, std430) readonly buffer FlagV { uvec4 flag_v[]; };
 #define COUNT_BINDING 2
 #define LB_BINDING 3
 #endif
-layout(set = 0, binding = OUT_BINDING, std430) writeonly buffer Out { uint out_s[]; };
+BUFFER(OUT_BINDING, writeonly, out_s);
 layout(set = 0, binding = COUNT_BINDING, std430) writeonly buffer Count { uint count_out; };
 layout(push_constant) uniform Push {
     uint n;

@@ -5,8 +5,8 @@
 
 layout(constant_id = 2) const uint ITEMS = 4;
 
-layout(set = 0, binding = 0, std430) readonly buffer Src { uvec4 src[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Dst { uvec4 dst[]; };
+BUFFER_OF(uvec4, 0, readonly, src);
+BUFFER_OF(uvec4, 1, writeonly, dst);
 layout(push_constant) uniform Push { uint n_vec4; uint group_count; } pc;
 
 void main() {

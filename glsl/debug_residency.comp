@@ -37,7 +37,7 @@
 layout(constant_id = 50) const uint SHARED_WORDS = 1;
 layout(constant_id = 51) const uint LIVE_REGS = 1;
 
-layout(set = 0, binding = 0, std430) buffer Counters { uint ctr[]; };
+BUFFER(0, , ctr);
 layout(push_constant) uniform Push {
     uint iterations;   // rounds of the dependent loop (at most 65535: lavapipe ends longer loops)
     uint slots;        // counter slots (SMs for `sm`, 1 for `device`)

@@ -4,7 +4,7 @@
 // ends in Error::Timeout, not a hung process). Never part of a real pass.
 #include "common.glsl"
 
-layout(set = 0, binding = 0, std430) buffer Counter { uint counter[]; };
+BUFFER(0, , counter);
 layout(push_constant) uniform Push { uint iterations; } pc;
 
 void main() {

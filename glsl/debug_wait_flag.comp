@@ -5,7 +5,7 @@
 // the flag only after its wait has returned. Never part of a real pass.
 #include "common.glsl"
 
-layout(set = 0, binding = 0, std430) coherent buffer Flag { uint flag[]; };
+BUFFER(0, coherent, flag);
 
 void main() {
     // Up to 2^24 polls per invocation where loops run as written: seconds on a GPU, far beyond any wait bound

@@ -16,7 +16,7 @@
 
 layout(constant_id = 2) const uint VECS = 4;
 
-layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
+BUFFER_OF(ELEM_V, 0, readonly, in_v);
 layout(set = 0, binding = 1, std430) writeonly buffer Out { ELEM_T result; };
 layout(set = 0, binding = 2, std430) coherent buffer Scratch {
     uint done;

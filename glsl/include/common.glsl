@@ -15,6 +15,13 @@
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_EXT_control_flow_attributes : require
 
+// Storage buffers, all in set 0 and bound by number (the host's pass rows list them in binding order).
+// BUFFER(binding, qualifiers, name) declares the array `uint name[]`; BUFFER_OF the same of another type; SIDE
+// one side of a sort (its keys and its values, same qualifiers). Qualifiers may be empty.
+#define BUFFER_OF(T, b, access, name) layout(set = 0, binding = b, std430) access buffer name##_block { T name[]; }
+#define BUFFER(b, access, name) BUFFER_OF(uint, b, access, name)
+#define SIDE(kb, vb, access, keys, vals) BUFFER(kb, access, keys); BUFFER(vb, access, vals)
+
 layout(constant_id = 0) const uint WG_SIZE = 256;
 layout(constant_id = 1) const uint MIN_SUBGROUP = 4;
 layout(local_size_x_id = 0) in;

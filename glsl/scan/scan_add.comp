@@ -8,8 +8,8 @@
 
 layout(constant_id = 2) const uint ITEMS = 4;
 
-layout(set = 0, binding = 0, std430) buffer Data { ELEM_T data[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Sums { ELEM_T sums[]; };
+BUFFER_OF(ELEM_T, 0, , data);
+BUFFER_OF(ELEM_T, 1, readonly, sums);
 layout(push_constant) uniform Push {
     uint n;
     uint tile;    // elements per tile of the level below

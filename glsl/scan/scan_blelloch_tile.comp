@@ -13,9 +13,9 @@ layout(constant_id = 2) const uint ITEMS = 8;      // elements per invocation (p
 layout(constant_id = 3) const uint INCLUSIVE = 0;
 layout(constant_id = 4) const uint LOG_BANKS = 5;  // shared-memory banks = 2^LOG_BANKS
 
-layout(set = 0, binding = 0, std430) readonly buffer Src { ELEM_T src[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Dst { ELEM_T dst[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Sums { ELEM_T sums[]; };
+BUFFER_OF(ELEM_T, 0, readonly, src);
+BUFFER_OF(ELEM_T, 1, writeonly, dst);
+BUFFER_OF(ELEM_T, 2, writeonly, sums);
 layout(push_constant) uniform Push {
     uint n;
     uint groups;  // tiles

@@ -10,9 +10,9 @@
 layout(constant_id = 2) const uint VECS = 4;
 layout(constant_id = 3) const uint INCLUSIVE = 0;
 
-layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer OutV { ELEM_V out_v[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Partials { ELEM_T partials[]; };
+BUFFER_OF(ELEM_V, 0, readonly, in_v);
+BUFFER_OF(ELEM_V, 1, writeonly, out_v);
+BUFFER_OF(ELEM_T, 2, readonly, partials);
 layout(push_constant) uniform Push {
     uint n;
     uint groups;  // tiles

@@ -11,8 +11,8 @@
 
 layout(constant_id = 2) const uint ITEMS = 4;
 
-layout(set = 0, binding = 0, std430) readonly buffer Src { ELEM_T src[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Dst { ELEM_T dst[]; };
+BUFFER_OF(ELEM_T, 0, readonly, src);
+BUFFER_OF(ELEM_T, 1, writeonly, dst);
 layout(push_constant) uniform Push {
     uint n;
     uint stride;

@@ -18,11 +18,11 @@ layout(constant_id = 2) const uint VECS = 4;       // 16-byte vectors per invoca
 layout(constant_id = 3) const uint INCLUSIVE = 0;  // 1: inclusive scan, 0: exclusive
 
 #ifdef LB_INPLACE
-layout(set = 0, binding = 0, std430) coherent readonly buffer InV { ELEM_V in_v[]; };
-layout(set = 0, binding = 1, std430) coherent writeonly buffer OutV { ELEM_V out_v[]; };
+BUFFER_OF(ELEM_V, 0, coherent readonly, in_v);
+BUFFER_OF(ELEM_V, 1, coherent writeonly, out_v);
 #else
-layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer OutV { ELEM_V out_v[]; };
+BUFFER_OF(ELEM_V, 0, readonly, in_v);
+BUFFER_OF(ELEM_V, 1, writeonly, out_v);
 #endif
 layout(push_constant) uniform Push {
     uint n;       // elements

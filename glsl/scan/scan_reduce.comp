@@ -9,8 +9,8 @@
 
 layout(constant_id = 2) const uint VECS = 4;
 
-layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Partials { ELEM_T partials[]; };
+BUFFER_OF(ELEM_V, 0, readonly, in_v);
+BUFFER_OF(ELEM_T, 1, writeonly, partials);
 layout(push_constant) uniform Push {
     uint n;       // elements
     uint groups;  // tiles

@@ -10,8 +10,8 @@
 layout(constant_id = 2) const uint VECS = 4;
 
 // Both bindings are the partials region: read as input, written as output, each element by one invocation.
-layout(set = 0, binding = 0, std430) readonly buffer InV { ELEM_V in_v[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer OutV { ELEM_V out_v[]; };
+BUFFER_OF(ELEM_V, 0, readonly, in_v);
+BUFFER_OF(ELEM_V, 1, writeonly, out_v);
 layout(push_constant) uniform Push {
     uint count;   // tile sums to scan
 } pc;

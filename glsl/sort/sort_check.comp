@@ -22,9 +22,8 @@ layout(constant_id = 2) const uint ITEMS = 16;
 layout(constant_id = 4) const uint KEY_WORDS = 1;  // 1, 2 or 4
 layout(constant_id = 5) const uint VAL_WORDS = 0;  // 0, 1 or 2
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) buffer Result { uint result[]; };
+SIDE(0, 1, readonly, keys, vals);
+BUFFER(2, , result);
 
 layout(push_constant) uniform Push {
     uvec4 mask;       // bits of the transformed key that take part in the order, per word (low word first)

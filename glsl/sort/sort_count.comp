@@ -6,8 +6,8 @@
 #include "common.glsl"
 #include "control.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer Count { uint count[]; };
-layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+BUFFER(0, readonly, count);
+BUFFER(1, , meta);
 
 layout(push_constant) uniform Push {
     uint count_word;

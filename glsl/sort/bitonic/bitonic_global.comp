@@ -18,9 +18,8 @@ layout(constant_id = 17) const uint FUSE = 3;   // most steps per pass (slots pe
 
 const uint SLOTS = 1u << FUSE;
 
-layout(set = 0, binding = 0, std430) buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
+SIDE(0, 1, , keys, vals);
+BUFFER(2, readonly, meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -25,7 +25,7 @@ const uint TAG_WORDS = WG_SIZE * KPT / 2u * ((VAL_WORDS + 1u) / 2u);
 #include "merge_side.glsl"
 #include "merge_tile.glsl"
 
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+BUFFER(4, readonly, meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

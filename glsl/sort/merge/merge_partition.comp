@@ -18,8 +18,8 @@
 // (split_guess), so that only the pass's dispatch and its stores remain. The other bits are the merge pass's.
 layout(constant_id = 9) const uint DEBUG_MODE = 0;
 
-layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Part { uint part[]; };
+BUFFER(2, readonly, meta);
+BUFFER(3, writeonly, part);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -5,8 +5,8 @@
 // 1: the workgroup finds its co-ranks itself (the partition binding is then unused).
 layout(constant_id = 20) const uint FUSED_SPLIT = 0;
 
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 5, std430) readonly buffer Part { uint part[]; };
+BUFFER(4, readonly, meta);
+BUFFER(5, readonly, part);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -12,13 +12,11 @@
 // a branch that is uniform in the dispatch.
 
 #ifdef MERGE_KEYS_ONLY
-layout(set = 0, binding = 0, std430) readonly buffer Keys0 { uint keys0[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Keys1 { uint keys1[]; };
+BUFFER(0, readonly, keys0);
+BUFFER(1, readonly, keys1);
 #else
-layout(set = 0, binding = 0, std430) buffer Keys0 { uint keys0[]; };
-layout(set = 0, binding = 1, std430) buffer Vals0 { uint vals0[]; };
-layout(set = 0, binding = 2, std430) buffer Keys1 { uint keys1[]; };
-layout(set = 0, binding = 3, std430) buffer Vals1 { uint vals1[]; };
+SIDE(0, 1, , keys0, vals0);
+SIDE(2, 3, , keys1, vals1);
 #endif
 
 // 0: the sort orders by every bit of the key (no bit range), so comparisons skip the mask.

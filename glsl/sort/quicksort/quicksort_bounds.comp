@@ -13,11 +13,11 @@ layout(constant_id = 2) const uint KPT = 8;
 
 #include "bitonic.glsl"
 
-layout(set = 0, binding = 0, std430) coherent buffer Keys0 { uint keys0[]; };
-layout(set = 0, binding = 1, std430) buffer Vals0 { uint vals0[]; };
-layout(set = 0, binding = 2, std430) coherent buffer Keys1 { uint keys1[]; };
-layout(set = 0, binding = 3, std430) buffer Vals1 { uint vals1[]; };
-layout(set = 0, binding = 4, std430) coherent buffer Meta { uint meta[]; };
+BUFFER(0, coherent, keys0);
+BUFFER(1, , vals0);
+BUFFER(2, coherent, keys1);
+BUFFER(3, , vals1);
+BUFFER(4, coherent, meta);
 
 #include "wg_scan.glsl"
 #include "quicksort.glsl"

@@ -26,11 +26,9 @@ layout(constant_id = 2) const uint KPT = 8;
 #include "bitonic.glsl"
 
 // Coherent: invocations read what others of the workgroup wrote (after a barrier) between partition levels.
-layout(set = 0, binding = 0, std430) coherent buffer Keys0 { uint keys0[]; };
-layout(set = 0, binding = 1, std430) coherent buffer Vals0 { uint vals0[]; };
-layout(set = 0, binding = 2, std430) coherent buffer Keys1 { uint keys1[]; };
-layout(set = 0, binding = 3, std430) coherent buffer Vals1 { uint vals1[]; };
-layout(set = 0, binding = 4, std430) coherent buffer Meta { uint meta[]; };
+SIDE(0, 1, coherent, keys0, vals0);
+SIDE(2, 3, coherent, keys1, vals1);
+BUFFER(4, coherent, meta);
 
 #include "wg_scan.glsl"
 #include "quicksort.glsl"

@@ -4,7 +4,7 @@
 // rounds nobody plans stay empty dispatches. One workgroup.
 #include "common.glsl"
 
-layout(set = 0, binding = 0, std430) buffer Meta { uint meta[]; };
+BUFFER(0, , meta);
 
 layout(push_constant) uniform Push {
     uint rs_off;   // first word of the round states

@@ -9,11 +9,9 @@ layout(constant_id = 2) const uint KPT = 4;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
 
-layout(set = 0, binding = 0, std430) writeonly buffer KeysA { uint keys_a[]; };
-layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer ValsA { uint vals_a[]; };
-layout(set = 0, binding = 3, std430) readonly buffer ValsB { uint vals_b[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+SIDE(0, 2, writeonly, keys_a, vals_a);
+SIDE(1, 3, readonly, keys_b, vals_b);
+BUFFER(4, readonly, meta);
 
 layout(push_constant) uniform Push {
     uint first;        // index of the portion's first key

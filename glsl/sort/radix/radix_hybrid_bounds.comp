@@ -14,10 +14,10 @@
 layout(constant_id = 2) const uint KPT = 8;
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer AltKeys { uint alt_keys[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Starts { uint starts[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, readonly, alt_keys);
+BUFFER(2, readonly, meta);
+BUFFER(3, writeonly, starts);
 
 layout(push_constant) uniform Push {
     uint key_kind;

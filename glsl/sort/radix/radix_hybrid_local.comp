@@ -22,12 +22,10 @@ const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
 
-layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) coherent buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) coherent buffer AltKeys { uint alt_keys[]; };
-layout(set = 0, binding = 3, std430) coherent buffer AltVals { uint alt_vals[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 5, std430) readonly buffer Starts { uint starts[]; };
+SIDE(0, 1, coherent, keys, vals);
+SIDE(2, 3, coherent, alt_keys, alt_vals);
+BUFFER(4, readonly, meta);
+BUFFER(5, readonly, starts);
 
 layout(push_constant) uniform Push {
     uint lo;

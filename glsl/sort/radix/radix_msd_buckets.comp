@@ -119,14 +119,11 @@ const uint SMEM_WORDS = TILE_OR_HIST > RANK_OR_RUNS ? TILE_OR_HIST : RANK_OR_RUN
 const uint LARGE = TILE > RANK_MAX ? TILE : RANK_MAX;
 const uint RPT = RANK_MAX > WG_SIZE ? (RANK_MAX + WG_SIZE - 1u) / WG_SIZE : 1u;   // counted keys per invocation
 
-layout(set = 0, binding = 0, std430) coherent buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) coherent buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) readonly buffer AltKeys { uint alt_keys[]; };
-layout(set = 0, binding = 3, std430) readonly buffer AltVals { uint alt_vals[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 5, std430) coherent buffer BigKeys { uint big_keys[]; };
-layout(set = 0, binding = 6, std430) coherent buffer BigVals { uint big_vals[]; };
-layout(set = 0, binding = 7, std430) coherent buffer Tables { uint tables[]; };
+SIDE(0, 1, coherent, keys, vals);
+SIDE(2, 3, readonly, alt_keys, alt_vals);
+BUFFER(4, readonly, meta);
+SIDE(5, 6, coherent, big_keys, big_vals);
+BUFFER(7, coherent, tables);
 
 layout(push_constant) uniform Push {
     uint lo;

@@ -16,10 +16,10 @@ layout(constant_id = 3) const uint DIGIT_BITS = 8;
 const uint TILE = WG_SIZE * KPT;
 const uint RADIX = 1u << DIGIT_BITS;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Count { uint count[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Tables { uint tables[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, readonly, count);
+BUFFER(2, writeonly, meta);
+BUFFER(3, writeonly, tables);
 
 layout(push_constant) uniform Push {
     uint n_host;

@@ -32,13 +32,11 @@ layout(constant_id = 12) const uint BALLOT_WORDS = 4;   // see radix_rank.glsl
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer AltKeys { uint alt_keys[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer AltVals { uint alt_vals[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Count { uint count[]; };
-layout(set = 0, binding = 5, std430) writeonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 6, std430) buffer Tables { uint tables[]; };
+SIDE(0, 1, readonly, keys, vals);
+SIDE(2, 3, writeonly, alt_keys, alt_vals);
+BUFFER(4, readonly, count);
+BUFFER(5, writeonly, meta);
+BUFFER(6, , tables);
 
 layout(push_constant) uniform Push {
     uint n_host;

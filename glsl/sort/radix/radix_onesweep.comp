@@ -147,17 +147,15 @@ const uint MATCH_WORDS = MATCH_OR != 0u ? MAX_SUBGROUPS * RADIX * BALLOT_WORDS :
 const uint XWORDS = XP > 1u ? XSLOTS : SUB;   // the exchange's share of smem
 const uint SMEM_WORDS = XWORDS > RANK_WORDS + MATCH_WORDS ? XWORDS : RANK_WORDS + MATCH_WORDS;
 
-layout(set = 0, binding = 0, std430) FUSED_COHERENT buffer KeysA { uint keys_a[]; };
-layout(set = 0, binding = 1, std430) FUSED_COHERENT buffer KeysB { uint keys_b[]; };
-layout(set = 0, binding = 2, std430) FUSED_COHERENT buffer ValsA { uint vals_a[]; };
-layout(set = 0, binding = 3, std430) FUSED_COHERENT buffer ValsB { uint vals_b[]; };
+SIDE(0, 2, FUSED_COHERENT, keys_a, vals_a);
+SIDE(1, 3, FUSED_COHERENT, keys_b, vals_b);
 // FUSED: volatile, since a workgroup polls the control block for the place before its own.
-layout(set = 0, binding = 4, std430) FUSED_VOLATILE buffer Meta { uint meta[]; };
+BUFFER(4, FUSED_VOLATILE, meta);
 // volatile: the look-back polls predecessors' status words with plain loads that the compiler must not cache
 // or hoist (a status word carries its flag and count together, so no ordering with other data is needed).
 // Onesweep: this (place, portion)'s status slot (tile counter, look-back status); downsweep: the spine's
 // per-(digit, tile) global offsets.
-layout(set = 0, binding = 5, std430) volatile coherent buffer Status { uint status[]; };
+BUFFER(5, volatile coherent, status);
 
 #if FUSED
 layout(push_constant) uniform Push {

@@ -7,7 +7,7 @@
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 
-layout(set = 0, binding = 0, std430) buffer Meta { uint meta[]; };
+BUFFER(0, , meta);
 
 layout(push_constant) uniform Push {
     uint places;

@@ -12,8 +12,8 @@
 #include "common.glsl"
 #include "radix_common.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer Count { uint count[]; };
-layout(set = 0, binding = 1, std430) buffer Clear { uvec4 clear[]; };
+BUFFER(0, readonly, count);
+BUFFER_OF(uvec4, 1, , clear);
 
 layout(push_constant) uniform Push {
     uint count_word;   // word index of the GPU-side count in binding 0

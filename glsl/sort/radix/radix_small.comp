@@ -22,10 +22,9 @@ const uint TILE = WG_SIZE * KPT;
 const uint HIST_WORDS = MAX_SUBGROUPS * RADIX;
 const uint SMEM_WORDS = TILE > HIST_WORDS ? TILE : HIST_WORDS;
 
-layout(set = 0, binding = 0, std430) buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) buffer Vals { uint vals[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Count { uint count[]; };
-layout(set = 0, binding = 3, std430) buffer Meta { uint meta[]; };
+SIDE(0, 1, , keys, vals);
+BUFFER(2, readonly, count);
+BUFFER(3, , meta);
 
 layout(push_constant) uniform Push {
     uint n_host;

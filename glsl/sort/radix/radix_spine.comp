@@ -8,8 +8,8 @@
 layout(constant_id = 3) const uint DIGIT_BITS = 8;
 const uint RADIX = 1u << DIGIT_BITS;
 
-layout(set = 0, binding = 0, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 1, std430) buffer Status { uint status[]; };
+BUFFER(0, readonly, meta);
+BUFFER(1, , status);
 
 layout(push_constant) uniform Push {
     uint pass_index;

@@ -27,11 +27,11 @@ layout(constant_id = 6) const uint HIST_COPIES = 1;  // shared histogram copies 
 
 const uint RADIX = 1u << DIGIT_BITS;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
+BUFFER(0, readonly, keys);
 // coherent: with plan_fused, the last workgroup reads the histograms the others added (at L2, not a stale L1).
-layout(set = 0, binding = 1, std430) coherent buffer Meta { uint meta[]; };
+BUFFER(1, coherent, meta);
 #if VEC4
-layout(set = 0, binding = 2, std430) readonly buffer Keys4 { uvec4 keys4[]; };
+BUFFER_OF(uvec4, 2, readonly, keys4);
 #endif
 
 layout(push_constant) uniform Push {

@@ -13,10 +13,10 @@ layout(constant_id = 4) const uint KEY_WORDS = 1;
 const uint RADIX = 1u << DIGIT_BITS;
 const uint TILE = WG_SIZE * KPT;
 
-layout(set = 0, binding = 0, std430) readonly buffer KeysA { uint keys_a[]; };
-layout(set = 0, binding = 1, std430) readonly buffer KeysB { uint keys_b[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Status { uint status[]; };
+BUFFER(0, readonly, keys_a);
+BUFFER(1, readonly, keys_b);
+BUFFER(2, readonly, meta);
+BUFFER(3, writeonly, status);
 
 layout(push_constant) uniform Push {
     uint shift;

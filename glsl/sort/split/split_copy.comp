@@ -8,11 +8,9 @@
 
 layout(constant_id = 2) const uint KPT = 8;
 
-layout(set = 0, binding = 0, std430) writeonly buffer KeysOut { uint keys_out[]; };
-layout(set = 0, binding = 1, std430) readonly buffer KeysIn { uint keys_in[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer ValsOut { uint vals_out[]; };
-layout(set = 0, binding = 3, std430) readonly buffer ValsIn { uint vals_in[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+SIDE(0, 2, writeonly, keys_out, vals_out);
+SIDE(1, 3, readonly, keys_in, vals_in);
+BUFFER(4, readonly, meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -9,8 +9,8 @@
 
 layout(constant_id = 2) const uint KPT = 8;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) buffer Meta { uint meta[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, , meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

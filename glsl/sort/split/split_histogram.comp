@@ -11,9 +11,9 @@
 layout(constant_id = 2) const uint KPT = 8;
 layout(constant_id = 3) const uint DIGIT_BITS = 4;
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Hist { uint hist[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Meta { uint meta[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, writeonly, hist);
+BUFFER(2, readonly, meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -9,8 +9,8 @@
 #include "keys.glsl"
 #include "items.glsl"
 
-layout(set = 0, binding = 0, std430) buffer Meta { uint meta[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Args { uint args[]; };
+BUFFER(0, , meta);
+BUFFER(1, writeonly, args);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -22,11 +22,9 @@ layout(constant_id = 30) const uint GROUP_LANES = 8;
 const uint CHUNK = GROUP_LANES * KPT;
 
 // Not readonly: in place, kin/vin and kout/vout are the same memory.
-layout(set = 0, binding = 0, std430) buffer KeysIn { uint kin[]; };
-layout(set = 0, binding = 1, std430) buffer ValsIn { uint vin[]; };
-layout(set = 0, binding = 2, std430) buffer KeysOut { uint kout[]; };
-layout(set = 0, binding = 3, std430) buffer ValsOut { uint vout[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+SIDE(0, 1, , kin, vin);
+SIDE(2, 3, , kout, vout);
+BUFFER(4, readonly, meta);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -7,11 +7,9 @@
 #include "keys.glsl"
 #include "items.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer KeysIn { uint kin[]; };
-layout(set = 0, binding = 1, std430) readonly buffer ValsIn { uint vin[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer KeysOut { uint kout[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer ValsOut { uint vout[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
+SIDE(0, 1, readonly, kin, vin);
+SIDE(2, 3, writeonly, kout, vout);
+BUFFER(4, readonly, meta);
 
 #include "warp_merge.glsl"
 

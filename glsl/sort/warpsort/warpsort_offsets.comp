@@ -10,8 +10,8 @@
 
 DEFINE_WG_SCAN(uint, seg)
 
-layout(set = 0, binding = 0, std430) readonly buffer Pos { uint pos[]; };
-layout(set = 0, binding = 1, std430) writeonly buffer Off { uint off[]; };
+BUFFER(0, readonly, pos);
+BUFFER(1, writeonly, off);
 
 layout(push_constant) uniform Push {
     uint rows;

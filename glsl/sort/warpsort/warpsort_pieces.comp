@@ -9,13 +9,11 @@
 #include "keys.glsl"
 #include "items.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer KeysIn { uint kin[]; };
-layout(set = 0, binding = 1, std430) readonly buffer ValsIn { uint vin[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer KeysOut { uint kout[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer ValsOut { uint vout[]; };
-layout(set = 0, binding = 4, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 5, std430) readonly buffer Pos { uint pos[]; };
-layout(set = 0, binding = 6, std430) readonly buffer Off { uint off[]; };
+SIDE(0, 1, readonly, kin, vin);
+SIDE(2, 3, writeonly, kout, vout);
+BUFFER(4, readonly, meta);
+BUFFER(5, readonly, pos);
+BUFFER(6, readonly, off);
 
 #include "warp_merge.glsl"
 

@@ -9,10 +9,10 @@
 #include "keys.glsl"
 #include "items.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 2, std430) readonly buffer Split { uint split[]; };
-layout(set = 0, binding = 3, std430) writeonly buffer Pos { uint pos[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, readonly, meta);
+BUFFER(2, readonly, split);
+BUFFER(3, writeonly, pos);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH

@@ -13,9 +13,9 @@ layout(constant_id = 2) const uint KPT = 8;
 
 #include "bitonic.glsl"
 
-layout(set = 0, binding = 0, std430) readonly buffer Keys { uint keys[]; };
-layout(set = 0, binding = 1, std430) readonly buffer Meta { uint meta[]; };
-layout(set = 0, binding = 2, std430) writeonly buffer Split { uint split[]; };
+BUFFER(0, readonly, keys);
+BUFFER(1, readonly, meta);
+BUFFER(2, writeonly, split);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH
