@@ -73,3 +73,38 @@ impl CostModel {
             + overhead
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> CostModel {
+        CostModel {
+            roofline_bps: 1e9,
+            fixed_ns: 1_000.0,
+            efficiency: BTreeMap::from([("sort/onesweep".to_string(), 0.25)]),
+            overhead_ns: BTreeMap::from([("sort/onesweep".to_string(), 500.0)]),
+        }
+    }
+
+    #[test]
+    fn a_pass_costs_its_dispatches_and_its_bytes_at_the_algorithm_efficiency() {
+        let pass = PassModel::new("vksort::radix::onesweep", 3, 600.0, 400.0, 1.0);
+        assert_eq!(pass.bytes(), 1000.0);
+        // 3 dispatches x 1 us + 1000 B at a quarter of 1 GB/s (4 us).
+        assert_eq!(model().predict_pass_ns("sort/onesweep", &pass), 7_000.0);
+        // An algorithm never measured runs at half the roofline (2 us).
+        assert_eq!(model().predict_pass_ns("sort/merge", &pass), 5_000.0);
+    }
+
+    #[test]
+    fn a_run_adds_its_overhead_once() {
+        let passes = [
+            PassModel::new("a", 1, 0.0, 0.0, 0.0),
+            PassModel::new("b", 2, 0.0, 0.0, 0.0),
+        ];
+        assert_eq!(model().predict_ns("sort/onesweep", &passes), 3_500.0);
+        assert_eq!(model().predict_ns("sort/merge", &passes), 3_000.0);
+        assert_eq!(model().predict_ns("sort/onesweep", &[]), 500.0);
+    }
+}
