@@ -35,36 +35,18 @@
 // @variant ballot_clock CLOCKS=1
 // @variant partitioned_clock PARTITIONED=1 CLOCKS=1 SMID=1
 //
-// CLOCKS=1 variants (diagnostics, `RadixDebug::msd_clocks`): invocation 0 of each workgroup reads the SM clock
-// at the phase boundaries below (each after a barrier) and the device's real-time clock at entry and exit, and
-// writes one 16-word record per workgroup that had something to do through the device address in push
-// constants clk_lo/clk_hi (layout: src/sort/radix/clocks.rs, `msd`). SMID=1 adds the SM id.
+// CLOCKS=1 variants (diagnostics, `RadixDebug::msd_clocks`): one clock record per workgroup that had something
+// to do (clock.glsl, layout MSD_CLOCK_*) through the device address in push constants clk_lo/clk_hi. SMID=1
+// adds the SM id.
 #include "common.glsl"
 #include "keys.glsl"
 #include "radix_common.glsl"
 #include "msd_range.glsl"
-#ifndef CLOCKS
-#define CLOCKS 0
-#endif
+#include "clock.glsl"
 #if CLOCKS
-#extension GL_EXT_buffer_reference : require
-#extension GL_EXT_buffer_reference_uvec2 : require
-#extension GL_ARB_shader_clock : require
-#extension GL_EXT_shader_realtime_clock : require
-#ifdef SMID
-#extension GL_NV_shader_sm_builtins : require
-#endif
-layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
-// Record words: 0..7 SM clock (low word) at entry, role known (runs found), sample ranked, counted (alone: the
-// first pass over the parts), share written, keys in registers, sorted, end (0: phase not passed); 8 SM id; 9 group + 1; 10 path
-// (bits 0..7, P_* below) | bucket << 8 | digit places sorted << 24; 11 keys; 12/13 real-time clock at entry,
-// 14/15 at the end. Kept in shared memory by invocation 0.
-shared uint clk[16];
-#define CLOCK(i) if (gl_LocalInvocationID.x == 0u) clk[i] = clock2x32ARB().x
-#define NOTE(path, bucket, keys) if (gl_LocalInvocationID.x == 0u) { clk[10] = (path) | (bucket) << 8u; clk[11] = (keys); }
-#define NOTE_PLACES(p) if (gl_LocalInvocationID.x == 0u) clk[10] |= (p) << 24u
+#define NOTE(path, bucket, keys) if (gl_LocalInvocationID.x == 0u) { clk[MSD_CLOCK_PATH] = (path) | (bucket) << 8u; clk[MSD_CLOCK_KEYS] = (keys); }
+#define NOTE_PLACES(p) if (gl_LocalInvocationID.x == 0u) clk[MSD_CLOCK_PATH] |= (p) << 24u
 #else
-#define CLOCK(i)
 #define NOTE(path, bucket, keys)
 #define NOTE_PLACES(p)
 #endif
@@ -697,23 +679,9 @@ uvec4 help(uint q, uint shift, uint n, uint tiles, uint kind, bool desc) {
 }
 
 #if CLOCKS
-// Invocation 0 writes workgroup g's clock record (at every exit after main's first check).
+// Workgroup g's clock record (at every exit after main's first check).
 void clock_flush(uint g) {
-    if (gl_LocalInvocationID.x != 0u) return;
-    uvec2 rt = clockRealtime2x32EXT();
-    clk[7] = clock2x32ARB().x;
-    clk[14] = rt.x;
-    clk[15] = rt.y;
-#ifdef SMID
-    clk[8] = gl_SMIDNV;
-#else
-    clk[8] = 0u;
-#endif
-    clk[9] = g + 1u;
-    // base + g x 64 in 64 bits; + i x 4 within the record (the base is 64-byte aligned: RadixDebug::msd_clocks)
-    uint c;
-    uint lo = uaddCarry(pc.clk_lo, g * 64u, c);
-    for (uint i = 0u; i < 16u; i++) WordRef(uvec2(lo + i * 4u, pc.clk_hi + c)).word = clk[i];
+    clock_exit(MSD_CLOCK_END, MSD_CLOCK_RT_END, MSD_CLOCK_SM, MSD_CLOCK_GROUP, g, uvec2(pc.clk_lo, pc.clk_hi), g);
 }
 #define CLOCK_FLUSH() clock_flush(g)
 #else
@@ -727,13 +695,7 @@ void main() {
     g_bias = uvec2(meta[CTRL_MSD_BIAS], meta[CTRL_MSD_BIAS + 1u]);
     uint g = flat_group_id();
 #if CLOCKS
-    if (gl_LocalInvocationID.x == 0u) {
-        for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
-        uvec2 rt = clockRealtime2x32EXT();
-        clk[0] = clock2x32ARB().x;
-        clk[12] = rt.x;
-        clk[13] = rt.y;
-    }
+    clock_entry(MSD_CLOCK_RT_ENTRY);
 #endif
     uint n = meta[CTRL_N];
     uint tiles = div_ceil(n, pc.split_tile);

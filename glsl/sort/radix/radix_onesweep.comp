@@ -33,10 +33,8 @@
 // earlier, by a workgroup that has started, and that workgroup only waits on items claimed before its own. The
 // arrays and the control block are coherent here: a place reads at L2 what the place before it wrote on other SMs.
 //
-// CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): invocation 0 of each tile reads the SM clock at the
-// tile's phase boundaries (each right after a barrier, so every invocation has finished the phase) and the
-// device's real-time clock at entry and exit, and writes one 16-word record per tile (layout: TILE_CLOCK_* in
-// src/sort/radix/clocks.rs) through the device address in push constants pad0/pad1. SMID=1 adds the SM id
+// CLOCKS=1 variants (diagnostics, `RadixPolicy::tile_clocks`): one clock record per tile (clock.glsl, layout
+// TILE_CLOCK_*) through the device address in push constants pad0/pad1. SMID=1 adds the SM and warp ids
 // (GL_NV_shader_sm_builtins).
 //
 // WIDE=1 variants (arrays larger than one binding): the pass reads its portion through bindings 0..3 (bound
@@ -48,9 +46,6 @@
 #ifndef WIDE
 #define WIDE 0
 #endif
-#ifndef CLOCKS
-#define CLOCKS 0
-#endif
 #ifndef FUSED
 #define FUSED 0
 #endif
@@ -61,27 +56,15 @@
 #define FUSED_COHERENT
 #define FUSED_VOLATILE
 #endif
-#if WIDE || CLOCKS
+#if WIDE
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_buffer_reference_uvec2 : require
+#define WORD_REF
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer WordRef { uint word; };
 #endif
+#include "clock.glsl"
 #if CLOCKS
-#extension GL_ARB_shader_clock : require
-#extension GL_EXT_shader_realtime_clock : require
-#ifdef SMID
-#extension GL_NV_shader_sm_builtins : require
-#endif
-// Record words: 0..8 SM clock (low word) at entry, tile claimed, early counts published, items matched and
-// counted, subgroup prefixes done, digit scan done (ranked), look-back done, exchange written, end; 9 SM id;
-// 10/11 real-time clock at entry, 12/13 at end; 14 warp id; 15 the tile's global index + 1.
-// Kept in shared memory by invocation 0, so the instrumented kernel needs hardly more registers than the plain
-// one (its residency per SM, which the report measures, stays the same).
-shared uint clk[16];
-#define CLOCK(i) if (gl_LocalInvocationID.x == 0u) clk[i] = clock2x32ARB().x
 #define RANK_CLOCK(i) CLOCK(i)
-#else
-#define CLOCK(i)
 #endif
 
 layout(constant_id = 2) const uint KPT = 8;
@@ -250,7 +233,7 @@ void place_runs(uint d, uint gb) {
 
 uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
 
-#if WIDE || CLOCKS
+#if WIDE
 // base + idx * stride + extra, in 64 bits (lo, hi).
 uvec2 addr_at(uvec2 base, uint idx, uint stride, uint extra) {
     uint hi, lo, c0, c1;
@@ -277,25 +260,12 @@ void store_val(uint g_sel, uint dst, uint w, uint v) {
 }
 
 #if CLOCKS
-// Invocation 0 writes the tile's clock record (called at every exit of a tile that was processed).
+// The tile's clock record (at every exit of a tile that was processed).
 void clock_flush(uint tile) {
-    if (gl_LocalInvocationID.x != 0u) return;
-    uvec2 rt = clockRealtime2x32EXT();
-    clk[8] = clock2x32ARB().x;
-    clk[12] = rt.x;
-    clk[13] = rt.y;
 #ifdef SMID
-    clk[9] = gl_SMIDNV;
-    clk[14] = gl_WarpIDNV;
-#else
-    clk[9] = 0u;
-    clk[14] = 0u;
+    if (gl_LocalInvocationID.x == 0u) clk[TILE_CLOCK_WARP] = gl_WarpIDNV;
 #endif
-    clk[15] = tile + 1u;
-    uvec2 base = uvec2(pc.pad0, pc.pad1);
-    for (uint i = 0u; i < 16u; i++) {
-        WordRef(addr_at(base, tile, 64u, i * 4u)).word = clk[i];
-    }
+    clock_exit(TILE_CLOCK_END, TILE_CLOCK_RT_END, TILE_CLOCK_SM, TILE_CLOCK_TILE, tile, uvec2(pc.pad0, pc.pad1), tile);
 }
 #define CLOCK_FLUSH() clock_flush(tile)
 #else
@@ -784,13 +754,7 @@ void main() {
     uint n = meta[CTRL_N];
     uint g_sel = meta[CTRL_PASS + 8u * PASS_INDEX + 3u];
 #if CLOCKS
-    if (lid == 0u) {
-        for (uint i = 0u; i < 16u; i++) clk[i] = 0u;
-        uvec2 rt = clockRealtime2x32EXT();
-        clk[0] = clock2x32ARB().x;
-        clk[10] = rt.x;
-        clk[11] = rt.y;
-    }
+    clock_entry(TILE_CLOCK_RT_ENTRY);
 #endif
 #if LOOKBACK
     // rank2: the rank counters and the early histogram are zeroed under the tile claim's barrier.

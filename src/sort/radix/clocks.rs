@@ -3,13 +3,16 @@
 //! the tile's own barriers (the schedule is unchanged) and writes a [`RECORD_WORDS`]-word record at
 //! `tile_clocks + (place x tiles + tile) x 64` bytes; [`summarize`] reports one place's records.
 
+// The record layouts (glsl/sort/radix/clock.glsl).
+use crate::shaders::include::clock as glsl;
+
 /// 32-bit words per tile record.
-pub const RECORD_WORDS: usize = 16;
+pub const RECORD_WORDS: usize = glsl::CLOCK_WORDS as usize;
 /// Bytes per tile record.
 pub const RECORD_BYTES: u64 = RECORD_WORDS as u64 * 4;
 
 /// Record words 0..=8: the SM clock (low 32 bits) at these phase boundaries, in order.
-pub const PHASES: [&str; 9] = [
+pub const PHASES: [&str; glsl::TILE_CLOCK_END as usize + 1] = [
     "entry",
     "tile claimed",
     "early counts published",
@@ -21,14 +24,14 @@ pub const PHASES: [&str; 9] = [
     "end",
 ];
 /// Word of the SM id (0 without `VK_NV_shader_sm_builtins`).
-pub const W_SM: usize = 9;
+pub const W_SM: usize = glsl::TILE_CLOCK_SM as usize;
 /// Words of the device real-time clock (lo, hi) at entry and at the end.
-pub const W_RT_ENTRY: usize = 10;
-pub const W_RT_END: usize = 12;
+pub const W_RT_ENTRY: usize = glsl::TILE_CLOCK_RT_ENTRY as usize;
+pub const W_RT_END: usize = glsl::TILE_CLOCK_RT_END as usize;
 /// Word of the warp id of invocation 0 (NVIDIA).
-pub const W_WARP: usize = 14;
+pub const W_WARP: usize = glsl::TILE_CLOCK_WARP as usize;
 /// Word of the tile's global index + 1 (0: no record written).
-pub const W_TILE: usize = 15;
+pub const W_TILE: usize = glsl::TILE_CLOCK_TILE as usize;
 
 /// One tile's record, decoded.
 #[derive(Clone, Copy, Debug)]
@@ -201,10 +204,10 @@ fn peak_residency(tiles: &[TileClock], sm: u32) -> i32 {
 /// Per-workgroup clocks of the MSD bucket pass ([`super::RadixDebug::msd_clocks`]): every workgroup with work
 /// writes a [`RECORD_WORDS`]-word record at `msd_clocks + group x 64` bytes (helpers first, then the buckets).
 pub mod msd {
-    use super::quantiles;
+    use super::{glsl, quantiles};
 
     /// Record words 0..=7: the SM clock (low 32 bits) at these phase boundaries (0: not passed).
-    pub const PHASES: [&str; 8] = [
+    pub const PHASES: [&str; glsl::MSD_CLOCK_END as usize + 1] = [
         "entry",
         "role and runs",
         "sample ranked",
@@ -215,16 +218,16 @@ pub mod msd {
         "end",
     ];
     /// Word of the SM id (0 without `VK_NV_shader_sm_builtins`).
-    pub const W_SM: usize = 8;
+    pub const W_SM: usize = glsl::MSD_CLOCK_SM as usize;
     /// Word of the workgroup's index in the dispatch + 1 (0: no record written).
-    pub const W_GROUP: usize = 9;
+    pub const W_GROUP: usize = glsl::MSD_CLOCK_GROUP as usize;
     /// Word of the path (bits 0..7), the bucket (bits 8..23) and the digit places sorted (bits 24..31).
-    pub const W_PATH: usize = 10;
+    pub const W_PATH: usize = glsl::MSD_CLOCK_PATH as usize;
     /// Word of the keys the workgroup handled (its bucket's or its share's).
-    pub const W_KEYS: usize = 11;
+    pub const W_KEYS: usize = glsl::MSD_CLOCK_KEYS as usize;
     /// Words of the device real-time clock (lo, hi) at entry and at the end.
-    pub const W_RT_ENTRY: usize = 12;
-    pub const W_RT_END: usize = 14;
+    pub const W_RT_ENTRY: usize = glsl::MSD_CLOCK_RT_ENTRY as usize;
+    pub const W_RT_END: usize = glsl::MSD_CLOCK_RT_END as usize;
 
     /// What a workgroup of the bucket pass did.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
