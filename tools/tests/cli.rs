@@ -888,7 +888,7 @@ fn bench_quick_writes_csv_json_and_svg() {
     assert!(svg.contains("<svg"));
     if has_sort() {
         assert!(out.join("rate-sort.svg").exists());
-        assert!(r.out().contains("auto picks"), "{}", r.out());
+        assert!(r.out().contains("model picks"), "{}", r.out());
     }
 }
 
@@ -901,6 +901,8 @@ fn demo_and_calibrate_run() {
     if has_sort() {
         assert!(r.out().contains("sort_pairs_u32_u32"), "{}", r.out());
         assert!(r.out().contains("matches the CPU"), "{}", r.out());
+        // Auto's choice is named, not only `auto`.
+        assert!(r.out().contains("[auto: "), "{}", r.out());
     }
     let d = tmp("calibrate");
     let run = |args: &[&str]| {
@@ -923,6 +925,39 @@ fn demo_and_calibrate_run() {
     let (code, out) = run(&["calibrate", "--show"]);
     assert_eq!(code, Some(0));
     assert!(out.contains("efficiency"), "{out}");
+}
+
+#[test]
+/// A format mix-up gets a hint, and a sort whose result goes nowhere says so.
+fn format_mixups_get_a_hint_and_a_discarded_result_a_note() {
+    if !has_sort() {
+        return;
+    }
+    let d = tmp("hints");
+    // Text read as raw u32: 7 bytes, not a multiple of 4.
+    let text = d.join("numbers.txt");
+    std::fs::write(&text, "3\n1\n22\n").unwrap();
+    let r = vksort(&["sort", "--input", path(&text), "--print"], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("add --text"), "{}", r.stderr);
+    // Text whose length happens to fit is read as numbers, with a note.
+    std::fs::write(&text, "3\n1\n2\n4\n").unwrap();
+    let r = vksort(&["sort", "--input", path(&text), "--check"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("looks like text"), "{}", r.stderr);
+    // Binary read as text.
+    let bin = d.join("numbers.bin");
+    std::fs::write(&bin, [0xffu8, 0xfe, 0x00, 0x80]).unwrap();
+    let r = vksort(&["sort", "--input", path(&bin), "--text", "--print"], None);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("leave out --text"), "{}", r.stderr);
+    // Nothing kept: a note; something kept: none.
+    let r = vksort(&["sort", "--random", "1000"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stderr.contains("not kept or checked"), "{}", r.stderr);
+    let r = vksort(&["sort", "--random", "1000", "--check"], None);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(!r.stderr.contains("not kept"), "{}", r.stderr);
 }
 
 /// 128-bit keys through files, text and standard input: sorted by a comparison sort (`auto` resolves to one),

@@ -5,8 +5,8 @@
 //! it back for the CPU check only when that fails), measures the
 //! compute-copy roofline in the same run, and relates every figure to the model ([`crate::model`]): bytes moved
 //! per the design over the measured time, as a fraction of the roofline; per-pass predicted versus measured
-//! time; the `auto` choice versus the best measured algorithm. [`report`] prints and writes CSV/JSON, [`plot`]
-//! draws SVG, [`compare`] reads CUB's figures (the CSV of `cub_bench.cu`).
+//! time; the calibrated model's choice versus the best measured algorithm. [`report`] prints and writes CSV/JSON,
+//! [`plot`] draws SVG, [`compare`] reads CUB's figures (the CSV of `cub_bench.cu`).
 //!
 //! Inputs are generated once per (element types, distribution, N) and shared by the algorithms that run them;
 //! in-place sorts restore their input from the pristine copy before each run (not timed).
@@ -377,8 +377,8 @@ pub struct Row {
     pub count: CountForm,
 }
 
-/// For a sort (op, distribution, N): what `--algo auto` picks from the calibrated model, and how its measured
-/// time compares with the best measured algorithm.
+/// For a sort (op, distribution, N): what `--algo model` picks (the calibrated model; `auto` is not calibrated),
+/// and how its measured time compares with the best measured algorithm.
 #[derive(Clone, Debug, Serialize)]
 pub struct AutoRow {
     pub op: String,

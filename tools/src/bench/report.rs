@@ -105,13 +105,13 @@ pub fn table(report: &Report) -> String {
     if !report.auto.is_empty() {
         writeln!(
             s,
-            "\n--algo auto (calibrated model) versus the best measured sort:"
+            "\n--algo model (the calibrated model's pick; `auto` is not calibrated) versus the best measured sort:"
         )
         .unwrap();
         writeln!(
             s,
             "{:<36} {:<10} {:>6} {:<17} {:>10} {:>10} {:<17} {:>10} {:>6}",
-            "op", "dist", "N", "auto picks", "predicted", "its ms", "best", "best ms", "eff"
+            "op", "dist", "N", "model picks", "predicted", "its ms", "best", "best ms", "eff"
         )
         .unwrap();
         for a in &report.auto {

@@ -78,12 +78,32 @@ pub fn read_column(path: &str, ty: ElemType, text: bool, what: &str) -> Result<C
     let bytes = read_bytes(path, what)?;
     let name = if path == "-" { "standard input" } else { path };
     if text {
-        let s = String::from_utf8(bytes)
-            .with_context(|| format!("{what} `{name}` is not UTF-8 text"))?;
+        let s = String::from_utf8(bytes).with_context(|| {
+            format!("{what} `{name}` is not UTF-8 text (a binary file? leave out --text)")
+        })?;
         Column::parse_text(ty, &s).map_err(|e| anyhow::anyhow!("{what} `{name}`: {e}"))
     } else {
-        Column::from_bytes(ty, &bytes).map_err(|e| anyhow::anyhow!("{what} `{name}`: {e}"))
+        if looks_like_text(&bytes) {
+            eprintln!("note: {what} `{name}` looks like text; it is read as raw numbers (add --text if it is)");
+        }
+        Column::from_bytes(ty, &bytes).map_err(|e| {
+            let hint = if looks_like_text(&bytes) {
+                " (it looks like text: add --text)"
+            } else {
+                ""
+            };
+            anyhow::anyhow!("{what} `{name}`: {e}{hint}")
+        })
     }
+}
+
+/// Whether raw input is more likely numbers as text: digits, signs, points and whitespace, ending in a newline.
+fn looks_like_text(bytes: &[u8]) -> bool {
+    bytes.last() == Some(&b'\n')
+        && bytes
+            .iter()
+            .take(4096)
+            .all(|b| b.is_ascii_digit() || b.is_ascii_whitespace() || b"+-.eEinfaINFA".contains(b))
 }
 
 /// Reads a sort's text input with values: `key value` lines (what `--print` writes) give both columns; lines of
@@ -95,8 +115,9 @@ pub fn read_text_keys_values(
 ) -> Result<(Column, Option<Column>)> {
     let bytes = read_bytes(path, "input")?;
     let name = if path == "-" { "standard input" } else { path };
-    let s =
-        String::from_utf8(bytes).with_context(|| format!("input `{name}` is not UTF-8 text"))?;
+    let s = String::from_utf8(bytes).with_context(|| {
+        format!("input `{name}` is not UTF-8 text (a binary file? leave out --text)")
+    })?;
     let data = |l: &&str| {
         let t = l.trim();
         !t.is_empty() && !t.starts_with('#')

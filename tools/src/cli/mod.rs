@@ -368,6 +368,9 @@ fn finish(
     } else {
         println!("{line}");
     }
+    if o.output.is_none() && output_values.is_none() && !o.print && !o.check {
+        eprintln!("note: the result was not kept or checked (--output FILE, --print or --check)");
+    }
     Ok(status)
 }
 
@@ -950,7 +953,16 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
     });
     let mut status = 0;
     for spec in &specs {
-        let title = format!("{} [{}]", spec.op_name(Dist::Uniform), spec.algo());
+        let mut title = format!("{} [{}]", spec.op_name(Dist::Uniform), spec.algo());
+        if let (OpSpec::Sort { .. }, true) = (spec, spec.algo() == "auto") {
+            // Auto's choice for this N, as the library makes it.
+            let sorter = vksort::sort::Sorter::new(&ctx, ops::sort_config(spec, n as u64)?)?;
+            title = format!(
+                "{} [auto: {}]",
+                spec.op_name(Dist::Uniform),
+                sorter.algorithm_for(n as u64).name()
+            );
+        }
         if !spec.available() {
             println!("{title}: not in this build of vksort yet");
             continue;
