@@ -2,7 +2,7 @@
  * vksort.h: the C API of vksort (GPU sort through Vulkan compute on the caller's device).
  * Generated from capi/src/lib.rs by cbindgen; do not edit (capi/tests/c_api.rs checks it is current).
  *
- * Link: libvksort_c.a (static; also -lpthread -ldl -lm) or libvksort_c.so (shared), built by
+ * Link: libvksort_c.a (static; also -lvulkan -lpthread -ldl -lm) or libvksort_c.so (shared; and -lvulkan), built by
  * `cargo build --release -p vksort-capi`. Compiles as C99 and as C++.
  */
 

@@ -476,7 +476,8 @@ impl Sorter {
 
     /// Records the sort of a GPU-side count: the u32 at `count` (4-byte aligned), clamped to `capacity` (at most
     /// `config.max_n`); the clamped count and an overflow flag land in the control block
-    /// ([`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes included.
+    /// ([`Sorter::control_offset`]). Checked like [`Sorter::cmd_sort`], the count's 4 bytes included (it needs
+    /// `STORAGE_BUFFER` usage only: a shader reads it).
     pub fn cmd_sort_indirect(
         &self,
         rec: &mut Recorder,
