@@ -201,10 +201,12 @@ fn gpu_tile_shapes() {
             };
             let kpt = 16 / key.words();
             let d = device_policy(ctx, &c);
+            // The GPU's 256 invocations, or the device's most (lavapipe at subgroup 4 allows 128).
+            let wg = 256.min(ctx.caps().max_workgroup_invocations);
             let shape = with(d, |p| {
-                p.block_workgroup_size = 256;
+                p.block_workgroup_size = wg;
                 p.block_items_per_invocation = kpt;
-                p.merge_workgroup_size = 256;
+                p.merge_workgroup_size = wg;
                 p.merge_items_per_invocation = kpt;
             });
             let b = shape.block_tile() as usize;
