@@ -4,9 +4,7 @@
 //! the predecessors' counts, scatter. [`Compactor::cmd_compact_if`] states the contract.
 
 use crate::error::Result;
-use crate::gpu::{
-    check_disjoint, Buffer, BufferRef, Context, DeviceCaps, DeviceClass, Recorder, Region,
-};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, DeviceCaps, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::scan::{
     check_count, check_data, check_device, min_items, status_bytes, ScanElem, ScanPolicy, MIN_TILE,
@@ -116,12 +114,12 @@ impl CompactPolicy {
     /// The policy for a device: subgroup staging, so that shared memory does not grow with the tile.
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
+        let t = &crate::tuning::for_class(caps.class).compact;
         Self {
-            small_items_per_invocation: 16.max(min_items(scan.workgroup_size)),
-            small_max: match caps.class {
-                DeviceClass::Cpu => 0,
-                _ => 1 << 22,
-            },
+            small_items_per_invocation: t
+                .small_items_per_invocation
+                .max(min_items(scan.workgroup_size)),
+            small_max: t.small_max,
             ..Self::from(scan)
         }
     }

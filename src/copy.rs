@@ -7,7 +7,7 @@
 //! recorded; the regions must not overlap. Barriers: as in [`crate::gpu::recorder`]; no scratch memory.
 
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, DeviceClass, Profiler, Recorder};
+use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, Profiler, Recorder};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
@@ -95,10 +95,9 @@ fn measure_roofline(ctx: &Arc<Context>, bytes: u64, reps: usize) -> Result<f64> 
         })?;
         Ok(prof.results()?.iter().map(|p| p.ns).collect())
     };
-    let warm_ns = match ctx.caps().class {
-        DeviceClass::Cpu => 0.0,
-        _ => 300e6,
-    };
+    let warm_ns = crate::tuning::for_class(ctx.caps().class)
+        .copy
+        .roofline_warm_ns;
     let (mut spent, started) = (0.0, std::time::Instant::now());
     while spent < warm_ns && started.elapsed() < std::time::Duration::from_secs(1) {
         spent += record(&mut prof)?.iter().sum::<f64>();

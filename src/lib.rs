@@ -41,6 +41,7 @@ pub mod reduce;
 pub mod scan;
 internal! { mod shaders; }
 pub mod sort;
+mod tuning;
 #[cfg(feature = "wgpu")]
 pub mod wgpu;
 pub mod workload;

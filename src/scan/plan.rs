@@ -3,9 +3,7 @@
 use super::passes::{status_bytes, ScanIo};
 use super::{check_device, region_align, ScanAlgorithm, ScanConfig, ScanElem, ScanKind};
 use crate::error::{Error, Result};
-use crate::gpu::{
-    check_disjoint, BufferRef, Context, DeviceCaps, DeviceClass, Kernel, Recorder, Region,
-};
+use crate::gpu::{check_disjoint, BufferRef, Context, DeviceCaps, Kernel, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
@@ -67,20 +65,19 @@ pub(crate) fn min_items(wg: u32) -> u32 {
 impl ScanPolicy {
     /// The policy for a device.
     pub fn for_device(caps: &DeviceCaps) -> Self {
-        let cpu = caps.class == DeviceClass::Cpu;
+        let t = &crate::tuning::for_class(caps.class).scan;
         let plan = SubgroupPlan::for_device(caps);
-        let mut wg = plan.workgroup_size(caps, if cpu { 128 } else { 256 });
+        let mut wg = plan.workgroup_size(caps, t.workgroup_size);
         if !wg.is_power_of_two() {
             wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
         }
-        let wish_items: u32 = if cpu { 16 } else { 32 };
         Self {
             workgroup_size: wg,
-            items_per_invocation: wish_items.max(min_items(wg)).min(64),
-            spin_limit: if cpu { 256 } else { 2048 },
+            items_per_invocation: t.items_per_invocation.max(min_items(wg)).min(64),
+            spin_limit: t.spin_limit,
             stall_every: 0,
             stall_mode: StallMode::NeverPublish,
-            recheck_fence: !cpu,
+            recheck_fence: t.recheck_fence,
         }
     }
 

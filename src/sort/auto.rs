@@ -5,7 +5,7 @@
 
 use super::algorithm::SortAlgorithm;
 use super::config::SortConfig;
-use crate::gpu::{DeviceCaps, DeviceClass};
+use crate::gpu::DeviceCaps;
 
 /// A size range in which Auto sorts with `algorithm` instead of the radix family's choice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,60 +20,9 @@ pub struct Crossover {
     pub algorithm: SortAlgorithm,
 }
 
-/// NVIDIA: merge sort for 64-bit keys from 2^17 keys (docs/tuning.md).
-const NVIDIA: &[Crossover] = &[
-    Crossover {
-        key_bytes: 8,
-        value_bytes: 0,
-        min_n: 1 << 17,
-        max_n: 1 << 19,
-        algorithm: SortAlgorithm::Merge,
-    },
-    Crossover {
-        key_bytes: 8,
-        value_bytes: 4,
-        min_n: 1 << 17,
-        max_n: 1 << 19,
-        algorithm: SortAlgorithm::Merge,
-    },
-    Crossover {
-        key_bytes: 8,
-        value_bytes: 8,
-        min_n: 1 << 17,
-        max_n: 1 << 22,
-        algorithm: SortAlgorithm::Merge,
-    },
-];
-
-/// CPU drivers: merge sort above the one-workgroup sort (2048 keys) up to 2^22 keys, for every width; its
-/// pipelines compile far faster than Onesweep's, which dominates a CPU driver's first sort (docs/tuning.md).
-const CPU: &[Crossover] = &[
-    cpu_merge(4, 0),
-    cpu_merge(4, 4),
-    cpu_merge(4, 8),
-    cpu_merge(8, 0),
-    cpu_merge(8, 4),
-    cpu_merge(8, 8),
-];
-
-/// One width's entry of [`CPU`].
-const fn cpu_merge(key_bytes: u32, value_bytes: u32) -> Crossover {
-    Crossover {
-        key_bytes,
-        value_bytes,
-        min_n: 2049,
-        max_n: 1 << 22,
-        algorithm: SortAlgorithm::Merge,
-    }
-}
-
 /// The device class's crossover table (empty where none was measured).
 pub fn crossovers(caps: &DeviceCaps) -> &'static [Crossover] {
-    match caps.class {
-        DeviceClass::Cpu => CPU,
-        DeviceClass::Nvidia => NVIDIA,
-        _ => &[],
-    }
+    crate::tuning::for_class(caps.class).crossovers
 }
 
 /// The crossovers that apply to `config` (its widths, sorting on every key bit).
@@ -101,6 +50,9 @@ pub(crate) fn choice(table: &[Crossover], config: &SortConfig, n: u64) -> Option
 mod tests {
     use super::*;
     use crate::sort::{KeyType, ValueType};
+
+    const NVIDIA: &[Crossover] = crate::tuning::NVIDIA.crossovers;
+    const CPU: &[Crossover] = crate::tuning::CPU.crossovers;
 
     #[test]
     fn crossovers_apply_by_width_size_and_full_range() {

@@ -2,7 +2,7 @@
 //! docs/tuning.md ("BitonicPolicy") has the measurements behind the defaults.
 
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceCaps, DeviceClass};
+use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::sort::config::SortConfig;
 use crate::sort::items::Items;
@@ -48,7 +48,8 @@ impl BitonicPolicy {
     /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        let kpt = 4;
+        let t = &crate::tuning::for_class(caps.class).bitonic;
+        let kpt = t.items_per_invocation;
         let fits =
             |wg: u32| shared_bytes((wg * kpt) as u64, items) <= caps.max_shared_memory as u64;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
@@ -56,16 +57,16 @@ impl BitonicPolicy {
         while single > plan.max && !fits(single) {
             single /= 2;
         }
-        let wg = match caps.class {
-            DeviceClass::Cpu => pow2_floor(plan.workgroup_size(caps, 128)).min(single),
-            _ => single,
+        let wg = match t.workgroup_size {
+            Some(wish) => pow2_floor(plan.workgroup_size(caps, wish)).min(single),
+            None => single,
         };
         Self {
             workgroup_size: wg,
             items_per_invocation: kpt,
             single_max_workgroup: single,
-            global_workgroup_size: pow2_floor(plan.workgroup_size(caps, 256)),
-            global_fuse: 3,
+            global_workgroup_size: pow2_floor(plan.workgroup_size(caps, t.global_workgroup_size)),
+            global_fuse: t.global_fuse,
         }
     }
 

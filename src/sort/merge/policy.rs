@@ -2,7 +2,7 @@
 //! `examples/merge_sweep` times grids). docs/tuning.md ("MergePolicy") has the measurements behind the defaults.
 
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceCaps, DeviceClass};
+use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::sort::items::Items;
 use crate::sort::{KeyType, SortConfig, ValueType};
@@ -105,14 +105,11 @@ impl MergePolicy {
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        let cpu = caps.class == DeviceClass::Cpu;
-        let wg = pow2_floor(plan.workgroup_size(caps, if cpu { 128 } else { 256 }));
-        // GPUs: a tile of at most 16 KiB of keys in shared memory, at most 16 keys per invocation.
-        let mut kpt: u32 = if cpu { 4 } else { 16 };
-        if !cpu {
-            while kpt > 2 && (wg * kpt * items.key_words * 4) as u64 > 16 << 10 {
-                kpt /= 2;
-            }
+        let t = &crate::tuning::for_class(caps.class).merge;
+        let wg = pow2_floor(plan.workgroup_size(caps, t.workgroup_size));
+        let mut kpt = t.items_per_invocation;
+        while kpt > 2 && (wg * kpt * items.key_words * 4) as u64 > t.tile_key_bytes as u64 {
+            kpt /= 2;
         }
         let mut p = Self {
             block_workgroup_size: wg,
@@ -151,7 +148,7 @@ impl MergePolicy {
             block_workgroup_size: p.block_workgroup_size * 2,
             ..p
         };
-        let small_fused = caps.class != DeviceClass::Cpu
+        let small_fused = crate::tuning::for_class(caps.class).merge.widen_fused
             && p.partition == Partition::Mixed
             && max_n <= p.fused_max_keys as u64;
         if small_fused

@@ -1,7 +1,7 @@
 //! The quicksort's policy: the tiling of its passes, the phase-one rounds and pivots, the phase-two depth limit.
 
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceCaps, DeviceClass};
+use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::sort::items::Items;
 
@@ -58,21 +58,20 @@ impl QuicksortPolicy {
     /// The device's policy for `items` (the shared-memory need grows with the key words and the tag).
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
-        // CPUs unroll the loops over KPT: 4 keys build faster (docs/tuning.md, "Quicksort and WarpSort tiling").
-        let cpu = caps.class == DeviceClass::Cpu;
-        let kpt = if cpu { 4 } else { 8 };
+        let t = &crate::tuning::for_class(caps.class).quicksort;
+        let kpt = t.items_per_invocation;
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
         let fits =
             |wg: u32| shared_bytes(wg, kpt, plan.min, items) <= caps.max_shared_memory as u64;
-        let mut wg = pow2_floor(plan.workgroup_size(caps, 256));
+        let mut wg = pow2_floor(plan.workgroup_size(caps, t.workgroup_size));
         while wg > plan.max && !fits(wg) {
             wg /= 2;
         }
         let tile = wg * kpt;
-        // NVIDIA: the same local tile on up to 1024 invocations of 2 keys (docs/tuning.md, "Lighter pipelines").
+        // Phase two: the same tile on more invocations where the class wishes so and it fits.
         let (mut lwg, mut lkpt) = (wg, kpt);
-        if caps.class == DeviceClass::Nvidia {
-            let wide = pow2_floor(plan.workgroup_size(caps, 1024))
+        if let Some(local_wish) = t.local_workgroup_size {
+            let wide = pow2_floor(plan.workgroup_size(caps, local_wish))
                 .min(tile / 2)
                 .max(wg);
             if shared_bytes(wide, tile / wide, plan.min, items) <= caps.max_shared_memory as u64 {
@@ -84,7 +83,7 @@ impl QuicksortPolicy {
             items_per_invocation: kpt,
             local_workgroup_size: lwg,
             local_items_per_invocation: lkpt,
-            local_max: tile * if cpu { 4 } else { 8 },
+            local_max: tile * t.local_max_tiles,
             extra_rounds: 4,
             max_rounds: 64,
             pivot: PivotMode::Sample,

@@ -7,7 +7,7 @@
 use super::layout::CTRL_UPFRONT_ARGS;
 use super::{Bindings, RadixSort, CTRL_PASS};
 use crate::error::Result;
-use crate::gpu::{push_block, DeviceClass, Recorder};
+use crate::gpu::{push_block, Recorder};
 
 push_block! {
     /// Push constants of `radix_onesweep_*` (also the downsweep variants).
@@ -119,7 +119,9 @@ pub(crate) struct FusedGrid {
 pub(crate) fn fused_grid(s: &RadixSort, b: &Bindings) -> FusedGrid {
     let p = &s.policy;
     let caps = s.ctx.caps();
-    let cpu = caps.class == DeviceClass::Cpu;
+    let cpu = crate::tuning::for_class(caps.class)
+        .radix
+        .fused_one_workgroup;
     // CPU drivers: one workgroup claims every item and never waits on another (lavapipe ends an invocation's
     // loops after 65,535 iterations). Elsewhere one workgroup per tile claiming items, or (above fused.loop_max,
     // where that grid fits) one per item: the upfront items, then every place's tiles.

@@ -2,7 +2,7 @@
 //! [`crate::Policy::with_overrides`]). docs/tuning.md ("SplitPolicy") has the reasons for the defaults.
 
 use crate::error::{Error, Result};
-use crate::gpu::{DeviceCaps, DeviceClass};
+use crate::gpu::DeviceCaps;
 use crate::policy::SubgroupPlan;
 use crate::scan::ScanPolicy;
 use crate::sort::config::SortConfig;
@@ -52,15 +52,12 @@ impl SplitPolicy {
     pub(crate) fn for_items(caps: &DeviceCaps, items: &Items) -> Self {
         let plan = SubgroupPlan::for_device(caps);
         let pow2_floor = |x: u32| 1u32 << (31 - x.max(1).leading_zeros());
-        let want = match caps.class {
-            DeviceClass::Cpu => 128,
-            _ => 256,
-        };
-        let wg = pow2_floor(plan.workgroup_size(caps, want)).max(plan.max);
+        let t = &crate::tuning::for_class(caps.class).split;
+        let wg = pow2_floor(plan.workgroup_size(caps, t.workgroup_size)).max(plan.max);
         let mut p = Self {
             workgroup_size: wg,
-            items_per_invocation: 8,
-            digit_bits: 4,
+            items_per_invocation: t.items_per_invocation,
+            digit_bits: t.digit_bits,
             scan: ScanPolicy::for_device(caps),
         };
         while p.items_per_invocation > 1

@@ -24,8 +24,8 @@ pub struct Limits {
     pub max_workgroup: u32,
     /// Bytes of shared memory per workgroup.
     pub max_shared: u32,
-    /// A CPU device (lavapipe): smaller defaults.
-    pub cpu: bool,
+    /// The device's class (its tuning values: src/tuning.rs).
+    pub class: DeviceClass,
 }
 
 impl Limits {
@@ -37,7 +37,7 @@ impl Limits {
             max_subgroup: plan.max,
             max_workgroup: caps.max_workgroup_invocations.max(plan.max),
             max_shared: caps.max_shared_memory,
-            cpu: caps.class == DeviceClass::Cpu,
+            class: caps.class,
         }
     }
 
@@ -143,7 +143,7 @@ impl WarpSortPolicy {
 
     /// The policy for `limits` and keys of `key_words` words (the sample's shared memory grows with them).
     pub fn for_limits(limits: &Limits, key_words: u32) -> Self {
-        let cpu = limits.cpu;
+        let t = &crate::tuning::for_class(limits.class).warpsort;
         let mut spi = 8u32;
         let mut swg = limits.workgroup(1024);
         while swg > limits.max_subgroup
@@ -151,24 +151,24 @@ impl WarpSortPolicy {
         {
             swg /= 2;
         }
-        // GPUs: the same sample capacity on twice the invocations (docs/tuning.md, "Lighter pipelines").
-        if !cpu && swg * 2 <= limits.workgroup(1024) {
+        // The same sample capacity on twice the invocations (docs/tuning.md, "Lighter pipelines").
+        if t.wide_sample && swg * 2 <= limits.workgroup(1024) {
             swg *= 2;
             spi = 4;
         }
-        let oversampling = 16;
+        let oversampling = t.oversampling;
         Self {
             group_lanes: pow2_floor(limits.min_subgroup),
-            workgroup_size: limits.workgroup(if cpu { 64 } else { 256 }),
-            chunk_items_per_invocation: if cpu { 8 } else { 4 },
-            merge_items_per_invocation: 4,
+            workgroup_size: limits.workgroup(t.workgroup_size),
+            chunk_items_per_invocation: t.chunk_items_per_invocation,
+            merge_items_per_invocation: t.merge_items_per_invocation,
             split: WarpSortSplit {
-                min_keys: if cpu { 1 << 12 } else { 1 << 13 },
-                rows: if cpu { 8 } else { 64 },
+                min_keys: t.split_min_keys,
+                rows: t.split_rows,
                 oversampling,
                 max_pieces: ((swg * spi) / oversampling).max(2),
-                piece_items: if cpu { 1024 } else { 2048 },
-                scan_workgroup_size: limits.workgroup(if cpu { 64 } else { 256 }),
+                piece_items: t.piece_items,
+                scan_workgroup_size: limits.workgroup(t.scan_workgroup_size),
             },
             sample: WarpSortSample {
                 workgroup_size: swg,
@@ -490,7 +490,11 @@ mod tests {
             max_subgroup: sub,
             max_workgroup: 1024,
             max_shared: if cpu { 32768 } else { 49152 },
-            cpu,
+            class: if cpu {
+                DeviceClass::Cpu
+            } else {
+                DeviceClass::Generic
+            },
         }
     }
 
