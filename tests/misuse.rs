@@ -56,7 +56,10 @@ fn every_sort_family_refuses_overlapping_regions() {
                     (Sorter::new(ctx, pairs_config(algorithm, max)).unwrap(), max)
                 }
                 // (an algorithm this device cannot run at all, e.g. a subgroup operation it lacks)
-                Err(Error::Unsupported { .. }) => continue,
+                Err(Error::Unsupported { what, .. }) => {
+                    common::skip("algorithm", &format!("{algorithm:?}: {what}"));
+                    continue;
+                }
                 Err(e) => panic!("{algorithm:?}: {e}"),
             };
             let scratch_bytes = sorter.storage_requirements(n).unwrap().scratch_bytes;

@@ -7,6 +7,8 @@
 //!
 //! Children run with `VKSORT_VALIDATION=1` and fail the test on any validation message. Operations this build
 //! of vksort lacks are skipped with a note (the CLI then refuses them with exit status 2, tested too).
+#[path = "../../tests/common/skip.rs"]
+mod skip;
 mod support;
 use support::bin;
 
@@ -124,7 +126,7 @@ fn path(p: &Path) -> &str {
 fn has_sort() -> bool {
     let ok = !ops::sort_algorithms().is_empty();
     if !ok {
-        eprintln!("note: this build has no sort yet; skipping the sort round trips");
+        skip::skip("sort", "this build has no sort yet: the sort round trips");
     }
     ok
 }
@@ -772,7 +774,7 @@ fn scan_and_compact_round_trip() {
         assert_eq!(r.code, 0, "{}", r.stderr);
         assert_eq!(r.out(), "1\n3\n6\n");
     } else {
-        eprintln!("note: no scan in this build; skipped");
+        skip::skip("scan", "no scan in this build");
     }
     let compact = OpSpec::Compact {
         elem: ElemType::U32,
@@ -805,7 +807,7 @@ fn scan_and_compact_round_trip() {
         assert_ne!(r.code, 0);
         assert!(r.stderr.contains("LO must not exceed HI"), "{}", r.stderr);
     } else {
-        eprintln!("note: no compaction in this build; skipped");
+        skip::skip("compact", "no compaction in this build");
     }
 }
 
@@ -966,7 +968,10 @@ fn format_mixups_get_a_hint_and_a_discarded_result_a_note() {
 #[test]
 fn u128_keys_round_trip_through_files() {
     if !ops::sort_algorithms().contains(&"bitonic") {
-        eprintln!("note: no comparison sort in this build; skipping the u128 round trips");
+        skip::skip(
+            "comparison-sort",
+            "no comparison sort in this build: the u128 round trips",
+        );
         return;
     }
     let d = tmp("u128");
@@ -1135,7 +1140,7 @@ fn dist_parsing_and_paper_distributions() {
 #[test]
 fn bench_skips_unsupported_combinations() {
     if !ops::sort_algorithms().contains(&"bitonic") {
-        eprintln!("note: no comparison sort in this build; skipping");
+        skip::skip("comparison-sort", "no comparison sort in this build");
         return;
     }
     let d = tmp("bench-sorts");

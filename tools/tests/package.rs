@@ -13,6 +13,8 @@
 //! only `print!`/`eprintln!`), so CI logs show them. Skipped, with a note, where cargo cannot be run (the GPU
 //! machine has no toolchain). Both tests run cargo builds; a lock keeps them from running at once.
 
+#[path = "../../tests/common/skip.rs"]
+mod skip;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -62,7 +64,7 @@ fn cargo_runs() -> bool {
     match Command::new(cargo()).arg("--version").output() {
         Ok(o) if o.status.success() => true,
         _ => {
-            println!("skipped: cannot run cargo ({:?})", cargo());
+            skip::skip("cargo", &format!("cannot run cargo ({:?})", cargo()));
             false
         }
     }
@@ -242,11 +244,11 @@ fn library_builds_with_rust_version() {
         .map(|v| v.trim_matches('"').to_string())
         .expect("Cargo.toml declares no rust-version");
     if std::env::var_os("VKSORT_SKIP_MSRV").is_some_and(|v| v == "1") {
-        println!("skipped: VKSORT_SKIP_MSRV=1");
+        skip::skip("msrv", "VKSORT_SKIP_MSRV=1");
         return;
     }
     let Ok(rustup) = Command::new("rustup").arg("--version").output() else {
-        println!("skipped: no rustup to install Rust {msrv} with");
+        skip::skip("msrv", &format!("no rustup to install Rust {msrv} with"));
         return;
     };
     assert!(rustup.status.success(), "rustup --version failed");
