@@ -28,7 +28,7 @@ fn main() -> anyhow::Result<()> {
     let pd = unsafe { instance.enumerate_physical_devices()? }[0];
     // What vksort needs of the device (an error names what it lacks), and a compute family for it.
     // SAFETY: `instance` is live and `pd` was enumerated from it just above.
-    let mut reqs = unsafe { DeviceRequirements::query(&instance, pd) }?;
+    let mut reqs = unsafe { DeviceRequirements::query(&instance, vk::API_VERSION_1_3, pd) }?;
     let family = reqs.compute_queue_family();
     let prio = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()

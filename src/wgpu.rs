@@ -50,10 +50,11 @@ unsafe fn open_device(
     adapter: &hal::vulkan::Adapter,
     desc: &::wgpu::DeviceDescriptor<'_>,
 ) -> Result<hal::OpenDevice<Vulkan>> {
-    let instance = adapter.shared_instance().raw_instance();
+    let shared = adapter.shared_instance();
+    let (instance, version) = (shared.raw_instance(), shared.instance_api_version());
     let pd = adapter.raw_physical_device();
-    // SAFETY: live handles of wgpu's instance.
-    let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+    // SAFETY: live handles of wgpu's instance, created with `version`.
+    let reqs = unsafe { DeviceRequirements::query(instance, version, pd) }?;
     let family = 0u32; // wgpu-hal's queue family (`open` uses 0 as well)
     unsafe { check_compute_queue(instance, pd, &reqs) }?; // SAFETY: as above.
     let features = desc.required_features;
@@ -211,8 +212,9 @@ impl WgpuContext {
         let shared = hal_device.shared_instance();
         let (entry, instance) = (shared.entry(), shared.raw_instance());
         let pd = hal_device.raw_physical_device();
-        // SAFETY: live handles of wgpu's instance.
-        let reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+        // SAFETY: live handles of wgpu's instance, created with its version.
+        let reqs =
+            unsafe { DeviceRequirements::query(instance, shared.instance_api_version(), pd) }?;
         let info = AdoptInfo::new(
             entry,
             instance,

@@ -223,7 +223,8 @@ fn adopted_device_is_used_and_left_alive() {
             .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE))
             .unwrap() as u32;
         // SAFETY: `instance` is live and `pd` was enumerated from it.
-        let mut reqs = vksort::gpu::DeviceRequirements::query(&instance, pd).unwrap();
+        let mut reqs =
+            vksort::gpu::DeviceRequirements::query(&instance, vk::API_VERSION_1_3, pd).unwrap();
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)

@@ -160,6 +160,14 @@ typedef struct {
   // VK_TRUE when the instance was created with VK_EXT_debug_utils: vksort then names its objects and
   // labels its passes for captures.
   VkBool32 debugUtils;
+  // The `VkApplicationInfo::apiVersion` the instance was created with (0 is Vulkan 1.0): below
+  // VK_API_VERSION_1_2, VKSORT_ERROR_UNSUPPORTED says so before any query.
+  uint32_t instanceApiVersion;
+  // What the device was created with: the extensions and features set in it (from
+  // `vksortGetDeviceRequirements`, with those the device was not created with cleared, or filled by the
+  // caller). vksort uses those the device supports, and no other. NULL: everything
+  // `vksortGetDeviceRequirements` lists for the physical device was enabled.
+  const VksortDeviceRequirements *pEnabled;
 } VksortContextCreateInfo;
 
 // What a sorter sorts and how. Zero-initialise it and set what you need: the zero values are u32 keys, no
@@ -228,10 +236,14 @@ VkResult vksortGetLastVkResult(void);
 // Vulkan 1.2, VK_KHR_push_descriptor, a queue family with compute, and subgroup basic, vote, arithmetic,
 // ballot and shuffle operations in compute shaders).
 //
-// The caller promises: `getInstanceProcAddr` is valid, `instance` is a live instance and `physicalDevice` was
-// enumerated from it. Records nothing, creates nothing.
+// `instanceApiVersion` is the `VkApplicationInfo::apiVersion` the instance was created with (0 is Vulkan 1.0):
+// below VK_API_VERSION_1_2 the error names it, before any query.
+//
+// The caller promises: `getInstanceProcAddr` is valid, `instance` is a live instance created with
+// `instanceApiVersion` and `physicalDevice` was enumerated from it. Records nothing, creates nothing.
 VksortResult vksortGetDeviceRequirements(PFN_vkGetInstanceProcAddr getInstanceProcAddr,
                                          VkInstance instance,
+                                         uint32_t instanceApiVersion,
                                          VkPhysicalDevice physicalDevice,
                                          VksortDeviceRequirements *pRequirements);
 
@@ -250,13 +262,16 @@ VksortResult vksortMergeDeviceFeatures(const VksortDeviceRequirements *pRequirem
                                        VkPhysicalDeviceFeatures2 *pFeatures);
 
 // Adopts the caller's device: creates vksort's context (allocator, pipeline cache, command pool) on it and
-// writes the handle to `*pContext`. Checks the device first (Vulkan 1.2, a compute queue family,
-// VK_KHR_push_descriptor enabled, subgroup operations): VKSORT_ERROR_UNSUPPORTED names what is missing.
+// writes the handle to `*pContext`. Checks the instance's version and the device first (Vulkan 1.2, a compute
+// queue family, VK_KHR_push_descriptor enabled, subgroup operations): VKSORT_ERROR_UNSUPPORTED names what is
+// missing. vksort plans within the features `pEnabled` lists: a sorter needing one that is missing fails at
+// `vksortCreateSorter`.
 //
 // The caller promises: the handles of `*pCreateInfo` are live and of one another (the physical device
-// enumerated from the instance, the device created from it with everything `vksortGetDeviceRequirements`
-// listed, the queue of that device in `queueFamilyIndex`); they stay alive until the context and every sorter
-// made from it are destroyed, and until the GPU has finished every command buffer vksort recorded into.
+// enumerated from the instance, the instance created with `instanceApiVersion`, the device created from it
+// with everything `pEnabled` (or, where NULL, `vksortGetDeviceRequirements`) lists, the queue of that device
+// in `queueFamilyIndex`); they stay alive until the context and every sorter made from it are destroyed, and
+// until the GPU has finished every command buffer vksort recorded into.
 VksortResult vksortCreateContext(const VksortContextCreateInfo *pCreateInfo,
                                  VksortContext **pContext);
 

@@ -12,7 +12,7 @@
 
 use ash::vk;
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_char, CString};
+use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use vksort::gpu::{AdoptInfo, DeviceRequirements};
@@ -254,6 +254,14 @@ pub struct VksortContextCreateInfo {
     /// VK_TRUE when the instance was created with VK_EXT_debug_utils: vksort then names its objects and
     /// labels its passes for captures.
     pub debugUtils: VkBool32,
+    /// The `VkApplicationInfo::apiVersion` the instance was created with (0 is Vulkan 1.0): below
+    /// VK_API_VERSION_1_2, VKSORT_ERROR_UNSUPPORTED says so before any query.
+    pub instanceApiVersion: u32,
+    /// What the device was created with: the extensions and features set in it (from
+    /// `vksortGetDeviceRequirements`, with those the device was not created with cleared, or filled by the
+    /// caller). vksort uses those the device supports, and no other. NULL: everything
+    /// `vksortGetDeviceRequirements` lists for the physical device was enabled.
+    pub pEnabled: *const VksortDeviceRequirements,
 }
 
 /// An adopted device: vksort's pipelines, caches and allocator on the caller's device. Opaque.
@@ -406,12 +414,16 @@ pub extern "C" fn vksortGetLastVkResult() -> VkResult {
 /// Vulkan 1.2, VK_KHR_push_descriptor, a queue family with compute, and subgroup basic, vote, arithmetic,
 /// ballot and shuffle operations in compute shaders).
 ///
-/// The caller promises: `getInstanceProcAddr` is valid, `instance` is a live instance and `physicalDevice` was
-/// enumerated from it. Records nothing, creates nothing.
+/// `instanceApiVersion` is the `VkApplicationInfo::apiVersion` the instance was created with (0 is Vulkan 1.0):
+/// below VK_API_VERSION_1_2 the error names it, before any query.
+///
+/// The caller promises: `getInstanceProcAddr` is valid, `instance` is a live instance created with
+/// `instanceApiVersion` and `physicalDevice` was enumerated from it. Records nothing, creates nothing.
 #[no_mangle]
 pub unsafe extern "C" fn vksortGetDeviceRequirements(
     getInstanceProcAddr: PFN_vkGetInstanceProcAddr,
     instance: VkInstance,
+    instanceApiVersion: u32,
     physicalDevice: VkPhysicalDevice,
     pRequirements: *mut VksortDeviceRequirements,
 ) -> VksortResult {
@@ -425,10 +437,11 @@ pub unsafe extern "C" fn vksortGetDeviceRequirements(
         // SAFETY: the caller's promise.
         let (_entry, inst) = unsafe { load_instance(gipa, instance) };
         // SAFETY: the caller's promise.
-        let reqs = match unsafe { DeviceRequirements::query(&inst, physicalDevice) } {
-            Ok(r) => r,
-            Err(e) => return fail(e),
-        };
+        let reqs =
+            match unsafe { DeviceRequirements::query(&inst, instanceApiVersion, physicalDevice) } {
+                Ok(r) => r,
+                Err(e) => return fail(e),
+            };
         let mut names = [std::ptr::null(); VKSORT_MAX_DEVICE_EXTENSIONS];
         let exts = reqs.extensions();
         for (slot, e) in names.iter_mut().zip(exts) {
@@ -550,13 +563,16 @@ pub unsafe extern "C" fn vksortMergeDeviceFeatures(
 }
 
 /// Adopts the caller's device: creates vksort's context (allocator, pipeline cache, command pool) on it and
-/// writes the handle to `*pContext`. Checks the device first (Vulkan 1.2, a compute queue family,
-/// VK_KHR_push_descriptor enabled, subgroup operations): VKSORT_ERROR_UNSUPPORTED names what is missing.
+/// writes the handle to `*pContext`. Checks the instance's version and the device first (Vulkan 1.2, a compute
+/// queue family, VK_KHR_push_descriptor enabled, subgroup operations): VKSORT_ERROR_UNSUPPORTED names what is
+/// missing. vksort plans within the features `pEnabled` lists: a sorter needing one that is missing fails at
+/// `vksortCreateSorter`.
 ///
 /// The caller promises: the handles of `*pCreateInfo` are live and of one another (the physical device
-/// enumerated from the instance, the device created from it with everything `vksortGetDeviceRequirements`
-/// listed, the queue of that device in `queueFamilyIndex`); they stay alive until the context and every sorter
-/// made from it are destroyed, and until the GPU has finished every command buffer vksort recorded into.
+/// enumerated from the instance, the instance created with `instanceApiVersion`, the device created from it
+/// with everything `pEnabled` (or, where NULL, `vksortGetDeviceRequirements`) lists, the queue of that device
+/// in `queueFamilyIndex`); they stay alive until the context and every sorter made from it are destroyed, and
+/// until the GPU has finished every command buffer vksort recorded into.
 #[no_mangle]
 pub unsafe extern "C" fn vksortCreateContext(
     pCreateInfo: *const VksortContextCreateInfo,
@@ -578,9 +594,16 @@ pub unsafe extern "C" fn vksortCreateContext(
         // SAFETY: the caller's promise (live handles of one another).
         let (entry, instance) = unsafe { load_instance(gipa, info.instance) };
         let device = unsafe { ash::Device::load(instance.fp_v1_0(), info.device) };
-        let reqs = match unsafe { DeviceRequirements::query(&instance, info.physicalDevice) } {
-            Ok(r) => r,
-            Err(e) => return fail(e),
+        let reqs = if info.pEnabled.is_null() {
+            let version = info.instanceApiVersion;
+            match unsafe { DeviceRequirements::query(&instance, version, info.physicalDevice) } {
+                Ok(r) => r,
+                Err(e) => return fail(e),
+            }
+        } else {
+            // SAFETY: non-NULL; the caller's promise that it points to a filled struct.
+            unsafe { enabled_requirements(&*info.pEnabled) }
+                .with_instance_api_version(info.instanceApiVersion)
         };
         let adopt = AdoptInfo::new(
             &entry,
@@ -602,6 +625,24 @@ pub unsafe extern "C" fn vksortCreateContext(
             Err(e) => fail(e),
         }
     })
+}
+
+/// The features `r` says are enabled, as the library's requirements (a feature counts where all its bits are).
+///
+/// # Safety
+/// `r.extensionNames[..extensionCount]` are NULL or NUL-terminated strings.
+unsafe fn enabled_requirements(r: &VksortDeviceRequirements) -> DeviceRequirements {
+    let on = |b: VkBool32| b == vk::TRUE;
+    let count = (r.extensionCount as usize).min(VKSORT_MAX_DEVICE_EXTENSIONS);
+    // SAFETY: the caller's promise.
+    let partitioned = r.extensionNames[..count].iter().any(|&p| {
+        !p.is_null() && unsafe { CStr::from_ptr(p) } == ash::nv::shader_subgroup_partitioned::NAME
+    });
+    DeviceRequirements::minimum()
+        .with_int64(on(r.shaderInt64) && on(r.shaderSubgroupExtendedTypes))
+        .with_subgroup_size_control(on(r.subgroupSizeControl) && on(r.computeFullSubgroups))
+        .with_buffer_device_address(on(r.bufferDeviceAddress))
+        .with_subgroup_partitioned(partitioned)
 }
 
 /// Destroys a context (NULL is ignored). Sorters made from it keep what they need alive: the context's Vulkan

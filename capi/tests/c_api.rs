@@ -175,6 +175,7 @@ fn null_arguments_are_errors() {
         let r = vksortGetDeviceRequirements(
             None,
             ash::vk::Instance::null(),
+            ash::vk::API_VERSION_1_3,
             ash::vk::PhysicalDevice::null(),
             std::ptr::null_mut(),
         );

@@ -66,6 +66,8 @@ typedef struct Engine {
     VkFence fence;
     VkPhysicalDeviceMemoryProperties memory;
     int debug_utils;
+    uint32_t api_version;             /* the instance's VkApplicationInfo::apiVersion */
+    VksortDeviceRequirements enabled; /* what the device was created with, told to vksortCreateContext */
 } Engine;
 
 typedef struct Buffer {
@@ -86,6 +88,7 @@ static void engine_create(Engine *e) {
     app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
     app.pApplicationName = "vksort C example";
     app.apiVersion = VK_API_VERSION_1_3;
+    e->api_version = app.apiVersion;
 
     VkDebugUtilsMessengerCreateInfoEXT mi;
     memset(&mi, 0, sizeof mi);
@@ -129,7 +132,7 @@ static void engine_create(Engine *e) {
     memset(&req, 0, sizeof req);
     uint32_t i;
     for (i = 0; i < count; i++) {
-        if (vksortGetDeviceRequirements(vkGetInstanceProcAddr, e->instance, devices[i], &req) == VKSORT_SUCCESS)
+        if (vksortGetDeviceRequirements(vkGetInstanceProcAddr, e->instance, app.apiVersion, devices[i], &req) == VKSORT_SUCCESS)
             break;
         fprintf(stderr, "skipping a device: %s\n", vksortGetLastError());
     }
@@ -178,6 +181,7 @@ static void engine_create(Engine *e) {
     dci.enabledExtensionCount = req.extensionCount;
     dci.ppEnabledExtensionNames = req.extensionNames;
     CHECK_VK(vkCreateDevice(e->physical, &dci, NULL, &e->device));
+    e->enabled = req;
     vkGetDeviceQueue(e->device, e->family, 0, &e->queue);
 
     VkCommandPoolCreateInfo pci;
@@ -428,6 +432,8 @@ int main(int argc, char **argv) {
     ci.queueFamilyIndex = e.family;
     ci.queue = e.queue;
     ci.debugUtils = e.debug_utils ? VK_TRUE : VK_FALSE;
+    ci.instanceApiVersion = e.api_version;
+    ci.pEnabled = &e.enabled;
     VksortContext *ctx = NULL;
     CHECK_VKSORT(vksortCreateContext(&ci, &ctx));
 

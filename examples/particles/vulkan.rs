@@ -375,8 +375,9 @@ impl Gpu {
         family: u32,
     ) -> Result<(ash::Device, vksort::gpu::DeviceRequirements)> {
         // SAFETY: `instance` is live and `physical` was enumerated from it.
-        let mut requirements =
-            unsafe { vksort::gpu::DeviceRequirements::query(instance, physical) }?;
+        let mut requirements = unsafe {
+            vksort::gpu::DeviceRequirements::query(instance, vk::API_VERSION_1_3, physical)
+        }?;
         let prio = [1.0f32];
         let queues = [vk::DeviceQueueCreateInfo::default()
             .queue_family_index(family)

@@ -273,7 +273,9 @@ impl Context {
                         .unwrap_or(0);
                     let mut caps = DeviceCaps::query(&instance, pd, fam as u32);
                     // SAFETY: `pd` was enumerated from the live `instance`.
-                    caps.set_features(unsafe { OptionalFeatures::supported(&instance, pd) });
+                    caps.set_features(unsafe {
+                        OptionalFeatures::supported(&instance, pd, Some(vk::API_VERSION_1_3))
+                    });
                     (i, caps)
                 })
                 .collect()

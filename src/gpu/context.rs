@@ -10,7 +10,7 @@ use super::instance::{create_instance, ValidationLog};
 use super::kernel::{Kernel, KernelKey};
 use super::owned::{checkpoint, destroy_device, destroy_instance, DeviceChild, Owner};
 use super::pipeline_cache::create_pipeline_cache;
-use super::requirements::OptionalFeatures;
+use super::requirements::{check_instance_version, OptionalFeatures};
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
@@ -133,12 +133,27 @@ impl Context {
     /// - all of them stay alive (not destroyed) until the returned context and everything created from it
     ///   (buffers, profilers, sorters, scanners, compactors) are dropped, and until the GPU has finished every
     ///   command buffer vksort recorded into (dropping the context waits for the device to be idle);
-    /// - the device was created with the extensions and features of the [`super::DeviceRequirements`] given to
-    ///   [`AdoptInfo::new`] (those vksort cannot check on a device), and the instance with `VK_EXT_debug_utils`
-    ///   if [`AdoptInfo::with_debug_utils`] says so;
+    /// - the instance was created with Vulkan 1.2 or later (`VkApplicationInfo::apiVersion`; where the
+    ///   [`super::DeviceRequirements`] say the version, [`Error::Unsupported`] names a lower one before any
+    ///   query), and with `VK_EXT_debug_utils` if [`AdoptInfo::with_debug_utils`] says so;
+    /// - the device was created with at least the extensions and features the [`super::DeviceRequirements`]
+    ///   given to [`AdoptInfo::new`] list (vksort cannot read them back from a device: it uses those the
+    ///   hardware supports of them, and none other);
     /// - vksort's host forms submit to the queue and wait on their own fences: the caller does not use that
     ///   queue from another thread while a host form runs (Vulkan requires external synchronization of a queue).
     pub unsafe fn adopt(info: AdoptInfo) -> Result<Arc<Self>> {
+        if let Some(v) = info.instance_api_version {
+            // SAFETY: the caller's promise; a Vulkan 1.0 query, before any of a later version.
+            let props = unsafe {
+                info.instance
+                    .get_physical_device_properties(info.physical_device)
+            };
+            let name = props
+                .device_name_as_c_str()
+                .map(|c| c.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            check_instance_version(&name, v)?;
+        }
         let mut caps = DeviceCaps::query(
             &info.instance,
             info.physical_device,
@@ -146,8 +161,13 @@ impl Context {
         );
         // SAFETY: the caller's promise (live handles of one another), for the three calls.
         unsafe { check_adopted(&info, &caps) }?;
-        let supported =
-            unsafe { OptionalFeatures::supported(&info.instance, info.physical_device) };
+        let supported = unsafe {
+            OptionalFeatures::supported(
+                &info.instance,
+                info.physical_device,
+                info.instance_api_version,
+            )
+        };
         caps.set_features(supported.and(info.features));
         let debug_utils = unsafe { adopted_debug_utils(&info) };
         let handles = Handles {

@@ -1,6 +1,7 @@
 //! The device [`Context::new`] creates (the best one or the one [`ContextOptions::device`] names, with
 //! vksort's requirements and the diagnostics extensions asked for), and the checks of an adopted device.
 
+use super::instance::INSTANCE_API_VERSION;
 use super::owned::OwnedDevice;
 use super::requirements::{
     missing_subgroup_ops, version_string, DeviceRequirements, MIN_API_VERSION,
@@ -98,7 +99,7 @@ pub(super) fn create_device(
     let chosen = choose(&candidates(instance)?, options.device.as_deref())?;
     let (pd, family, mut caps) = (chosen.physical, chosen.family, chosen.caps);
     // SAFETY: `instance` is live and `pd` was enumerated from it.
-    let mut reqs = unsafe { DeviceRequirements::query(instance, pd) }?;
+    let mut reqs = unsafe { DeviceRequirements::query(instance, INSTANCE_API_VERSION, pd) }?;
     caps.set_features(reqs.optional());
     let diagnostics = enable_diagnostics(instance, pd, options, &mut caps)?;
     let device = create_logical(instance, pd, family, &caps, &mut reqs, &diagnostics)?;
@@ -261,7 +262,9 @@ pub(super) unsafe fn check_adopted(info: &AdoptInfo, caps: &DeviceCaps) -> Resul
         ));
     }
     // SAFETY: the caller's promise.
-    if !unsafe { device_fn_loads(&info.instance, &info.device, c"vkCmdPushDescriptorSetKHR") } {
+    if !info.push_descriptor
+        || !unsafe { device_fn_loads(&info.instance, &info.device, c"vkCmdPushDescriptorSetKHR") }
+    {
         missing.push("the extension VK_KHR_push_descriptor enabled on the device".into());
     }
     if let Some(what) = missing_subgroup_ops(caps.subgroup_ops, caps.subgroup_stages) {
@@ -294,15 +297,19 @@ pub(super) unsafe fn adopted_debug_utils(info: &AdoptInfo) -> bool {
 }
 
 impl Context {
-    /// The device extensions vksort enables on `physical` ([`DeviceRequirements::extensions`]).
+    /// The device extensions vksort enables on `physical` ([`DeviceRequirements::query`]'s
+    /// [`DeviceRequirements::extensions`]; `instance_api_version` as there).
     ///
     /// # Safety
-    /// `instance` is live (not destroyed) and `physical` was enumerated from it.
+    /// `instance` is live (not destroyed), created with `instance_api_version`, and `physical` was enumerated
+    /// from it.
     pub unsafe fn device_extensions(
         instance: &ash::Instance,
+        instance_api_version: u32,
         physical: vk::PhysicalDevice,
     ) -> Result<Vec<&'static CStr>> {
         // SAFETY: the caller's promise.
-        unsafe { DeviceRequirements::query(instance, physical) }.map(|r| r.extensions().to_vec())
+        unsafe { DeviceRequirements::query(instance, instance_api_version, physical) }
+            .map(|r| r.extensions().to_vec())
     }
 }

@@ -10,6 +10,9 @@ use std::ffi::{c_char, CStr};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 
+/// The `VkApplicationInfo::apiVersion` of the instances vksort creates.
+pub(super) const INSTANCE_API_VERSION: u32 = vk::API_VERSION_1_3;
+
 const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
 
 /// Kept validation messages (errors only).
@@ -104,7 +107,7 @@ pub(super) fn create_instance(
     let app = vk::ApplicationInfo::default()
         .application_name(c"vksort")
         .engine_name(c"vksort")
-        .api_version(vk::API_VERSION_1_3);
+        .api_version(INSTANCE_API_VERSION);
     let enables = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
     let mut vfeatures = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enables);
     let mut messenger = messenger_info(log);

@@ -86,7 +86,7 @@ impl ContextOptions {
 }
 
 /// What a renderer hands to [`Context::adopt`]: its handles and the [`DeviceRequirements`] it created the
-/// device with (the promises are under [`Context::adopt`]'s `# Safety`).
+/// device with, that is what it enabled (the promises are under [`Context::adopt`]'s `# Safety`).
 pub struct AdoptInfo {
     pub(super) entry: ash::Entry,
     pub(super) instance: ash::Instance,
@@ -95,14 +95,19 @@ pub struct AdoptInfo {
     pub(super) queue_family_index: u32,
     pub(super) queue: vk::Queue,
     pub(super) features: OptionalFeatures,
+    pub(super) push_descriptor: bool,
+    pub(super) instance_api_version: Option<u32>,
     pub(super) debug_utils: bool,
     pub(super) wait_timeout: Duration,
     pub(super) pipeline_cache: Option<Vec<u8>>,
 }
 
 impl AdoptInfo {
-    /// The renderer's handles: `device` created from `physical_device` with `requirements`, and a `queue` of a
-    /// family with compute. vksort uses exactly the optional features `requirements` lists.
+    /// The renderer's handles: `device` created from `physical_device` with what `requirements` lists enabled
+    /// (the [`DeviceRequirements`] given to [`DeviceRequirements::enable`], or one describing the device:
+    /// [`DeviceRequirements::from_create_info`], [`DeviceRequirements::minimum`] with its `with_*` setters),
+    /// and a `queue` of a family with compute. vksort uses the optional features `requirements` lists that the
+    /// device supports ([`DeviceCaps`]), and no other.
     pub fn new(
         entry: &ash::Entry,
         instance: &ash::Instance,
@@ -120,6 +125,8 @@ impl AdoptInfo {
             queue_family_index,
             queue,
             features: requirements.optional(),
+            push_descriptor: requirements.push_descriptor(),
+            instance_api_version: requirements.instance_api_version(),
             debug_utils: false,
             wait_timeout: ContextOptions::default().wait_timeout,
             pipeline_cache: None,
