@@ -14,7 +14,9 @@
 //!   reductions are refused at creation naming `shaderInt64`, 32-bit ones and compaction run; no validation
 //!   error. A device created with what `query` lists but `shaderInt64`: the same refusal (the caps are what was
 //!   enabled, not what the hardware has).
-//! - An instance created with Vulkan 1.0 (ash's default): `query` and `adopt` name the instance's version.
+//!   Beyond one storage-buffer binding, a radix sort without `bufferDeviceAddress` is refused at creation.
+//! - An instance created with Vulkan 1.0 (ash's default): `query` and `adopt` name the instance's version; a 1.2
+//!   instance on a newer device gets the 1.2 feature structs (the lower version), adopts and sorts.
 //!
 //! The tests share the GPU and the process-wide counters: each holds `LOCK`.
 
@@ -72,6 +74,8 @@ struct Engine {
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     log: Arc<Mutex<Vec<String>>>,
     pd: vk::PhysicalDevice,
+    /// The instance's `VkApplicationInfo::apiVersion`.
+    api: u32,
 }
 
 /// The `VkApplicationInfo::apiVersion` of the engine's instance (and what it tells `DeviceRequirements::query`).
@@ -142,6 +146,7 @@ impl Engine {
                 messenger,
                 log,
                 pd,
+                api,
             }
         }
     }
@@ -193,7 +198,7 @@ impl Engine {
         unsafe {
             let info = reqs.enable(info);
             let enabled =
-                DeviceRequirements::from_create_info(&info).with_instance_api_version(API);
+                DeviceRequirements::from_create_info(&info).with_instance_api_version(self.api);
             let device = self.instance.create_device(self.pd, &info, None).unwrap();
             (device, enabled)
         }
@@ -624,6 +629,22 @@ fn minimum_device_sorts_or_refuses_each_family() {
     assert!(!caps.int64 && !caps.subgroup_size_control && !caps.buffer_device_address);
     assert!(!caps.subgroup_partitioned);
     every_family_sorts_or_refuses(&ctx, &engine);
+    // Without bufferDeviceAddress a radix sort beyond one storage-buffer binding is refused at creation.
+    let range = caps.max_storage_buffer_range;
+    let c = Case {
+        value: ValueType::U64,
+        ..Case::new(SortAlgorithm::Onesweep, KeyType::U64)
+    };
+    let beyond = ((range / 8 + 1) as usize).min(u32::MAX as usize - (1 << 16));
+    if (beyond as u64) * 8 > range {
+        match Sorter::new(&ctx, c.config(beyond)) {
+            Err(Error::TooLarge { limit, .. }) => {
+                assert!(limit.contains("bufferDeviceAddress"), "{limit}")
+            }
+            Err(e) => panic!("the wrong error beyond one binding: {e}"),
+            Ok(_) => panic!("a sort beyond one binding was made without bufferDeviceAddress"),
+        }
+    }
     drop(ctx);
     // SAFETY (test): vksort's context is gone; the device is idle.
     unsafe { device.destroy_device(None) };
@@ -726,6 +747,39 @@ fn instance_of_vulkan_1_0_is_named() {
     }
     assert_eq!(live_objects().devices, before.devices);
     // SAFETY (test): vksort created nothing on it.
+    unsafe { device.destroy_device(None) };
+    engine.destroy();
+}
+
+/// A Vulkan 1.2 instance on a newer device: `query` plans with the 1.2 structs (subgroup size control through
+/// `VK_EXT_subgroup_size_control`, as the effective version is the lower one), and the device made from them
+/// adopts and sorts without a validation error.
+#[test]
+fn instance_of_vulkan_1_2_uses_the_lower_version() {
+    let _guard = lock();
+    let engine = Engine::with_api(vk::API_VERSION_1_2);
+    // SAFETY (test): the engine's live 1.2 instance and a physical device enumerated from it.
+    let mut reqs =
+        unsafe { DeviceRequirements::query(&engine.instance, vk::API_VERSION_1_2, engine.pd) }
+            .unwrap();
+    assert_eq!(reqs.api_version(), vk::API_VERSION_1_2);
+    assert_eq!(reqs.features13().subgroup_size_control, vk::FALSE);
+    let family = reqs.compute_queue_family();
+    let (device, enabled) = engine.device_as_created(&mut reqs, family);
+    assert_eq!(
+        enabled.subgroup_size_control(),
+        reqs.subgroup_size_control()
+    );
+    let ctx = engine.adopt(&device, family, &enabled).unwrap();
+    let mut keys: Vec<u64> = (0..20_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let mut expected = keys.clone();
+    expected.sort_unstable();
+    vksort::sort::sort(&ctx, &mut keys).unwrap();
+    assert_eq!(keys, expected);
+    drop(ctx);
+    // SAFETY (test): vksort's context is gone; the device is idle.
     unsafe { device.destroy_device(None) };
     engine.destroy();
 }
