@@ -5,7 +5,9 @@
 //!   against the static library, and runs: its own instance and device, u32 and f32 keys with u32 values, host
 //!   and GPU-side counts, each checked against a CPU sort; with `VKSORT_VALIDATION=1` it enables the
 //!   validation layer itself and fails on any validation error;
-//! - every entry point rejects NULL arguments with an error code and a message, not a crash.
+//! - every entry point rejects NULL arguments with an error code and a message, not a crash;
+//! - an instance of Vulkan 1.0 is refused by name (its version) by `vksortGetDeviceRequirements` and
+//!   `vksortCreateContext`.
 //!
 //! Where no C compiler or Vulkan header is installed (a bare GPU machine), the C build is skipped with a message.
 
@@ -193,5 +195,69 @@ fn null_arguments_are_errors() {
         vksortDestroySorter(std::ptr::null_mut());
         assert_eq!(*vksortGetLastError(), 0);
         vksortDestroyContext(std::ptr::null_mut());
+    }
+}
+
+/// An instance created with Vulkan 1.0 (`apiVersion` 0): `vksortGetDeviceRequirements` and `vksortCreateContext`
+/// return VKSORT_ERROR_UNSUPPORTED naming the instance's version, before any Vulkan 1.1 query.
+#[test]
+fn instance_of_vulkan_1_0_is_named() {
+    // SAFETY (test): plain Vulkan set-up, everything destroyed at the end.
+    unsafe {
+        let Ok(entry) = ash::Entry::load() else {
+            note("c_api: skipped: no Vulkan loader");
+            return;
+        };
+        let app = ash::vk::ApplicationInfo::default(); // apiVersion 0: Vulkan 1.0
+        let instance = entry
+            .create_instance(
+                &ash::vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .unwrap();
+        let pd = instance.enumerate_physical_devices().unwrap()[0];
+        let gipa = Some(entry.static_fn().get_instance_proc_addr);
+        let named = || {
+            let msg = std::ffi::CStr::from_ptr(vksortGetLastError()).to_string_lossy();
+            assert!(
+                msg.contains("created with Vulkan 1.0") && msg.contains("apiVersion"),
+                "{msg}"
+            );
+        };
+        let mut req = std::mem::MaybeUninit::<VksortDeviceRequirements>::zeroed();
+        let r = vksortGetDeviceRequirements(gipa, instance.handle(), 0, pd, req.as_mut_ptr());
+        assert_eq!(r, VksortResult::VKSORT_ERROR_UNSUPPORTED);
+        named();
+        let prio = [1.0f32];
+        let queues = [ash::vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(0)
+            .queue_priorities(&prio)];
+        let device = instance
+            .create_device(
+                pd,
+                &ash::vk::DeviceCreateInfo::default().queue_create_infos(&queues),
+                None,
+            )
+            .unwrap();
+        let info = VksortContextCreateInfo {
+            getInstanceProcAddr: gipa,
+            instance: instance.handle(),
+            physicalDevice: pd,
+            device: device.handle(),
+            queueFamilyIndex: 0,
+            queue: device.get_device_queue(0, 0),
+            debugUtils: 0,
+            instanceApiVersion: 0,
+            pEnabled: std::ptr::null(),
+        };
+        let mut ctx: *mut VksortContext = std::ptr::null_mut();
+        assert_eq!(
+            vksortCreateContext(&info, &mut ctx),
+            VksortResult::VKSORT_ERROR_UNSUPPORTED
+        );
+        assert!(ctx.is_null());
+        named();
+        device.destroy_device(None);
+        instance.destroy_instance(None);
     }
 }
