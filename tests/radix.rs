@@ -1318,7 +1318,7 @@ fn passes_are_labelled_and_profiled() {
                 want,
                 "{alg:?}, n {n}, split {} x {} (policy {} x {}, one tile up to {} per invocation)",
                 p.msd_split.workgroup_size,
-                p.msd_split_kpt(n as u64),
+                p.msd_split_items_per_invocation(n as u64),
                 p.msd_split.workgroup_size,
                 p.msd_split.items_per_invocation,
                 p.msd.single_items_per_invocation

@@ -51,7 +51,7 @@ struct MsdKernels {
 /// The kernels of a sort of `b.max_n` keys (one split tile: no differ pass).
 fn kernels(s: &RadixSort, b: &Bindings) -> Result<MsdKernels> {
     let p = &s.policy;
-    let split_kpt = p.msd_split_kpt(b.max_n);
+    let split_kpt = p.msd_split_items_per_invocation(b.max_n);
     let split_tile = p.msd_split.workgroup_size * split_kpt;
     let split_shader = if p.msd.partitioned {
         split_sh::PARTITIONED
@@ -63,7 +63,8 @@ fn kernels(s: &RadixSort, b: &Bindings) -> Result<MsdKernels> {
         p.msd_split.workgroup_size,
         s.rank_spec(split_kpt),
     )?;
-    let bucket_kpt = p.msd_bucket_kpt(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
+    let bucket_kpt =
+        p.msd_bucket_items_per_invocation(&s.plan, b.max_n, s.ctx.caps().max_shared_memory as u64);
     let helpers = p.msd_helpers(b.max_n, bucket_kpt);
     // COOP_MIN: cooperating helpers only where the tables hold a row for each.
     let coop = if helpers as u64 <= b.layout.msd_coop_rows {

@@ -288,7 +288,8 @@ impl RadixPolicy {
         self.small.workgroup_size * self.small.items_per_invocation
     }
 
-    /// Keys per tile of the MSD differ and split passes (sorts of one tile: [`Self::msd_split_kpt`]).
+    /// Keys per tile of the MSD differ and split passes (sorts of one tile:
+    /// [`Self::msd_split_items_per_invocation`]).
     pub fn msd_split_tile(&self) -> u32 {
         self.msd_split.workgroup_size * self.msd_split.items_per_invocation
     }
@@ -300,7 +301,7 @@ impl RadixPolicy {
 
     /// Keys per invocation of the MSD split pass for up to `max_n` keys (one tile's: see
     /// `msd.single_items_per_invocation`).
-    pub fn msd_split_kpt(&self, max_n: u64) -> u32 {
+    pub fn msd_split_items_per_invocation(&self, max_n: u64) -> u32 {
         let wg = self.msd_split.workgroup_size.max(1) as u64;
         let one = max_n.div_ceil(wg).next_power_of_two() as u32;
         if one <= self.msd.single_items_per_invocation {
@@ -381,7 +382,7 @@ impl RadixPolicy {
     }
 
     /// MSD bucket pass keys per invocation for `max_n` keys: grown until a tile holds twice the average bucket.
-    pub(crate) fn msd_bucket_kpt(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
+    pub(crate) fn msd_bucket_items_per_invocation(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
         let wg = self.msd_bucket.workgroup_size.max(1) as u64;
         let want = (2 * max_n.div_ceil(self.radix() as u64))
             .div_ceil(wg)
