@@ -382,7 +382,12 @@ impl RadixPolicy {
     }
 
     /// MSD bucket pass keys per invocation for `max_n` keys: grown until a tile holds twice the average bucket.
-    pub(crate) fn msd_bucket_items_per_invocation(&self, plan: &SubgroupPlan, max_n: u64, shared: u64) -> u32 {
+    pub(crate) fn msd_bucket_items_per_invocation(
+        &self,
+        plan: &SubgroupPlan,
+        max_n: u64,
+        shared: u64,
+    ) -> u32 {
         let wg = self.msd_bucket.workgroup_size.max(1) as u64;
         let want = (2 * max_n.div_ceil(self.radix() as u64))
             .div_ceil(wg)
