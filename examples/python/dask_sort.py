@@ -1,0 +1,80 @@
+"""Sort a Dask DataFrame on a LocalCluster of two worker processes, each partition by vksort on its worker.
+
+    python examples/python/dask_sort.py --rows 1000000 --partitions 8 --check
+
+Dask samples the key's quantiles, shuffles the rows into partitions of disjoint key ranges, and each worker
+sorts its partitions with vksort (on its own Vulkan device: the worker's VKSORT_DEVICE, else the best one,
+lavapipe where there is no GPU). --check compares the result with pandas' stable sort of the same data and
+exits 1 on a difference (the Python tests run it so). Needs `pip install ./python dask[dataframe] distributed`.
+"""
+
+import argparse
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+
+def make_data(rows: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame(
+        {
+            # float64 keys (distinct, so the sorted order is unique), a small int key for the second column
+            "key": rng.random(rows),
+            "group": rng.integers(0, 16, rows, dtype=np.int32),
+            "row": np.arange(rows, dtype=np.int64),
+        }
+    )
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=1_000_000)
+    p.add_argument("--partitions", type=int, default=8)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--by", default="key", help="a column or a comma-separated list (key, group, row)")
+    p.add_argument("--descending", action="store_true")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--check", action="store_true", help="compare with pandas' stable sort; exit 1 on a difference")
+    args = p.parse_args(argv)
+
+    import dask.dataframe as dd
+    from distributed import Client, LocalCluster
+
+    import vksort
+    import vksort.dask
+
+    by = args.by.split(",") if "," in args.by else args.by
+    df = make_data(args.rows, args.seed)
+    with LocalCluster(
+        n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster, Client(cluster) as client:
+        devices = client.run(lambda: vksort.default_context().device.name)
+        for w, name in sorted(devices.items()):
+            print(f"worker {w}: {name}")
+        ddf = dd.from_pandas(df, npartitions=args.partitions)
+        t = time.perf_counter()
+        result = vksort.dask.sort_values(ddf, by, ascending=not args.descending).compute()
+        elapsed = time.perf_counter() - t
+        print(f"sorted {len(result)} rows in {args.partitions} partitions on {args.workers} workers: {elapsed:.2f} s")
+        # Under VKSORT_VALIDATION=1 (./dev test) every worker's validation messages count as failures.
+        messages = client.run(lambda: vksort.default_context().take_validation_errors())
+        bad = {w: m for w, m in messages.items() if m}
+    if bad:
+        for w, m in bad.items():
+            print(f"validation errors on worker {w}:", *m, sep="\n  ", file=sys.stderr)
+        return 1
+    if args.check:
+        expected = df.sort_values(by, ascending=not args.descending, kind="stable")
+        try:
+            pd.testing.assert_frame_equal(result, expected)
+        except AssertionError as e:
+            print(f"check failed: the Dask+vksort sort differs from pandas:\n{e}", file=sys.stderr)
+            return 1
+        print("check: same as pandas' sort_values(kind='stable')")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
