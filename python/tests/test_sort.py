@@ -189,3 +189,19 @@ def test_gil_released_while_sorting(rng):
     gaps = np.diff(ticks) if len(ticks) > 1 else np.array([span])
     # With the GIL held through the native call this thread would stall for the whole sort.
     assert gaps.max() < max(0.5 * span, 0.05), (gaps.max(), span)
+
+
+def test_beyond_one_binding(rng):
+    # More key bytes than one storage-buffer binding holds (the radix sorts then address the keys through
+    # buffer device addresses). Slow on lavapipe (its binding is 128 MiB: ~45 s), so there only with
+    # VKSORT_PY_LARGE=1; on a GPU whenever its binding is at most 512 MiB.
+    import os
+
+    dev = vksort.default_context().device
+    n = dev.max_storage_buffer_range // 8 + 5
+    if dev.type == "cpu" and os.environ.get("VKSORT_PY_LARGE") != "1":
+        pytest.skip("set VKSORT_PY_LARGE=1 to sort more than one binding on a CPU device")
+    if n > 1 << 26:
+        pytest.skip(f"the binding of {dev.name} holds {dev.max_storage_buffer_range} bytes: too many keys to test")
+    a = rng.integers(0, 2**64, n, dtype=np.uint64)
+    assert np.array_equal(vksort.sort(a), np.sort(a))
