@@ -100,7 +100,7 @@ fn ordered(k: u32, float: bool) -> u32 {
 /// Blocks on a future that wgpu's native backends complete at once. (`Waker::noop` needs Rust 1.85; the `wgpu`
 /// feature needs 1.87 anyway, wgpu's own minimum.)
 #[allow(clippy::incompatible_msrv)]
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     let mut f = std::pin::pin!(f);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     loop {

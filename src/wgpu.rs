@@ -204,7 +204,7 @@ pub struct WgpuContext {
 
 impl WgpuContext {
     /// Adopts `device`'s `VkDevice`. Errors: [`Error::Unsupported`] when the device is not on Vulkan or was not
-    /// opened with what vksort needs (open it with [`request_device`]).
+    /// opened with what vksort needs, naming the extensions it lacks (open it with [`request_device`]).
     pub fn new(device: &::wgpu::Device) -> Result<Self> {
         // SAFETY: only read; the wgpu device outlives the context (held in `self`).
         let hal_device =
@@ -215,6 +215,24 @@ impl WgpuContext {
         // SAFETY: live handles of wgpu's instance, created with its version.
         let reqs =
             unsafe { DeviceRequirements::query(instance, shared.instance_api_version(), pd) }?;
+        // `request_device` enables everything `reqs` lists (wgpu never enables VK_KHR_push_descriptor itself):
+        // a device opened otherwise is refused here, naming what it lacks, not adopted with features it lacks.
+        let enabled = hal_device.enabled_device_extensions();
+        let missing: Vec<String> = reqs
+            .extensions()
+            .iter()
+            .filter(|e| !enabled.contains(e))
+            .map(|e| e.to_string_lossy().into_owned())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::Unsupported {
+                device: reqs.device_name().to_string(),
+                what: format!(
+                    "vksort needs {} enabled on the device: open it with vksort::wgpu::request_device",
+                    missing.join(", ")
+                ),
+            });
+        }
         let info = AdoptInfo::new(
             entry,
             instance,
