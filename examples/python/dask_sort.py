@@ -38,6 +38,7 @@ def main(argv=None) -> int:
     p.add_argument("--by", default="key", help="a column or a comma-separated list (key, group, row)")
     p.add_argument("--descending", action="store_true")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--baseline", action="store_true", help="also time Dask's own sort_values (pandas per partition)")
     p.add_argument("--check", action="store_true", help="compare with pandas' stable sort; exit 1 on a difference")
     args = p.parse_args(argv)
 
@@ -62,6 +63,11 @@ def main(argv=None) -> int:
         result = vksort.dask.sort_values(ddf, by, ascending=not args.descending).compute()
         elapsed = time.perf_counter() - t
         print(f"sorted {len(result)} rows in {args.partitions} partitions on {args.workers} workers: {elapsed:.2f} s")
+        if args.baseline:
+            t = time.perf_counter()
+            base = ddf.sort_values(by, ascending=not args.descending).compute()
+            print(f"Dask's own sort_values (pandas per partition): {time.perf_counter() - t:.2f} s")
+            del base
         # Under VKSORT_VALIDATION=1 (./dev test) every worker's validation messages count as failures.
         messages = client.run(lambda: vksort.default_context().take_validation_errors())
         bad = {w: m for w, m in messages.items() if m}
