@@ -141,9 +141,10 @@ impl PyContext {
         Ok(s.1)
     }
 
-    /// Sorts `keys` (and `values`) in place on the device.
+    /// Sorts `keys` (and `values`) in place on the device; with `src`, sorts `src` into `keys` (same length).
     fn run<K: SortKey, V: SortValue>(
         &self,
+        src: Option<&[K]>,
         keys: &mut [K],
         values: Option<&mut [V]>,
         order: Order,
@@ -159,11 +160,14 @@ impl PyContext {
         // at every size.
         let sorter = self.sorter(K::TYPE, value, order, algorithm, n)?;
         if n <= 1 {
+            if let Some(src) = src {
+                keys.copy_from_slice(src);
+            }
             return Ok((0.0, 0.0, 0.0));
         }
         let ctx = &self.ctx;
         let t0 = Instant::now();
-        let kb = Buffer::from_slice(ctx, "vksort::python::keys", keys)?;
+        let kb = Buffer::from_slice(ctx, "vksort::python::keys", src.unwrap_or(keys))?;
         let vb = match &values {
             Some(v) => Some(Buffer::from_slice(ctx, "vksort::python::values", v)?),
             None => None,
@@ -209,7 +213,7 @@ impl PyContext {
             .as_slice_mut()
             .map_err(|e| py_error(py, "InvalidArgumentError", format!("keys: {e}")))?;
         let r = match values {
-            None => py.allow_threads(|| self.run::<K, V>(k, None, order, algorithm)),
+            None => py.allow_threads(|| self.run::<K, V>(None, k, None, order, algorithm)),
             Some(values) => {
                 // The same array as keys: refused by the borrow above's twin.
                 let mut vg = values
@@ -225,10 +229,38 @@ impl PyContext {
                         format!("{} values for {} keys", v.len(), k.len()),
                     ));
                 }
-                py.allow_threads(|| self.run(k, Some(v), order, algorithm))
+                py.allow_threads(|| self.run(None, k, Some(v), order, algorithm))
             }
         };
         r.map_err(|e| to_py(py, e))
+    }
+
+    /// `src` sorted into `out` (both contiguous, same dtype and length): no host copy before the upload.
+    fn sort_copy_typed<K: SortKey + Element>(
+        &self,
+        py: Python<'_>,
+        src: &Bound<'_, PyArray1<K>>,
+        out: &Bound<'_, PyAny>,
+        order: Order,
+        algorithm: SortAlgorithm,
+    ) -> PyResult<Timings> {
+        let out = out.downcast::<PyArray1<K>>().map_err(|_| {
+            PyTypeError::new_err("out must be a 1-D numpy array of the keys' dtype")
+        })?;
+        let bad =
+            |what: &str, e: String| py_error(py, "InvalidArgumentError", format!("{what}: {e}"));
+        let sg = src.try_readonly().map_err(|e| bad("keys", e.to_string()))?;
+        let mut og = out.try_readwrite().map_err(|e| bad("out", e.to_string()))?;
+        let s = sg.as_slice().map_err(|e| bad("keys", e.to_string()))?;
+        let o = og.as_slice_mut().map_err(|e| bad("out", e.to_string()))?;
+        if s.len() != o.len() {
+            return Err(bad(
+                "out",
+                format!("{} elements for {} keys", o.len(), s.len()),
+            ));
+        }
+        py.allow_threads(|| self.run::<K, u32>(Some(s), o, None, order, algorithm))
+            .map_err(|e| to_py(py, e))
     }
 
     /// Dispatches on the keys' dtype, then on the values' (u32 or u64 words).
@@ -245,16 +277,7 @@ impl PyContext {
         } else {
             Order::Ascending
         };
-        let algorithm = SortAlgorithm::from_name(algorithm).ok_or_else(|| {
-            py_error(
-                py,
-                "InvalidArgumentError",
-                format!(
-                    "unknown algorithm `{algorithm}` (one of {})",
-                    SortAlgorithm::ALL.map(|a| a.name()).join(", ")
-                ),
-            )
-        })?;
+        let algorithm = parse_algorithm(py, algorithm)?;
         macro_rules! with_values {
             ($k:ty, $keys:expr) => {
                 match values {
@@ -285,6 +308,20 @@ impl PyContext {
             "keys must be a 1-D numpy array of uint32, int32, float32, uint64, int64 or float64",
         ))
     }
+}
+
+/// The algorithm `name` names, or InvalidArgumentError listing the names.
+fn parse_algorithm(py: Python<'_>, name: &str) -> PyResult<SortAlgorithm> {
+    SortAlgorithm::from_name(name).ok_or_else(|| {
+        py_error(
+            py,
+            "InvalidArgumentError",
+            format!(
+                "unknown algorithm `{name}` (one of {})",
+                SortAlgorithm::ALL.map(|a| a.name()).join(", ")
+            ),
+        )
+    })
 }
 
 /// The device's description as a dict (index where known, name, type, vendor, driver, limits).
@@ -403,6 +440,36 @@ impl PyContext {
         algorithm: &str,
     ) -> PyResult<Timings> {
         self.dispatch(py, keys, values, descending, algorithm)
+    }
+
+    /// Sorts the 1-D contiguous array `keys` into `out` (contiguous, writable, same dtype and length; keys
+    /// unchanged). Returns (upload, sort, download) seconds.
+    #[pyo3(signature = (keys, out, *, descending=false, algorithm="auto"))]
+    fn sort_copy(
+        &self,
+        py: Python<'_>,
+        keys: &Bound<'_, PyAny>,
+        out: &Bound<'_, PyAny>,
+        descending: bool,
+        algorithm: &str,
+    ) -> PyResult<Timings> {
+        let order = if descending {
+            Order::Descending
+        } else {
+            Order::Ascending
+        };
+        let algorithm = parse_algorithm(py, algorithm)?;
+        macro_rules! keys {
+            ($($k:ty),*) => {
+                $(if let Ok(a) = keys.downcast::<PyArray1<$k>>() {
+                    return self.sort_copy_typed::<$k>(py, a, out, order, algorithm);
+                })*
+            };
+        }
+        keys!(u32, i32, f32, u64, i64, f64);
+        Err(PyTypeError::new_err(
+            "keys must be a 1-D numpy array of uint32, int32, float32, uint64, int64 or float64",
+        ))
     }
 
     fn __repr__(&self) -> String {

@@ -148,3 +148,27 @@ def test_native_layer_refuses_without_crashing():
         ctx.sort_inplace(keys, np.arange(10, dtype=np.float32))
     ctx.sort_inplace(keys)
     assert np.array_equal(keys, np.arange(10))
+    src = np.arange(10, dtype=np.int64)[::-1].copy()
+    with pytest.raises(TypeError):
+        ctx.sort_copy(src, np.empty(10, np.float64))
+    with pytest.raises(vksort.InvalidArgumentError):
+        ctx.sort_copy(src, np.empty(11, np.int64))
+    with pytest.raises(vksort.InvalidArgumentError):
+        ctx.sort_copy(src, src)  # the input as its own output
+    out = np.empty(10, np.int64)
+    ctx.sort_copy(src, out)
+    assert np.array_equal(out, np.arange(10)) and src[0] == 9
+
+
+def test_read_only_input():
+    a = np.arange(1000, dtype=np.float32)[::-1].copy()
+    a.flags.writeable = False
+    assert np.array_equal(vksort.sort(a), np.arange(1000))
+    assert np.array_equal(vksort.argsort(a), np.arange(1000)[::-1])
+
+
+def test_module_doctests():
+    import doctest
+
+    r = doctest.testmod(vksort, verbose=False)
+    assert r.attempted >= 3 and r.failed == 0

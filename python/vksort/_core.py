@@ -252,6 +252,10 @@ def sort(
     n = keys.shape[0]
     work = _work_dtype(keys.dtype)
     ctx._check_size(n, work.itemsize, 0)
+    if not isinstance(algorithm, str):
+        raise InvalidArgumentError(f"algorithm must be a name (str), not {type(algorithm).__name__}")
+    # Contiguous native keys go up as they are, the result comes down into a new array (or out=)
+    direct = work == keys.dtype and keys.flags.c_contiguous
     if out is not None:
         if not isinstance(out, np.ndarray):
             raise InvalidArgumentError(f"out must be a numpy array, not {type(out).__name__}")
@@ -262,6 +266,9 @@ def sort(
         if not (out.flags.c_contiguous and out.flags.writeable):
             raise InvalidArgumentError("out must be C-contiguous and writeable")
         if work == out.dtype:
+            if direct and not np.may_share_memory(keys, out):
+                ctx._native.sort_copy(keys, out, descending=bool(descending), algorithm=algorithm)
+                return out
             if out is not keys:
                 np.copyto(out, keys)
             _sort_in_place(ctx, out, None, descending, algorithm)
@@ -270,6 +277,10 @@ def sort(
         _sort_in_place(ctx, buf, None, descending, algorithm)
         out[...] = buf
         return out
+    if direct:
+        res = np.empty(n, dtype=work)
+        ctx._native.sort_copy(keys, res, descending=bool(descending), algorithm=algorithm)
+        return res
     buf = np.array(keys, dtype=work, order="C", copy=True)
     _sort_in_place(ctx, buf, None, descending, algorithm)
     if work != keys.dtype:
