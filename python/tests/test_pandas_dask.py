@@ -26,7 +26,7 @@ def df(rng):
     f64 = rng.standard_normal(N)
     f64[rng.integers(0, N, 30)] = -np.nan
     ts = pd.to_datetime(rng.integers(0, 10**6, N), unit="s").to_numpy().copy()
-    ts[rng.integers(0, N, 20)] = np.datetime64("NaT")
+    ts[rng.integers(0, N, 20)] = np.datetime64("NaT", "ns")
     nullable = pd.array(rng.integers(-5, 5, N), dtype="Int64")
     nullable[rng.integers(0, N, 40)] = pd.NA
     return pd.DataFrame(
