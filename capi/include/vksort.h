@@ -52,7 +52,7 @@ typedef enum {
   VKSORT_KEY_I32 = 1,
   // 32-bit IEEE 754 float keys.
   VKSORT_KEY_F32 = 2,
-  // 64-bit unsigned integer keys (the device needs shaderInt64).
+  // 64-bit unsigned integer keys (sorted as two 32-bit words: no device feature needed).
   VKSORT_KEY_U64 = 3,
   // 64-bit signed integer keys.
   VKSORT_KEY_I64 = 4,

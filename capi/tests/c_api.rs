@@ -7,7 +7,8 @@
 //!   validation layer itself and fails on any validation error;
 //! - every entry point rejects NULL arguments with an error code and a message, not a crash;
 //! - an instance of Vulkan 1.0 is refused by name (its version) by `vksortGetDeviceRequirements` and
-//!   `vksortCreateContext`.
+//!   `vksortCreateContext`; a device created with vksort's extensions but none of its features, described by
+//!   `pEnabled`, adopts and refuses at `vksortCreateSorter` a sort that needs `bufferDeviceAddress`.
 //!
 //! Where no C compiler or Vulkan header is installed (a bare GPU machine), the C build is skipped with a message.
 
@@ -257,6 +258,123 @@ fn instance_of_vulkan_1_0_is_named() {
         );
         assert!(ctx.is_null());
         named();
+        device.destroy_device(None);
+        instance.destroy_instance(None);
+    }
+}
+
+/// `VksortContextCreateInfo::pEnabled`: a device created with vksort's extensions but none of its optional
+/// features, told so, is planned within them: a small sorter is made, a sorter beyond one storage-buffer binding
+/// (which needs bufferDeviceAddress) is refused at `vksortCreateSorter` naming the feature.
+#[test]
+fn enabled_features_are_what_the_caller_says() {
+    // SAFETY (test): plain Vulkan set-up, everything destroyed at the end.
+    unsafe {
+        let Ok(entry) = ash::Entry::load() else {
+            note("c_api: skipped: no Vulkan loader");
+            return;
+        };
+        let app = ash::vk::ApplicationInfo::default().api_version(ash::vk::API_VERSION_1_3);
+        let instance = entry
+            .create_instance(
+                &ash::vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )
+            .unwrap();
+        let gipa = Some(entry.static_fn().get_instance_proc_addr);
+        let mut req = std::mem::MaybeUninit::<VksortDeviceRequirements>::zeroed();
+        let pd = instance
+            .enumerate_physical_devices()
+            .unwrap()
+            .into_iter()
+            .find(|&pd| {
+                vksortGetDeviceRequirements(
+                    gipa,
+                    instance.handle(),
+                    app.api_version,
+                    pd,
+                    req.as_mut_ptr(),
+                ) == VksortResult::VKSORT_SUCCESS
+            })
+            .expect("a device vksort can use");
+        // Only the extensions that need no feature struct: push descriptors (and match-any where listed).
+        let mut enabled = req.assume_init();
+        let keep: Vec<*const std::ffi::c_char> = enabled.extensionNames
+            [..enabled.extensionCount as usize]
+            .iter()
+            .copied()
+            .filter(|&p| std::ffi::CStr::from_ptr(p) != ash::ext::subgroup_size_control::NAME)
+            .collect();
+        enabled.extensionNames = [std::ptr::null(); VKSORT_MAX_DEVICE_EXTENSIONS];
+        enabled.extensionNames[..keep.len()].copy_from_slice(&keep);
+        enabled.extensionCount = keep.len() as u32;
+        (
+            enabled.shaderInt64,
+            enabled.shaderSubgroupExtendedTypes,
+            enabled.bufferDeviceAddress,
+            enabled.subgroupSizeControl,
+            enabled.computeFullSubgroups,
+        ) = (0, 0, 0, 0, 0);
+        let family = enabled.computeQueueFamily;
+        let prio = [1.0f32];
+        let queues = [ash::vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&prio)];
+        let device = instance
+            .create_device(
+                pd,
+                &ash::vk::DeviceCreateInfo::default()
+                    .queue_create_infos(&queues)
+                    .enabled_extension_names(&keep),
+                None,
+            )
+            .unwrap();
+        let info = VksortContextCreateInfo {
+            getInstanceProcAddr: gipa,
+            instance: instance.handle(),
+            physicalDevice: pd,
+            device: device.handle(),
+            queueFamilyIndex: family,
+            queue: device.get_device_queue(family, 0),
+            debugUtils: 0,
+            instanceApiVersion: app.api_version,
+            pEnabled: &enabled,
+        };
+        let mut ctx: *mut VksortContext = std::ptr::null_mut();
+        assert_eq!(
+            vksortCreateContext(&info, &mut ctx),
+            VksortResult::VKSORT_SUCCESS
+        );
+        let props = instance.get_physical_device_properties(pd);
+        let range = props.limits.max_storage_buffer_range as u64;
+        let mut config = VksortSortConfig {
+            keyType: VksortKeyType::VKSORT_KEY_U64 as u32,
+            valueType: VksortValueType::VKSORT_VALUE_U64 as u32,
+            order: 0,
+            bitBegin: 0,
+            bitEnd: 0,
+            algorithm: VksortAlgorithm::VKSORT_ALGORITHM_ONESWEEP as u32,
+            stable: 0,
+            maxCount: 1000,
+        };
+        let mut sorter: *mut VksortSorter = std::ptr::null_mut();
+        assert_eq!(
+            vksortCreateSorter(ctx, &config, &mut sorter),
+            VksortResult::VKSORT_SUCCESS
+        );
+        vksortDestroySorter(sorter);
+        config.maxCount = range / 8 + 1;
+        if config.maxCount < u32::MAX as u64 - (1 << 16) {
+            let mut big: *mut VksortSorter = std::ptr::null_mut();
+            assert_ne!(
+                vksortCreateSorter(ctx, &config, &mut big),
+                VksortResult::VKSORT_SUCCESS
+            );
+            assert!(big.is_null());
+            let msg = std::ffi::CStr::from_ptr(vksortGetLastError()).to_string_lossy();
+            assert!(msg.contains("bufferDeviceAddress"), "{msg}");
+        }
+        vksortDestroyContext(ctx);
         device.destroy_device(None);
         instance.destroy_instance(None);
     }
