@@ -7,6 +7,7 @@ mod buffer;
 mod caps;
 mod class;
 internal! { mod context; }
+mod create_info;
 pub(crate) mod debug;
 mod device;
 mod instance;

@@ -2,6 +2,7 @@
 //! [`super::Context::adopt`] (docs/recording.md shows it). Diagnostics-only extensions are not listed: only
 //! [`super::Context::new`] enables them, on request.
 
+use super::create_info::{add_extensions, merge_into_chain};
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use std::ffi::{c_char, CStr};
@@ -570,98 +571,6 @@ impl DeviceRequirements {
         }
         info
     }
-}
-
-/// `info`'s extensions (kept) and those of `extensions` not among them, through `ptrs`.
-///
-/// # Safety
-/// `info`'s extension names are `enabled_extension_count` valid, NUL-terminated strings.
-unsafe fn add_extensions<'a>(
-    info: vk::DeviceCreateInfo<'a>,
-    extensions: &[&'static CStr],
-    ptrs: &'a mut Vec<*const c_char>,
-) -> vk::DeviceCreateInfo<'a> {
-    ptrs.clear();
-    if info.enabled_extension_count > 0 && !info.pp_enabled_extension_names.is_null() {
-        // SAFETY: the caller's promise.
-        let theirs = unsafe {
-            std::slice::from_raw_parts(
-                info.pp_enabled_extension_names,
-                info.enabled_extension_count as usize,
-            )
-        };
-        ptrs.extend_from_slice(theirs);
-    }
-    for e in extensions {
-        // SAFETY: as above.
-        let present = ptrs
-            .iter()
-            .any(|&p| !p.is_null() && unsafe { CStr::from_ptr(p) } == *e);
-        if !present {
-            ptrs.push(e.as_ptr());
-        }
-    }
-    info.enabled_extension_names(ptrs)
-}
-
-/// The structs of a renderer's chain vksort merged into.
-#[derive(Default)]
-struct Chained {
-    features2: bool,
-    vulkan12: bool,
-    vulkan13: bool,
-    size_control: bool,
-}
-
-/// Sets vksort's features in the structs of the chain from `node` that hold them (OR).
-///
-/// # Safety
-/// Each node is a live struct of the type its `sType` names, pushed as `&'a mut`.
-unsafe fn merge_into_chain(
-    node: *const std::ffi::c_void,
-    optional: OptionalFeatures,
-    features12: &vk::PhysicalDeviceVulkan12Features<'_>,
-) -> Chained {
-    let mut found = Chained::default();
-    let mut node = node as *mut vk::BaseOutStructure<'_>;
-    let size_control = |on: &mut vk::Bool32, full: &mut vk::Bool32| {
-        if optional.subgroup_size_control {
-            (*on, *full) = (vk::TRUE, vk::TRUE);
-        }
-    };
-    while !node.is_null() {
-        // SAFETY: the caller's promise.
-        unsafe {
-            match (*node).s_type {
-                vk::StructureType::PHYSICAL_DEVICE_FEATURES_2 => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceFeatures2<'_>);
-                    if optional.int64 {
-                        f.features.shader_int64 = vk::TRUE;
-                    }
-                    found.features2 = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_2_FEATURES => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceVulkan12Features<'_>);
-                    f.shader_subgroup_extended_types |= features12.shader_subgroup_extended_types;
-                    f.buffer_device_address |= features12.buffer_device_address;
-                    found.vulkan12 = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_VULKAN_1_3_FEATURES => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceVulkan13Features<'_>);
-                    size_control(&mut f.subgroup_size_control, &mut f.compute_full_subgroups);
-                    found.vulkan13 = true;
-                }
-                vk::StructureType::PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES => {
-                    let f = &mut *(node as *mut vk::PhysicalDeviceSubgroupSizeControlFeatures<'_>);
-                    size_control(&mut f.subgroup_size_control, &mut f.compute_full_subgroups);
-                    found.size_control = true;
-                }
-                _ => {}
-            }
-            node = (*node).p_next;
-        }
-    }
-    found
 }
 
 /// The text naming what `ops` lacks of [`REQUIRED_SUBGROUP_OPS`] in compute shaders; `None` if nothing.
