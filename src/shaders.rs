@@ -2,7 +2,8 @@
 //! the GLSL: per shader stem a module (e.g. [`radix_onesweep`]) with a [`ShaderId`] per variant
 //! (`radix_onesweep::BALLOT` is `radix_onesweep_ballot`; `SHADER` without variants), a [`SpecId`] per
 //! specialization constant (`radix_onesweep::KPT`; one id per name across shaders) and `SPEC_CONSTANTS`;
-//! shared includes' constants under [`include`]. [`SHADERS`] lists the embedded SPIR-V, [`ALL`] every shader.
+//! shared includes' constants under [`include`](mod@include). `SHADERS` lists the embedded SPIR-V, [`ALL`]
+//! every shader.
 
 use std::fmt;
 

@@ -1,5 +1,5 @@
-//! The contract between the sort front end and a sort family ([`SortBackend`], [`Family`]). A backend is made
-//! for one configuration and capacity, builds every pipeline in [`SortBackend::prepare`] (recording never
+//! The contract between the sort front end and a sort family (`SortBackend`, `Family`). A backend is made
+//! for one configuration and capacity, builds every pipeline in `SortBackend::prepare` (recording never
 //! compiles) and records on the caller's buffers after checking them (an `Err` records nothing). Families
 //! import this module, never the registry.
 

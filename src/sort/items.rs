@@ -1,4 +1,4 @@
-//! The item model the sort families share: the items of a configuration ([`Items`]: key and value words, order,
+//! The item model the sort families share: the items of a configuration (`Items`: key and value words, order,
 //! the bit range as a mask), the push constants every comparison pass starts with (`ITEM_PUSH`,
 //! `glsl/include/items.glsl`), the buffer checks, the GPU-side count pass, scratch regions after the control
 //! block (at offset 0, so `control_offset` is 0) and the planning recordings that build pipelines ahead of

@@ -1,5 +1,5 @@
-//! The registry of sort families ([`FAMILIES`]) and the front end's lookups. Adding a family: its folder
-//! under `src/sort/` and `glsl/sort/`, its variants in [`SortAlgorithm`], one line in [`FAMILIES`].
+//! The registry of sort families (`FAMILIES`) and the front end's lookups. Adding a family: its folder
+//! under `src/sort/` and `glsl/sort/`, its variants in [`SortAlgorithm`], one line in `FAMILIES`.
 
 use super::algorithm::SortAlgorithm;
 use super::backend::Family;
