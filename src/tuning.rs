@@ -80,6 +80,9 @@ pub(crate) struct RadixTuning {
     pub wide_item_caps: bool,
     /// Onesweep's fused sort runs as one workgroup claiming every item, never waiting on another.
     pub fused_one_workgroup: bool,
+    /// Loop iterations one invocation may run in all (0: no limit; lavapipe ends an invocation's loops after
+    /// 65,535): bounds the hybrid sort's capacity ([`RadixPolicy::hybrid_capacity_within`]).
+    pub loop_budget: u32,
 }
 
 /// Merge sort values.
@@ -187,6 +190,7 @@ pub(crate) const GENERIC: ClassTuning = ClassTuning {
         word_keys: None,
         wide_item_caps: true,
         fused_one_workgroup: false,
+        loop_budget: 0,
     },
     merge: MergeTuning {
         workgroup_size: 256,
@@ -291,6 +295,7 @@ pub(crate) const CPU: ClassTuning = ClassTuning {
         match_any: false,
         wide_item_caps: false,
         fused_one_workgroup: true,
+        loop_budget: 65535,
         ..GENERIC.radix
     },
     merge: MergeTuning {

@@ -187,6 +187,49 @@ fn radix_of(s: &Sorter) -> &RadixSort {
     s.backend::<RadixSort>().expect("a radix sorter")
 }
 
+/// The most keys the hybrid sort of case `c` takes on this device (its policy's, within the device's loop budget).
+fn hybrid_capacity(ctx: &Arc<Context>, c: &Case) -> u64 {
+    radix_of(&c.sorter(ctx, 1).unwrap()).hybrid_capacity()
+}
+
+/// The most keys the one-workgroup sort of case `c` takes on this device (workgroup x keys per invocation of
+/// its policy: 2048 on lavapipe at subgroups of 8, 1024 where workgroups hold at most 128 invocations).
+fn small_capacity(ctx: &Arc<Context>, c: &Case) -> usize {
+    c.policy
+        .unwrap_or_else(|| sort_policy(ctx, c.key, c.value))
+        .small_capacity() as usize
+}
+
+/// A wished-for workgroup size within the device's invocations per workgroup.
+fn fit_workgroup(ctx: &Arc<Context>, wg: u32) -> u32 {
+    wg.min(ctx.caps().max_workgroup_invocations)
+}
+
+/// `p` within the device's shared memory: the workgroups above 64 invocations halved until it fits (with
+/// 8-bit digits, subgroups of 4 hold 256 counters per 4 invocations: 32 KiB at 128), as the device's own
+/// policy is cut ([`RadixPolicy::for_device`]); the one-workgroup sort's limit within its new capacity.
+fn fit_shared(ctx: &Arc<Context>, mut p: RadixPolicy) -> RadixPolicy {
+    let plan = vksort::policy::SubgroupPlan::for_device(ctx.caps());
+    while let Err(e) = p.check(ctx.caps(), &plan) {
+        let mut cut = false;
+        for wg in [
+            &mut p.tile.workgroup_size,
+            &mut p.small.workgroup_size,
+            &mut p.msd_split.workgroup_size,
+            &mut p.msd_bucket.workgroup_size,
+            &mut p.hybrid.workgroup_size,
+        ] {
+            if *wg > 64 && (*wg / 2) % plan.max == 0 {
+                *wg /= 2;
+                cut = true;
+            }
+        }
+        p.small.max = p.small.max.min(p.small_capacity());
+        assert!(cut, "{e}");
+    }
+    p
+}
+
 /// The policy's `rank2` spelling (0, 1, 2) as the enum.
 fn rank(v: u32) -> RankCounters {
     [
@@ -609,6 +652,7 @@ fn digit_widths() {
             p.tile.digit_bits = digit_bits;
             // Few upfront workgroups: each loops over several chunks.
             p.upfront.max_groups = [1, 3, 64, 2, 1000][digit_bits as usize - 4];
+            let p = fit_shared(ctx, p);
             for alg in [
                 SortAlgorithm::Onesweep,
                 SortAlgorithm::ReduceThenScan,
@@ -626,7 +670,7 @@ fn digit_widths() {
                     c.algorithm = alg;
                     c.policy = Some(p);
                     let n = if alg == SortAlgorithm::Small {
-                        1500
+                        small_capacity(ctx, &c).min(1500)
                     } else {
                         4100
                     };
@@ -813,6 +857,13 @@ fn gpu_side_count() {
                     let mut c = Case::new(key);
                     c.value = ValueType::U32;
                     c.algorithm = alg;
+                    // The one-workgroup sort: within its capacity (1024 where workgroups hold 128 invocations).
+                    let (cap, m) = if alg == SortAlgorithm::Small {
+                        let cap = cap.min(small_capacity(ctx, &c));
+                        (cap, m.min(cap))
+                    } else {
+                        (cap, m)
+                    };
                     check(ctx, &c, &gen(key, Dist::Uniform, cap, m as u64), Some(m));
                 }
             }
@@ -1147,6 +1198,12 @@ fn recording_builds_no_pipeline() {
             (SortAlgorithm::Small, 1_500, ValueType::U32),
             (SortAlgorithm::Msd, 40_000, ValueType::None),
         ] {
+            // The one-workgroup sort within its capacity (1024 where workgroups hold 128 invocations).
+            let max_n = if alg == SortAlgorithm::Small {
+                max_n.min(sort_policy(ctx, KeyType::U32, value).small_capacity() as u64)
+            } else {
+                max_n
+            };
             let cfg = SortConfig {
                 value,
                 algorithm: alg,
@@ -1204,6 +1261,11 @@ fn smoke() {
             c.algorithm = alg;
             c.value = ValueType::U32;
             for n in [2usize, 100, 1000, 2000] {
+                let n = if alg == SortAlgorithm::Small {
+                    n.min(small_capacity(ctx, &c))
+                } else {
+                    n
+                };
                 check(ctx, &c, &gen(c.key, Dist::Uniform, n, n as u64), None);
             }
         }
@@ -1261,8 +1323,9 @@ fn passes_are_labelled_and_profiled() {
                 None
             };
             // (The one-workgroup sort takes no more than its capacity, refused beyond it at creation.)
+            let small = sort_policy(ctx, KeyType::U32, ValueType::None).small_capacity() as usize;
             let max_n = if alg == SortAlgorithm::Small {
-                2000
+                2000.min(small) as u64
             } else {
                 1 << 13
             };
@@ -1290,11 +1353,47 @@ fn passes_are_labelled_and_profiled() {
                 }
                 // One split workgroup's keys: one tile whenever msd.single_items_per_invocation > 0.
                 (SortAlgorithm::Msd, _) => split_wg,
+                (SortAlgorithm::Small, _) => 2000.min(small),
                 _ => 2000usize,
+            };
+            // The places of the policy's digits (8 bits: 4 places of 32-bit keys, 2 of the 16-bit range), the
+            // final copy after an odd number.
+            let want: Vec<String> = match alg {
+                SortAlgorithm::Onesweep | SortAlgorithm::ReduceThenScan => {
+                    let bits = bits.map_or(32, |(lo, hi)| hi - lo);
+                    let places = bits.div_ceil(p.tile.digit_bits);
+                    let mut w = vec![
+                        "vksort::radix::setup".to_string(),
+                        "vksort::radix::upfront".to_string(),
+                    ];
+                    for place in 0..places as usize {
+                        let per: &[&str] = if alg == SortAlgorithm::Onesweep {
+                            &["vksort::radix::onesweep::place"]
+                        } else {
+                            &[
+                                "vksort::radix::upsweep::place",
+                                "vksort::radix::spine::place",
+                                "vksort::radix::downsweep::place",
+                            ]
+                        };
+                        w.extend(per.iter().map(|pass| format!("{pass}{place}")));
+                    }
+                    if places % 2 == 1 {
+                        w.push("vksort::radix::copy".to_string());
+                    }
+                    if p.tile.digit_bits == 8 {
+                        assert_eq!(w, want, "{alg:?}");
+                    }
+                    w
+                }
+                _ => want.iter().map(|l| l.to_string()).collect(),
             };
             // Onesweep up to the policy's fused.max (GPUs): the upfront pass and the places in one dispatch.
             let want = if alg == SortAlgorithm::Onesweep && n as u64 <= p.fused.max as u64 {
-                vec!["vksort::radix::setup", "vksort::radix::onesweep::fused"]
+                vec![
+                    "vksort::radix::setup".to_string(),
+                    "vksort::radix::onesweep::fused".to_string(),
+                ]
             } else {
                 want
             };
@@ -1358,17 +1457,19 @@ fn policy_variations() {
         for (wg, kpt, digit_bits, swg, skpt) in
             [(256, 5, 7, 64, 7), (64, 3, 8, 128, 5), (192, 1, 6, 192, 2)]
         {
+            // Workgroups within the device's invocations (128 at most: 256 and 192 become 128).
             let mut p = lavapipe_policy(ctx);
-            p.tile.workgroup_size = wg;
+            p.tile.workgroup_size = fit_workgroup(ctx, wg);
             p.tile.items_per_invocation = kpt;
             p.tile.digit_bits = digit_bits;
-            p.small.workgroup_size = swg;
+            p.small.workgroup_size = fit_workgroup(ctx, swg);
             p.small.items_per_invocation = skpt;
-            p.small.max = swg * skpt;
+            p.small.max = p.small.workgroup_size * skpt;
             p.upfront.items_per_invocation = 3;
             // Publishing tile counts after ranking (no early counts); 1 and "too many" upfront histograms.
             p.lookback.early_counts = wg != 256;
             p.upfront.hist_copies = if wg == 64 { 1 } else { 16 };
+            let p = fit_shared(ctx, p);
             // The generic 4-word ballot arithmetic (the device default folds it to fewer words).
             let d = RadixDebug {
                 ballot_words: if wg == 64 { 4 } else { 0 },
@@ -1509,11 +1610,12 @@ fn rank2_keep_digit_and_match_or_variants() {
         for (wg, kpt, digit_bits) in [(256, 5, 7), (64, 3, 8), (192, 1, 6), (128, 8, 4)] {
             for (rank2, keep_digit) in [(1, false), (2, false), (0, true), (2, true)] {
                 let mut p = lavapipe_policy(ctx);
-                p.tile.workgroup_size = wg;
+                p.tile.workgroup_size = fit_workgroup(ctx, wg);
                 p.tile.items_per_invocation = kpt;
                 p.tile.digit_bits = digit_bits;
                 p.tile.rank_counters = rank(rank2);
                 p.tile.keep_digit = keep_digit;
+                let p = fit_shared(ctx, p);
                 for alg in [SortAlgorithm::Onesweep, SortAlgorithm::ReduceThenScan] {
                     for (key, value) in [
                         (KeyType::F32, ValueType::U64),
@@ -1777,7 +1879,10 @@ fn tile_clocks_record_every_tile() {
     let plain = sorter_with(&ctx, config, Some(policy), RadixDebug::default()).unwrap();
     let layout = radix_of(&plain).pick(n).layout(n);
     let tiles = layout.portions.count * layout.portions.tiles;
-    let records = Buffer::device_local(&ctx, "test::clocks", 4 * tiles * 64).unwrap();
+    // The places of the policy's digits (8 bits: 4), those where keys below 2^16 differ (8 bits: 2).
+    let places = 32u64.div_ceil(policy.tile.digit_bits as u64);
+    let live = 16u64.div_ceil(policy.tile.digit_bits as u64);
+    let records = Buffer::device_local(&ctx, "test::clocks", places * tiles * 64).unwrap();
     let addr = records.device_address().unwrap();
     let sorter = sorter_with(
         &ctx,
@@ -1801,7 +1906,7 @@ fn tile_clocks_record_every_tile() {
     )
     .unwrap();
     records
-        .write(0, &vec![0u8; (4 * tiles * 64) as usize])
+        .write(0, &vec![0u8; (places * tiles * 64) as usize])
         .unwrap();
     ctx.submit("test::clocks", |rec| {
         sorter.cmd_sort(rec, kb.as_ref(), Some(vb.as_ref()), scratch.as_ref(), n)
@@ -1814,17 +1919,17 @@ fn tile_clocks_record_every_tile() {
     let got_v: Vec<u32> = vb.read_vec(n as usize).unwrap();
     assert!(want.iter().map(|p| p.0).eq(got_k.iter().copied()));
     assert!(want.iter().map(|p| p.1).eq(got_v.iter().copied()));
-    // Every place that ran left one record per tile, its phases in order. Keys below 2^16: places 2 and 3 are
-    // skipped (every key has digit 0 there), so they leave no records.
+    // Every place that ran left one record per tile, its phases in order. Keys below 2^16: the places above
+    // bit 16 (8-bit digits: places 2 and 3) are skipped (every key has digit 0 there), so they leave no records.
     let words: Vec<u32> = records
-        .read_vec((4 * tiles) as usize * radix::clocks::RECORD_WORDS)
+        .read_vec((places * tiles) as usize * radix::clocks::RECORD_WORDS)
         .unwrap();
     for (p, chunk) in words
         .chunks_exact(tiles as usize * radix::clocks::RECORD_WORDS)
         .enumerate()
     {
         let recs = radix::clocks::decode(chunk);
-        if p >= 2 {
+        if p as u64 >= live {
             assert!(recs.is_empty(), "place {p} was skipped");
             continue;
         }
@@ -2058,12 +2163,13 @@ fn msd_case(key: KeyType, order: Order, bits: Option<(u32, u32)>, p: RadixPolicy
     c
 }
 
-/// The device's policy with MSD bucket tiles of one key per invocation, 3-key split tiles and no counted buckets:
-/// small sorts reach the bucket pass's helpers.
+/// The device's policy with MSD bucket tiles of one key per invocation, split tiles of 3 times the device's (3
+/// keys per invocation of 1024) and no counted buckets: small sorts reach the bucket pass's helpers. (Smaller
+/// split tiles would need more shared memory for the bucket pass's runs than the device has.)
 fn tiny_msd_policy(ctx: &Arc<Context>) -> RadixPolicy {
     let mut p = lavapipe_policy(ctx);
     p.msd_bucket.items_per_invocation = 1;
-    p.msd_split.items_per_invocation = 3;
+    p.msd_split.items_per_invocation = (p.msd_split.items_per_invocation * 3).min(32);
     p.msd.rank_max = 0;
     p
 }
@@ -2211,8 +2317,13 @@ fn msd_cooperative_helpers() {
 #[test]
 fn msd_wide_bucket_workgroups() {
     with_gpu(|ctx| {
+        let plan = vksort::policy::SubgroupPlan::for_device(ctx.caps());
         for wg in [512u32, 1024] {
             if wg > ctx.caps().max_workgroup_invocations {
+                common::skip(
+                    "workgroup-invocations",
+                    &format!("no bucket workgroups of {wg} invocations"),
+                );
                 continue;
             }
             for (key, value) in [
@@ -2225,6 +2336,11 @@ fn msd_wide_bucket_workgroups() {
                 p.msd_bucket.items_per_invocation = 4;
                 p.msd_bucket.max_items_per_invocation = 4;
                 p.msd.coop_min_keys = 1;
+                // Within the device's shared memory: narrower digits where 8-bit ones do not fit (lavapipe at
+                // subgroups of 16: 32 subgroups of 256 counters take all of its 32 KiB).
+                while p.check(ctx.caps(), &plan).is_err() && p.tile.digit_bits > 4 {
+                    p.tile.digit_bits -= 1;
+                }
                 let mut c = Case::new(key);
                 c.value = value;
                 c.algorithm = SortAlgorithm::Msd;
@@ -2352,9 +2468,11 @@ type HybridCase = (Vec<u64>, Order, Option<(u32, u32)>, Option<usize>);
 #[test]
 fn hybrid_sort() {
     with_gpu(|ctx| {
+        // A group tile of 128 keys in 128 x 1 (a wide workgroup keeps a group of every key within a CPU
+        // driver's loop budget up to a few tens of thousands of keys: each case is cut to the capacity).
         let mut tiny = lavapipe_policy(ctx);
-        tiny.hybrid.workgroup_size = 32;
-        tiny.hybrid.items_per_invocation = 4;
+        tiny.hybrid.workgroup_size = 128;
+        tiny.hybrid.items_per_invocation = 1;
         for key in KeyType::WORD_KEYS {
             let top = key.bits() - 1;
             let value = if key.bytes() == 8 {
@@ -2423,24 +2541,33 @@ fn hybrid_sort() {
                     None,
                 ),
             ];
-            for (raw, order, bits, gpu_n) in cases {
+            for (mut raw, order, bits, gpu_n) in cases {
                 let mut c = Case::new(key);
                 c.value = value;
                 c.order = order;
                 c.bits = bits;
                 c.algorithm = SortAlgorithm::Hybrid;
                 c.policy = Some(tiny);
+                // Within the device's capacity for this shape (lavapipe: its loop budget), the GPU-side count
+                // as far below it.
+                let n = raw.len().min(hybrid_capacity(ctx, &c) as usize);
+                let gpu_n = gpu_n.map(|m| n - (raw.len() - m).min(n - 1));
+                raw.truncate(n);
                 check(ctx, &c, &raw, gpu_n);
             }
         }
-        // One group holding 90% of the keys (one workgroup sorts it through global memory), at the device's
-        // hybrid capacity (lavapipe: its loop limit) or 2^16 keys; one key more is refused.
+        // One group holding 90% of the keys (one workgroup sorts it through global memory), at the sorter's
+        // hybrid capacity (lavapipe: within its loop budget, for the shape and subgroup size) or 2^16 keys; one
+        // key more is refused.
         for (key, value) in [
             (KeyType::U32, ValueType::None),
             (KeyType::U64, ValueType::U64),
         ] {
-            let p = sort_policy(ctx, key, value);
-            let n = p.hybrid_capacity().min(1 << 16) as usize;
+            let mut c = Case::new(key);
+            c.value = value;
+            c.algorithm = SortAlgorithm::Hybrid;
+            let cap = hybrid_capacity(ctx, &c);
+            let n = cap.min(1 << 16) as usize;
             let mut r = Rng(key as u64 + 5);
             let top = key.bits() - 16;
             let raw: Vec<u64> = (0..n)
@@ -2457,13 +2584,18 @@ fn hybrid_sort() {
                     }
                 })
                 .collect();
-            let mut c = Case::new(key);
-            c.value = value;
-            c.algorithm = SortAlgorithm::Hybrid;
             check(ctx, &c, &raw, None);
-            if p.hybrid_capacity() < radix::MAX_KEYS {
+            // Every key in one group with every bit below the top byte varying: the most places the group
+            // pass sorts, through global memory (the capacity keeps it within a CPU driver's loop budget).
+            let one: Vec<u64> = (0..n)
+                .map(|_| {
+                    (0x12 << (key.bits() - 8)) | (r.next_u64() & ((1 << (key.bits() - 8)) - 1))
+                })
+                .collect();
+            check(ctx, &c, &one, None);
+            if cap < radix::MAX_KEYS {
                 // One key more is refused when the sorter is made.
-                let over = p.hybrid_capacity() + 1;
+                let over = cap + 1;
                 let e = c.sorter(ctx, over as usize).err();
                 assert!(
                     matches!(
@@ -2472,7 +2604,7 @@ fn hybrid_sort() {
                             algorithm: "hybrid",
                             max,
                             n,
-                        }) if max == p.hybrid_capacity() && n == over
+                        }) if max == cap && n == over
                     ),
                     "{e:?}"
                 );
@@ -2486,7 +2618,10 @@ fn hybrid_sort() {
         // Edge sizes around the device policy's group tile.
         let p = sort_policy(ctx, KeyType::U32, ValueType::U32);
         let t = p.hybrid_tile() as usize;
-        let cap = p.hybrid_capacity() as usize;
+        let mut c = Case::new(KeyType::U32);
+        c.value = ValueType::U32;
+        c.algorithm = SortAlgorithm::Hybrid;
+        let cap = hybrid_capacity(ctx, &c) as usize;
         for n in [
             0,
             1,

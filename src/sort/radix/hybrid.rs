@@ -29,6 +29,18 @@ push_block! {
     }
 }
 
+impl RadixSort {
+    /// The most keys this sorter's hybrid sort takes: [`super::RadixPolicy::hybrid_capacity_within`] the
+    /// device's loop budget (lavapipe: one group of every key must be sortable by one workgroup within it).
+    pub fn hybrid_capacity(&self) -> u64 {
+        let budget = crate::tuning::for_class(self.ctx.caps().class)
+            .radix
+            .loop_budget;
+        self.policy
+            .hybrid_capacity_within(self.places, self.hi - self.lo, self.plan.min, budget)
+    }
+}
+
 /// The algorithm that runs and the hybrid plan word (MSD places | log2 of the groups << 8): sorts cut into
 /// portions (the group passes bind whole arrays) or of one digit place run as Onesweep.
 pub(crate) fn resolve(

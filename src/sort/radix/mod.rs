@@ -551,7 +551,7 @@ impl RadixSort {
             p.fused.loop_max as u64,
             p.msd_single_keys(),
             MSD_MAX_KEYS,
-            p.hybrid_capacity(),
+            self.hybrid_capacity(),
             self.binding_range() / widest,
         ];
         let mut sizes = crate::sort::items::planning_sizes(max_n, &thresholds);
@@ -602,8 +602,9 @@ impl SortBackend for RadixSort {
             SortAlgorithm::Small => self.policy.small_capacity() as u64,
             // Its bucket pass holds one run per split tile in shared memory.
             SortAlgorithm::Msd => MSD_MAX_KEYS,
-            // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid.max).
-            SortAlgorithm::Hybrid => self.policy.hybrid_capacity(),
+            // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid.max, and the
+            // device's loop budget).
+            SortAlgorithm::Hybrid => self.hybrid_capacity(),
             _ => MAX_KEYS,
         };
         Capabilities {
