@@ -2,7 +2,7 @@
 //! each group of keys sharing those bits in one range; `hybrid::bounds` finds where each starts, and
 //! `hybrid::local` sorts each group in one workgroup. docs/architecture.md "The radix sorts" has the bytes.
 
-use super::{Bindings, Portions, RadixSort};
+use super::{Bindings, Portions, RadixPolicy, RadixSort};
 use crate::error::Result;
 use crate::gpu::{push_block, Recorder};
 use crate::sort::algorithm::SortAlgorithm;
@@ -26,6 +26,123 @@ push_block! {
         pub lo: u32,
         pub key_kind: u32,
         pub flags: u32,
+    }
+}
+
+/// The hybrid sort's shapes and capacity.
+impl RadixPolicy {
+    /// The most keys the hybrid sort takes: `hybrid.max` (u32::MAX: the radix sorts' 2^32 - 2^16).
+    pub fn hybrid_capacity(&self) -> u64 {
+        match self.hybrid.max {
+            u32::MAX => super::MAX_KEYS,
+            m => m as u64,
+        }
+    }
+
+    /// An upper bound on the loop iterations one invocation of the hybrid sort's group pass runs when one
+    /// workgroup sorts a group of `keys` keys through global memory on `places` digit places (radix_range.glsl
+    /// `sort_range` with radix_rank.glsl's `rank_digits`, every loop counted as not unrolled), in subgroups of at
+    /// least `min_subgroup` invocations (more subgroups: longer loops over them). lavapipe's groups failed
+    /// 10-25% above the count this puts at 65535 (measured at 64 x 4, 64 x 8, 32 x 4 and 128 x 16 with
+    /// subgroups of 4 and 8; docs/tuning.md, hybrid_max).
+    pub fn hybrid_range_loops(&self, places: u32, min_subgroup: u32, keys: u64) -> u64 {
+        let wg = self.hybrid.workgroup_size.max(1) as u64;
+        let kpt = self.hybrid.items_per_invocation.max(1) as u64;
+        let radix = self.radix() as u64;
+        let sub = min_subgroup.max(1) as u64;
+        let subgroups = (wg / sub).max(1);
+        let dpt = radix.div_ceil(wg);
+        // scan_digit_totals: two loops over the invocation's digits, the workgroup scan's loop over subgroups.
+        let scan = 2 * dpt + subgroups.div_ceil(sub);
+        // rank_digits: clearing the histograms, the items in batches of 4 (three loops over a batch, one ballot
+        // per digit bit each), the serial loop over subgroups per digit, the digit scan.
+        let rank = (subgroups * radix).div_ceil(wg)
+            + kpt.div_ceil(4)
+            + kpt * (self.tile.digit_bits as u64 + 3)
+            + dpt * (subgroups + 1)
+            + scan;
+        // A chunk of the range: clear, load, digits and store of the items, ranking, the running offsets.
+        let chunk = 1 + 4 * kpt + rank + dpt;
+        let per_invocation = keys.div_ceil(wg);
+        let chunks = keys.div_ceil(wg * kpt);
+        // The bits that differ and the final copy, then per place: three loops over the invocation's digits,
+        // the histogram, the digit scan and the chunks.
+        2 * per_invocation + places as u64 * (3 * dpt + per_invocation + scan + chunks * chunk)
+    }
+
+    /// The most keys the hybrid sort takes on a device whose invocations may run at most `loop_budget` loop
+    /// iterations in all (0: no limit) with subgroups of at least `min_subgroup`, for keys of `places` digit
+    /// places over `bits` bits: [`RadixPolicy::hybrid_capacity`], lowered to below the first count at which
+    /// one group holding every key would need more iterations ([`RadixPolicy::hybrid_range_loops`]). The group
+    /// pass sorts every bit below the group bits (radix_plan.glsl: also those of the MSD places below them),
+    /// so for the shape [`RadixPolicy::hybrid_geometry`] chooses, (places, g), a group has up to
+    /// ceil((bits - g) / tile.digit_bits) places to sort.
+    pub fn hybrid_capacity_within(
+        &self,
+        places: u32,
+        bits: u32,
+        min_subgroup: u32,
+        loop_budget: u32,
+    ) -> u64 {
+        let cap = self.hybrid_capacity();
+        if loop_budget == 0 || places < 2 {
+            return cap;
+        }
+        const TOP: u64 = 1 << 40;
+        // The smallest n in [1, TOP] with `f(n)` (false below it, true from it on), TOP + 1 if none.
+        let first = |f: &dyn Fn(u64) -> bool| {
+            let (mut lo, mut hi) = (1u64, TOP + 1);
+            while lo < hi {
+                let m = lo + (hi - lo) / 2;
+                if f(m) {
+                    hi = m;
+                } else {
+                    lo = m + 1;
+                }
+            }
+            lo
+        };
+        let d = self.tile.digit_bits.max(1);
+        // A group's places: fewer as the count grows (the group bits g only grow).
+        let group_places = |n: u64| (bits - self.hybrid_geometry(places, bits, n).1).div_ceil(d);
+        // Within the counts of one group place count the loops grow with the count: the first count over the
+        // budget is the earliest such over these ranges, from the most places down.
+        for gp in (1..=places).rev() {
+            let start = first(&|n| group_places(n) <= gp);
+            let end = first(&|n| group_places(n) < gp);
+            if start >= end {
+                continue;
+            }
+            let over =
+                first(&|n| self.hybrid_range_loops(gp, min_subgroup, n) > loop_budget as u64);
+            if over < end {
+                return cap.min(over.max(start) - 1);
+            }
+        }
+        cap
+    }
+
+    /// Keys per group tile of the hybrid sort: hybrid.workgroup_size x hybrid.items_per_invocation.
+    pub fn hybrid_tile(&self) -> u32 {
+        self.hybrid.workgroup_size * self.hybrid.items_per_invocation
+    }
+
+    /// The hybrid sort's (MSD places, log2 of the groups) for up to `max_n` keys on `places` places of `bits`
+    /// bits: the fewest whose average group holds at most 7/8 of the group tile (0 places: one place only).
+    pub fn hybrid_geometry(&self, places: u32, bits: u32, max_n: u64) -> (u32, u32) {
+        if places < 2 {
+            return (0, 0);
+        }
+        let target = (self.hybrid_tile() as u64 * 7 / 8).max(1);
+        let d = self.tile.digit_bits;
+        let width = |p: u32| bits - (places - p) * d;
+        let mut p = 1;
+        while p < places - 1 && max_n >> width(p).min(63) > target {
+            p += 1;
+        }
+        let need = max_n.div_ceil(target).max(1);
+        let g = (64 - (need - 1).leading_zeros()).min(width(p)).min(16);
+        (p, g)
     }
 }
 
