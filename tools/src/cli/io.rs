@@ -83,17 +83,17 @@ pub fn read_column(path: &str, ty: ElemType, text: bool, what: &str) -> Result<C
         })?;
         Column::parse_text(ty, &s).map_err(|e| anyhow::anyhow!("{what} `{name}`: {e}"))
     } else {
-        if looks_like_text(&bytes) {
-            eprintln!("note: {what} `{name}` looks like text; it is read as raw numbers (add --text if it is)");
+        let textlike = looks_like_text(&bytes);
+        match Column::from_bytes(ty, &bytes) {
+            Err(e) if textlike => bail!("{what} `{name}`: {e} (it looks like text: add --text)"),
+            Err(e) => bail!("{what} `{name}`: {e}"),
+            Ok(col) => {
+                if textlike {
+                    eprintln!("note: {what} `{name}` looks like text; it is read as raw numbers (add --text if it is)");
+                }
+                Ok(col)
+            }
         }
-        Column::from_bytes(ty, &bytes).map_err(|e| {
-            let hint = if looks_like_text(&bytes) {
-                " (it looks like text: add --text)"
-            } else {
-                ""
-            };
-            anyhow::anyhow!("{what} `{name}`: {e}{hint}")
-        })
     }
 }
 

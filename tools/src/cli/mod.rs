@@ -953,22 +953,25 @@ fn demo(a: DemoArgs, device: Option<String>) -> Result<i32> {
     });
     let mut status = 0;
     for spec in &specs {
-        let mut title = format!("{} [{}]", spec.op_name(Dist::Uniform), spec.algo());
-        if let (OpSpec::Sort { .. }, true) = (spec, spec.algo() == "auto") {
-            // Auto's choice for this N, as the library makes it.
-            let sorter = vksort::sort::Sorter::new(&ctx, ops::sort_config(spec, n as u64)?)?;
-            title = format!(
-                "{} [auto: {}]",
-                spec.op_name(Dist::Uniform),
-                sorter.algorithm_for(n as u64).name()
-            );
-        }
+        let title = format!("{} [{}]", spec.op_name(Dist::Uniform), spec.algo());
         if !spec.available() {
             println!("{title}: not in this build of vksort yet");
             continue;
         }
         let input = Input::generate(spec, n, Dist::Uniform, a.seed);
         let (out, timing) = ops::run_once(&ctx, spec, &input)?;
+        // Auto's choice, as the run made it.
+        let title = match out.algorithm {
+            Some(a) if a.name() != spec.algo() => {
+                format!(
+                    "{} [{}: {}]",
+                    spec.op_name(Dist::Uniform),
+                    spec.algo(),
+                    a.name()
+                )
+            }
+            _ => title,
+        };
         let ms = timing.median_ns() / 1e6;
         let verdict = match ops::verify(spec, &input, &out, n <= 1 << 22) {
             Ok(()) => "matches the CPU".to_string(),
