@@ -2,7 +2,8 @@
 // workgroup keeps a CLOCK_WORDS-word record in shared memory (so the instrumented kernel needs hardly more
 // registers than the plain one), reads the SM clock at phase boundaries (CLOCK(i), each right after a barrier)
 // and the device's real-time clock at entry and exit, and writes the record through a device address at every
-// exit. The layouts below are the ones src/sort/radix/clocks.rs decodes (through the generated constants).
+// exit (through radix_common.glsl's addr_at). The layouts below are the ones src/sort/radix/clocks.rs decodes
+// (through the generated constants).
 #ifndef CLOCK_GLSL
 #define CLOCK_GLSL
 const uint CLOCK_WORDS = 16u;
@@ -51,7 +52,7 @@ void clock_entry(uint rt) {
 }
 
 // Exit (invocation 0): the SM clock in word `end`, the real-time clock at `rt`, the SM id at `sm`, `id` + 1 at
-// `id_word`, then the record stored at `base + record x CLOCK_WORDS x 4` (base 64-byte aligned).
+// `id_word`, then the record stored at `base + record x CLOCK_WORDS x 4`.
 void clock_exit(uint end, uint rt, uint sm, uint id_word, uint id, uvec2 base, uint record) {
     if (gl_LocalInvocationID.x != 0u) return;
     uvec2 t = clockRealtime2x32EXT();
@@ -64,10 +65,7 @@ void clock_exit(uint end, uint rt, uint sm, uint id_word, uint id, uvec2 base, u
     clk[sm] = 0u;
 #endif
     clk[id_word] = id + 1u;
-    uint hi, lo, c;
-    umulExtended(record, CLOCK_WORDS * 4u, hi, lo);
-    lo = uaddCarry(base.x, lo, c);
-    for (uint i = 0u; i < CLOCK_WORDS; i++) WordRef(uvec2(lo + i * 4u, base.y + hi + c)).word = clk[i];
+    for (uint i = 0u; i < CLOCK_WORDS; i++) WordRef(addr_at(base, record, CLOCK_WORDS * 4u, i * 4u)).word = clk[i];
 }
 #else
 #define CLOCK(i)

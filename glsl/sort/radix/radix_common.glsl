@@ -40,6 +40,16 @@ const uint FLAG_AGGREGATE = 1u << 30;
 const uint FLAG_INCLUSIVE = 2u << 30;
 const uint COUNT_MASK = (1u << 30) - 1u;
 
+// A device address base + idx x stride + extra, in 64 bits (lo, hi): the wide variants' stores and the clock
+// records.
+uvec2 addr_at(uvec2 base, uint idx, uint stride, uint extra) {
+    uint hi, lo, c0, c1;
+    umulExtended(idx, stride, hi, lo);
+    lo = uaddCarry(lo, extra, c0);
+    uint rlo = uaddCarry(base.x, lo, c1);
+    return uvec2(rlo, base.y + hi + c0 + c1);
+}
+
 // A VkDispatchIndirectCommand's (x, y, z) for `groups` workgroups (flat_group_id() order): at most max_x
 // (maxComputeWorkGroupCount[0]) in x; 0 groups give (0, 1, 1).
 uvec3 indirect_grid(uint groups, uint max_x) {

@@ -233,16 +233,6 @@ void place_runs(uint d, uint gb) {
 
 uint load_key(uint g_sel, uint i) { return g_sel == 0u ? keys_a[i] : keys_b[i]; }
 
-#if WIDE
-// base + idx * stride + extra, in 64 bits (lo, hi).
-uvec2 addr_at(uvec2 base, uint idx, uint stride, uint extra) {
-    uint hi, lo, c0, c1;
-    umulExtended(idx, stride, hi, lo);
-    lo = uaddCarry(lo, extra, c0);
-    uint rlo = uaddCarry(base.x, lo, c1);
-    return uvec2(rlo, base.y + hi + c0 + c1);
-}
-#endif
 // Word w of destination key / value `dst` (a global index) on the side the pass writes.
 void store_key(uint g_sel, uint dst, uint w, uint v) {
 #if WIDE
