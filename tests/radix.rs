@@ -2247,6 +2247,65 @@ fn msd_skewed_buckets_on_helpers() {
     });
 }
 
+/// The MSD sort at its capacity on this device (lavapipe: within its loop budget, for the key width, the bucket
+/// shape and the subgroup size; elsewhere 2^20 keys), for the keys that load one workgroup most: one bucket of
+/// every key that no sample splits (all but 1 in 256 keys equal, the rest varying in every bit below the top
+/// digit: one helper moves the whole bucket and sorts it through global memory on every place below the split
+/// digit), and entropy-reduced keys. With values (stability) and a GPU-side count; one key more is refused.
+#[test]
+fn msd_at_capacity() {
+    with_gpu(|ctx| {
+        for key in [KeyType::U32, KeyType::U64] {
+            let mut c = Case::new(key);
+            c.value = ValueType::U32;
+            c.algorithm = SortAlgorithm::Msd;
+            let cap = radix_of(&c.sorter(ctx, 1).unwrap()).msd_max_keys();
+            println!("{key:?}: MSD capacity {cap}");
+            let n = cap as usize;
+            let mut r = Rng(key as u64 + 91);
+            let top = key.bits() - 8;
+            let low = |r: &mut Rng| r.next_u64() & ((1u64 << top) - 1);
+            let x = (0x5a << top) | low(&mut r);
+            let one_share: Vec<u64> = (0..n)
+                .map(|_| {
+                    if r.next_u32() % 256 != 0 {
+                        x
+                    } else {
+                        (0x5a << top) | low(&mut r)
+                    }
+                })
+                .collect();
+            check(ctx, &c, &one_share, None);
+            check(
+                ctx,
+                &c,
+                &gen(key, Dist::Entropy(3), n, key as u64 + 92),
+                Some(n - 5),
+            );
+            if cap < radix::MSD_MAX_KEYS {
+                let over = cap + 1;
+                let e = c.sorter(ctx, over as usize).err();
+                assert!(
+                    matches!(
+                        e,
+                        Some(Error::AlgorithmLimit {
+                            algorithm: "msd",
+                            max,
+                            n,
+                        }) if max == cap && n == over
+                    ),
+                    "{e:?}"
+                );
+            } else {
+                common::skip(
+                    "msd-capacity-limit",
+                    "the device has no loop budget: the MSD sort takes its full 2^20 keys",
+                );
+            }
+        }
+    });
+}
+
 /// Cooperative MSD helpers (`msd.coop_min_keys`): a large bucket's helpers each read a part of it and exchange
 /// counts, waiting for each other a bounded time. Buckets of many helpers (skewed and crowded keys), large
 /// buckets cooperating beside smaller ones alone, a bucket of two helpers, and helpers that arrive late (stall

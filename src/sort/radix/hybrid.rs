@@ -40,34 +40,13 @@ impl RadixPolicy {
     }
 
     /// An upper bound on the loop iterations one invocation of the hybrid sort's group pass runs when one
-    /// workgroup sorts a group of `keys` keys through global memory on `places` digit places (radix_range.glsl
-    /// `sort_range` with radix_rank.glsl's `rank_digits`, every loop counted as not unrolled), in subgroups of at
-    /// least `min_subgroup` invocations (more subgroups: longer loops over them). lavapipe's groups failed
-    /// 10-25% above the count this puts at 65535 (measured at 64 x 4, 64 x 8, 32 x 4 and 128 x 16 with
-    /// subgroups of 4 and 8; docs/tuning.md, hybrid_max).
+    /// workgroup sorts a group of `keys` keys through global memory on `places` digit places, in subgroups of
+    /// at least `min_subgroup` invocations ([`RadixPolicy::range_loops`] at the hybrid shape). lavapipe's
+    /// groups failed 10-25% above the count this puts at 65535 (measured at 64 x 4, 64 x 8, 32 x 4 and
+    /// 128 x 16 with subgroups of 4 and 8; docs/tuning.md, hybrid_max).
     pub fn hybrid_range_loops(&self, places: u32, min_subgroup: u32, keys: u64) -> u64 {
-        let wg = self.hybrid.workgroup_size.max(1) as u64;
-        let kpt = self.hybrid.items_per_invocation.max(1) as u64;
-        let radix = self.radix() as u64;
-        let sub = min_subgroup.max(1) as u64;
-        let subgroups = (wg / sub).max(1);
-        let dpt = radix.div_ceil(wg);
-        // scan_digit_totals: two loops over the invocation's digits, the workgroup scan's loop over subgroups.
-        let scan = 2 * dpt + subgroups.div_ceil(sub);
-        // rank_digits: clearing the histograms, the items in batches of 4 (three loops over a batch, one ballot
-        // per digit bit each), the serial loop over subgroups per digit, the digit scan.
-        let rank = (subgroups * radix).div_ceil(wg)
-            + kpt.div_ceil(4)
-            + kpt * (self.tile.digit_bits as u64 + 3)
-            + dpt * (subgroups + 1)
-            + scan;
-        // A chunk of the range: clear, load, digits and store of the items, ranking, the running offsets.
-        let chunk = 1 + 4 * kpt + rank + dpt;
-        let per_invocation = keys.div_ceil(wg);
-        let chunks = keys.div_ceil(wg * kpt);
-        // The bits that differ and the final copy, then per place: three loops over the invocation's digits,
-        // the histogram, the digit scan and the chunks.
-        2 * per_invocation + places as u64 * (3 * dpt + per_invocation + scan + chunks * chunk)
+        let h = &self.hybrid;
+        self.range_loops(h.workgroup_size, h.items_per_invocation, places, min_subgroup, keys)
     }
 
     /// The most keys the hybrid sort takes on a device whose invocations may run at most `loop_budget` loop

@@ -1,7 +1,6 @@
 //! The radix sort's scratch layout: how a sort is cut into portions, where each scratch region lies, the control
 //! block's words and the geometry several passes share. docs/architecture.md "The radix sorts" draws it.
 
-use super::policy::MSD_MAX_KEYS;
 use super::RadixSort;
 use crate::shaders::include::radix_common as glsl;
 use crate::sort::algorithm::SortAlgorithm;
@@ -191,13 +190,13 @@ impl RadixSort {
             .hybrid_geometry(self.places, self.hi - self.lo, max_n.max(1))
     }
 
-    /// The most keys this sorter may sort with the MSD sort (0: never): [`MSD_MAX_KEYS`] when configured or a
+    /// The most keys this sorter may sort with the MSD sort (0: never): `msd_max_keys` when configured or a
     /// cost model may choose it, else the policy's `msd.max`.
     pub(crate) fn msd_capacity(&self) -> u64 {
         match self.algorithm {
-            SortAlgorithm::Msd => MSD_MAX_KEYS,
-            SortAlgorithm::Auto if self.any => MSD_MAX_KEYS,
-            SortAlgorithm::Auto => (self.policy.msd.max as u64).min(MSD_MAX_KEYS),
+            SortAlgorithm::Msd => self.msd_max_keys(),
+            SortAlgorithm::Auto if self.any => self.msd_max_keys(),
+            SortAlgorithm::Auto => (self.policy.msd.max as u64).min(self.msd_max_keys()),
             _ => 0,
         }
     }

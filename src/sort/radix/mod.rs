@@ -551,6 +551,7 @@ impl RadixSort {
             p.fused.loop_max as u64,
             p.msd_single_keys(),
             MSD_MAX_KEYS,
+            self.msd_max_keys(),
             self.hybrid_capacity(),
             self.binding_range() / widest,
         ];
@@ -600,8 +601,8 @@ impl SortBackend for RadixSort {
     fn capabilities(&self, algorithm: SortAlgorithm) -> Capabilities {
         let max_keys = match algorithm {
             SortAlgorithm::Small => self.policy.small_capacity() as u64,
-            // Its bucket pass holds one run per split tile in shared memory.
-            SortAlgorithm::Msd => MSD_MAX_KEYS,
+            // Its bucket pass holds one run per split tile in shared memory (and the device's loop budget).
+            SortAlgorithm::Msd => self.msd_max_keys(),
             // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid.max, and the
             // device's loop budget).
             SortAlgorithm::Hybrid => self.hybrid_capacity(),

@@ -37,6 +37,20 @@ push_block! {
     }
 }
 
+impl RadixSort {
+    /// The most keys this sorter's MSD sort takes: [`super::MSD_MAX_KEYS`], within the device's loop budget
+    /// (lavapipe: a bucket of every key must be sortable by one workgroup within it;
+    /// [`super::RadixPolicy::msd_capacity_within`]).
+    pub fn msd_max_keys(&self) -> u64 {
+        let budget = crate::tuning::for_class(self.ctx.caps().class)
+            .radix
+            .loop_budget;
+        let shared = self.ctx.caps().max_shared_memory as u64;
+        self.policy
+            .msd_capacity_within(&self.plan, self.hi - self.lo, shared, budget)
+    }
+}
+
 /// The MSD sort's kernels for one size, and its grid.
 struct MsdKernels {
     split: Arc<Kernel>,

@@ -321,6 +321,88 @@ impl RadixPolicy {
         }
     }
 
+    /// An upper bound on the loop iterations one invocation runs when a workgroup of `wg` invocations, `kpt`
+    /// keys each, sorts `keys` keys through global memory on `places` digit places (radix_range.glsl
+    /// `sort_range` with radix_rank.glsl's `rank_digits`, every loop counted as not unrolled), in subgroups of at
+    /// least `min_subgroup` invocations (more subgroups: longer loops over them). The hybrid group pass and the
+    /// MSD bucket pass's large shares sort this way; a device with a loop budget bounds their capacity by it.
+    pub(crate) fn range_loops(
+        &self,
+        wg: u32,
+        kpt: u32,
+        places: u32,
+        min_subgroup: u32,
+        keys: u64,
+    ) -> u64 {
+        let wg = wg.max(1) as u64;
+        let kpt = kpt.max(1) as u64;
+        let radix = self.radix() as u64;
+        let sub = min_subgroup.max(1) as u64;
+        let subgroups = (wg / sub).max(1);
+        let dpt = radix.div_ceil(wg);
+        // scan_digit_totals: two loops over the invocation's digits, the workgroup scan's loop over subgroups.
+        let scan = 2 * dpt + subgroups.div_ceil(sub);
+        // rank_digits: clearing the histograms, the items in batches of 4 (three loops over a batch, one ballot
+        // per digit bit each), the serial loop over subgroups per digit, the digit scan.
+        let rank = (subgroups * radix).div_ceil(wg)
+            + kpt.div_ceil(4)
+            + kpt * (self.tile.digit_bits as u64 + 3)
+            + dpt * (subgroups + 1)
+            + scan;
+        // A chunk of the range: clear, load, digits and store of the items, ranking, the running offsets.
+        let chunk = 1 + 4 * kpt + rank + dpt;
+        let per_invocation = keys.div_ceil(wg);
+        let chunks = keys.div_ceil(wg * kpt);
+        // The bits that differ and the final copy, then per place: three loops over the invocation's digits,
+        // the histogram, the digit scan and the chunks.
+        2 * per_invocation + places as u64 * (3 * dpt + per_invocation + scan + chunks * chunk)
+    }
+
+    /// The most keys the MSD sort takes on a device whose invocations may run at most `loop_budget` loop
+    /// iterations in all (0: no limit) for keys of `bits` bits with `shared` bytes of shared memory:
+    /// [`MSD_MAX_KEYS`], lowered below the first count at which one bucket holding every key would need more.
+    /// Such a bucket (keys that no sample splits, e.g. all but a few equal above the low bits) is one helper's
+    /// share: the helper reads it twice in parts to move it into place, then sorts it through global memory
+    /// on the places below the split digit ([`Self::range_loops`], two places more for the moves, plus the
+    /// run-table walk per part).
+    pub(crate) fn msd_capacity_within(
+        &self,
+        plan: &SubgroupPlan,
+        bits: u32,
+        shared: u64,
+        loop_budget: u32,
+    ) -> u64 {
+        if loop_budget == 0 {
+            return MSD_MAX_KEYS;
+        }
+        let wg = self.msd_bucket.workgroup_size.max(1);
+        let d = self.tile.digit_bits.max(1);
+        let places = bits.saturating_sub(d).div_ceil(d);
+        let loops = |n: u64| {
+            let kpt = self.msd_bucket_items_per_invocation(plan, n, shared);
+            let parts = n.div_ceil(wg as u64 * kpt as u64);
+            let tiles = n.div_ceil(self.msd_split_tile().max(1) as u64);
+            self.range_loops(wg, kpt, places + 2, plan.min, n)
+                + 4 * parts * tiles.div_ceil(wg as u64)
+        };
+        // Counts in steps of 1/16 of each power of two: the kept count is the last before the first over.
+        let mut last = 0;
+        for k in 4..MSD_MAX_KEYS.trailing_zeros() {
+            for j in 0..16u64 {
+                let n = (1u64 << k) + j * (1u64 << k) / 16;
+                if loops(n) > loop_budget as u64 {
+                    return last;
+                }
+                last = n;
+            }
+        }
+        if loops(MSD_MAX_KEYS) > loop_budget as u64 {
+            last
+        } else {
+            MSD_MAX_KEYS
+        }
+    }
+
     pub(crate) fn msd_max_tiles(&self) -> u64 {
         MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
     }
