@@ -326,7 +326,7 @@ impl RadixPolicy {
     /// `sort_range` with radix_rank.glsl's `rank_digits`, every loop counted as not unrolled), in subgroups of at
     /// least `min_subgroup` invocations (more subgroups: longer loops over them). The hybrid group pass and the
     /// MSD bucket pass's large shares sort this way; a device with a loop budget bounds their capacity by it.
-    pub(crate) fn range_loops(
+    pub fn range_loops(
         &self,
         wg: u32,
         kpt: u32,
@@ -365,7 +365,7 @@ impl RadixPolicy {
     /// share: the helper reads it twice in parts to move it into place, then sorts it through global memory
     /// on the places below the split digit ([`Self::range_loops`], two places more for the moves, plus the
     /// run-table walk per part).
-    pub(crate) fn msd_capacity_within(
+    pub fn msd_capacity_within(
         &self,
         plan: &SubgroupPlan,
         bits: u32,
