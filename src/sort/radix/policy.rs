@@ -360,7 +360,7 @@ impl RadixPolicy {
 
     /// The most keys the MSD sort takes on a device whose invocations may run at most `loop_budget` loop
     /// iterations in all (0: no limit) for keys of `bits` bits with `shared` bytes of shared memory:
-    /// [`MSD_MAX_KEYS`], lowered below the first count at which one bucket holding every key would need more.
+    /// `MSD_MAX_KEYS` (2^20), lowered below the first count at which one bucket holding every key would need more.
     /// Such a bucket (keys that no sample splits, e.g. all but a few equal above the low bits) is one helper's
     /// share: the helper reads it twice in parts to move it into place, then sorts it through global memory
     /// on the places below the split digit ([`Self::range_loops`], two places more for the moves, plus the
