@@ -5,7 +5,8 @@
 Every time is host array in, host array out, the best of ``--repeat`` runs after one warm-up (the sorter and
 its pipelines exist by then). vksort's own row splits its time into the allocation of the output (numpy,
 on the host), the upload (host to device, through staging), the sort on the device and the download (device
-to host, into the output); the argsort row includes the copy of the keys and the index array. The table is Markdown, on standard output, with the device's name.
+to host, into the output); the argsort row includes the copy of the keys and the index array. The table is Markdown, on standard output, with the device's name; ``--cpu-max`` leaves the CPU sorts out above
+a size ("-").
 """
 
 from __future__ import annotations
@@ -54,7 +55,13 @@ def _data(dtype: str, n: int, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
 
 
-def run(sizes: List[int], dtypes: List[str], repeat: int, context: Optional[_core.Context] = None) -> str:
+def run(
+    sizes: List[int],
+    dtypes: List[str],
+    repeat: int,
+    context: Optional[_core.Context] = None,
+    cpu_max: Optional[int] = None,
+) -> str:
     ctx = context or _core.default_context()
     rng = np.random.default_rng(1)
     try:
@@ -82,17 +89,23 @@ def run(sizes: List[int], dtypes: List[str], repeat: int, context: Optional[_cor
                 "vk": ms(total),
                 "split": f"{ms(copy)} / {ms(up)} / {ms(run_)} / {ms(down)}",
                 "vkarg": ms(_best(lambda: _core.argsort(a, context=ctx), repeat)),
-                "np": ms(_best(lambda: np.sort(a), repeat)),
-                "nps": ms(_best(lambda: np.sort(a, kind="stable"), repeat)),
-                "npa": ms(_best(lambda: np.argsort(a), repeat)),
-                "npas": ms(_best(lambda: np.argsort(a, kind="stable"), repeat)),
+                "np": "-",
+                "nps": "-",
+                "npa": "-",
+                "npas": "-",
                 "pd": "-",
                 "pl": "-",
             }
-            if pd is not None:
+            cpu = cpu_max is None or n <= cpu_max
+            if cpu:
+                row["np"] = ms(_best(lambda: np.sort(a), repeat))
+                row["nps"] = ms(_best(lambda: np.sort(a, kind="stable"), repeat))
+                row["npa"] = ms(_best(lambda: np.argsort(a), repeat))
+                row["npas"] = ms(_best(lambda: np.argsort(a, kind="stable"), repeat))
+            if cpu and pd is not None:
                 df = pd.DataFrame({"k": a})
                 row["pd"] = ms(_best(lambda: df.sort_values("k", kind="stable"), repeat))
-            if pl is not None:
+            if cpu and pl is not None:
                 s = pl.Series("k", a)
                 row["pl"] = ms(_best(lambda: s.sort(), repeat))
             lines.append(
@@ -107,11 +120,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--sizes", default="1e5,1e6", help="comma-separated key counts (1e6 or 1000000)")
     p.add_argument("--dtypes", default="uint32,float32,int64", help="comma-separated key dtypes")
     p.add_argument("--repeat", type=int, default=3)
+    p.add_argument(
+        "--cpu-max",
+        default=None,
+        help="time numpy, pandas and polars only up to this many keys (their stable sorts of 1e9 keys take minutes)",
+    )
     p.add_argument("--device", default=None, help="an index or a name substring (default: VKSORT_DEVICE, else the best)")
     args = p.parse_args(argv)
     sizes = [int(float(s)) for s in args.sizes.split(",") if s]
     ctx = _core.Context(int(args.device) if args.device and args.device.isdigit() else args.device) if args.device else None
-    print(run(sizes, [d for d in args.dtypes.split(",") if d], args.repeat, ctx))
+    cpu_max = int(float(args.cpu_max)) if args.cpu_max else None
+    print(run(sizes, [d for d in args.dtypes.split(",") if d], args.repeat, ctx, cpu_max))
     return 0
 
 
