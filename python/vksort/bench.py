@@ -4,10 +4,10 @@
 
 Every time is host array in, host array out, the best of ``--repeat`` runs after one warm-up (the sorter and
 its pipelines exist by then; the CPU sorts warm up below 10^7 keys only). vksort's own row splits its time into
-the allocation of the output (numpy,
-on the host), the upload (host to device, through staging), the sort on the device and the download (device
-to host, into the output); the argsort row includes the copy of the keys and the index array. The table is Markdown, on standard output, with the device's name; ``--cpu-max`` leaves the CPU sorts out above
-a size ("-").
+the allocation of the output (numpy, on the host), the upload (host to device, through staging), the sort on
+the device and the download (device to host, into the output); the argsort row includes the copy of the keys
+and the index array. The table is Markdown, on standard output, with the device's name; ``--cpu-max`` leaves
+the CPU sorts out above a size ("-").
 """
 
 from __future__ import annotations
