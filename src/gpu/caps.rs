@@ -1,6 +1,7 @@
 //! What vksort knows of a device ([`DeviceCaps`]): read once from the physical device, with the optional
 //! features the device was created with; [`Context::enumerate`] lists them without creating a device.
 
+use super::options::LimitOverride;
 use super::requirements::OptionalFeatures;
 #[cfg(doc)]
 use super::ContextOptions;
@@ -77,6 +78,9 @@ pub struct DeviceCaps {
     pub timestamp_valid_bits: u32,
     /// Bytes of the largest device-local heap.
     pub device_local_bytes: u64,
+    /// `max_shared_memory` or `max_workgroup_invocations` lowered by [`ContextOptions::limits`]: every kernel's
+    /// shared memory is then checked against them too.
+    pub limits_lowered: bool,
 }
 
 /// The properties [`DeviceCaps::query`] reads through one `vkGetPhysicalDeviceProperties2` chain.
@@ -159,6 +163,22 @@ impl DeviceCaps {
                 .map(|f| f.timestamp_valid_bits)
                 .unwrap_or(0),
             device_local_bytes: largest_device_local_heap(&mem),
+            limits_lowered: false,
+        }
+    }
+
+    /// Lowers the limits to `o`'s where they are below the device's (never raises one).
+    pub(super) fn lower(&mut self, o: LimitOverride) {
+        if let Some(s) = o.shared.filter(|&s| s < self.max_shared_memory) {
+            self.max_shared_memory = s;
+            self.limits_lowered = true;
+        }
+        if let Some(i) = o
+            .invocations
+            .filter(|&i| i < self.max_workgroup_invocations)
+        {
+            self.max_workgroup_invocations = i;
+            self.limits_lowered = true;
         }
     }
 

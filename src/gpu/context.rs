@@ -95,12 +95,21 @@ struct Children {
 impl Context {
     /// Creates an instance and a device of its own, on the best device (or the one `options.device` names).
     pub fn new(options: ContextOptions) -> Result<Arc<Self>> {
+        let limits = options
+            .limits
+            .as_deref()
+            .map(super::options::LimitOverride::parse)
+            .transpose()?;
         // SAFETY: loading the system Vulkan loader; its symbols are trusted.
         let entry = unsafe { ash::Entry::load() }.map_err(|e| Error::Loader(e.to_string()))?;
         // Declared before the guards, so it outlives them: the layer reports through it until the instance dies.
         let log = Arc::new(ValidationLog::default());
         let (instance, debug_utils) = create_instance(&entry, options.validation, &log)?;
-        let (physical, device, queue_family, caps) = create_device(&instance.instance, &options)?;
+        let (physical, device, queue_family, mut caps) =
+            create_device(&instance.instance, &options)?;
+        if let Some(limits) = limits {
+            caps.lower(limits);
+        }
         checkpoint(CreationStep::Device)?;
         // SAFETY: the family index was chosen with a queue of index 0.
         let queue = unsafe { device.device.get_device_queue(queue_family, 0) };

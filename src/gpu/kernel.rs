@@ -61,6 +61,19 @@ impl Drop for Listing {
     }
 }
 
+/// Bytes of shared memory `shader` declares with `spec` ([`Error::Shader`] where it cannot be evaluated).
+fn workgroup_bytes_of(shader: ShaderId, spec: &Spec) -> Result<u64> {
+    let err = |what: String| Error::Shader {
+        name: shader.name().into(),
+        what,
+    };
+    let words = shader
+        .spirv()
+        .ok_or_else(|| err("not compiled into the library".into()))?;
+    super::workgroup_memory::workgroup_bytes(&words, spec)
+        .map_err(|e| err(format!("shared memory: {e}")))
+}
+
 /// Cache key of a kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct KernelKey {
@@ -252,7 +265,37 @@ impl Context {
                 self.caps.max_workgroup_invocations
             )));
         }
+        if self.caps.limits_lowered {
+            let bytes = workgroup_bytes_of(shader, spec)?;
+            if bytes > self.caps.max_shared_memory as u64 {
+                return Err(Error::Unsupported {
+                    device: self.caps.name.clone(),
+                    what: format!(
+                        "{shader} {spec:?} declares {bytes} bytes of shared memory, over \
+                         maxComputeSharedMemorySize {} (lowered by ContextOptions::limits)",
+                        self.caps.max_shared_memory
+                    ),
+                });
+            }
+        }
         Ok((interface, workgroup_size))
+    }
+
+    /// Each pipeline built so far: its shader's name, workgroup size and bytes of shared memory (as the
+    /// lowered-limits check counts them), in no particular order.
+    #[cfg(feature = "diagnostics")]
+    pub fn kernel_footprints(&self) -> Result<Vec<(&'static str, u32, u64)>> {
+        let kernels = self.kernels.lock().unwrap();
+        kernels
+            .iter()
+            .map(|(key, k)| {
+                Ok((
+                    key.shader.name(),
+                    k.workgroup_size,
+                    workgroup_bytes_of(key.shader, &key.spec)?,
+                ))
+            })
+            .collect()
     }
 
     /// Builds the pipeline of `shader` with `spec`, requiring subgroup size `subgroup` where given.

@@ -22,6 +22,7 @@ pub mod recorder;
 mod reflect;
 mod requirements;
 mod submit;
+mod workgroup_memory;
 
 pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};

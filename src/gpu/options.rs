@@ -26,6 +26,12 @@ pub struct ContextOptions {
     pub residency_probes: bool,
     /// Data of [`Context::pipeline_cache_data`] from an earlier run (another device's is ignored).
     pub pipeline_cache: Option<Vec<u8>>,
+    /// Lowered device limits, to test as on a smaller device: `shared=BYTES,invocations=N` (either or both;
+    /// [`DeviceCaps::max_shared_memory`], [`DeviceCaps::max_workgroup_invocations`]), never below Vulkan's
+    /// minimums (16384 bytes, 128 invocations) nor above the device's own. [`Context::new`] refuses other text
+    /// ([`Error::InvalidArgument`]) and then refuses every kernel over them. [`Context::new`] only: an adopted
+    /// device keeps its own. Default `None`.
+    pub limits: Option<String>,
 }
 
 impl std::fmt::Debug for ContextOptions {
@@ -44,6 +50,7 @@ impl std::fmt::Debug for ContextOptions {
                     .as_ref()
                     .map(|d| format!("{} bytes", d.len())),
             )
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -58,13 +65,15 @@ impl Default for ContextOptions {
             shader_clock: false,
             residency_probes: false,
             pipeline_cache: None,
+            limits: None,
         }
     }
 }
 
 impl ContextOptions {
     /// The defaults overridden by `VKSORT_DEVICE` (empty: unset), `VKSORT_VALIDATION=1`, `VKSORT_TIMEOUT_MS`,
-    /// `VKSORT_PIPELINE_STATS=1` and `VKSORT_SHADER_CLOCK=1` (a flag is on only for `1`); no cache data.
+    /// `VKSORT_PIPELINE_STATS=1`, `VKSORT_SHADER_CLOCK=1` (a flag is on only for `1`) and `VKSORT_LIMITS`
+    /// ([`ContextOptions::limits`]; empty: unset); no cache data.
     pub fn from_env() -> Self {
         let flag = |name: &str| std::env::var(name).is_ok_and(|v| v == "1");
         let d = Self::default();
@@ -81,7 +90,59 @@ impl ContextOptions {
             shader_clock: flag("VKSORT_SHADER_CLOCK"),
             residency_probes: false,
             pipeline_cache: None,
+            limits: std::env::var("VKSORT_LIMITS")
+                .ok()
+                .filter(|s| !s.trim().is_empty()),
         }
+    }
+}
+
+/// Device limits lowered by [`ContextOptions::limits`]: `None` keeps the device's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LimitOverride {
+    pub shared: Option<u32>,
+    pub invocations: Option<u32>,
+}
+
+impl LimitOverride {
+    /// Vulkan's minimum `maxComputeSharedMemorySize` and `maxComputeWorkGroupInvocations`: the policies need no
+    /// plan below them.
+    const MIN_SHARED: u32 = 16384;
+    const MIN_INVOCATIONS: u32 = 128;
+
+    /// Parses `shared=BYTES,invocations=N` (either or both, in any order, spaces allowed around items).
+    pub(crate) fn parse(text: &str) -> crate::error::Result<Self> {
+        let bad = |why: String| {
+            crate::error::Error::InvalidArgument(format!(
+                "device limits {text:?} (VKSORT_LIMITS, ContextOptions::limits): {why}; \
+                 expected shared=BYTES,invocations=N"
+            ))
+        };
+        let mut o = Self::default();
+        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| bad(format!("{item:?} is no key=value")))?;
+            let value: u32 = value
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("{:?} is no count", value.trim())))?;
+            let (slot, min) = match key.trim() {
+                "shared" => (&mut o.shared, Self::MIN_SHARED),
+                "invocations" => (&mut o.invocations, Self::MIN_INVOCATIONS),
+                k => return Err(bad(format!("unknown limit {k:?}"))),
+            };
+            if value < min {
+                return Err(bad(format!("{} below Vulkan's minimum {min}", key.trim())));
+            }
+            if slot.replace(value).is_some() {
+                return Err(bad(format!("{} given twice", key.trim())));
+            }
+        }
+        if o == Self::default() {
+            return Err(bad("no limit given".into()));
+        }
+        Ok(o)
     }
 }
 
