@@ -8,11 +8,16 @@ use std::sync::Arc;
 use vksort::sort::{KeyType, SortAlgorithm, Sorter, ValueType};
 use vksort::{Context, ContextOptions, Error};
 
-fn with_limits(limits: &str) -> vksort::Result<Arc<Context>> {
+fn with_limits(limits: Option<&str>) -> vksort::Result<Arc<Context>> {
     Context::new(ContextOptions {
-        limits: Some(limits.into()),
+        limits: limits.map(Into::into),
         ..ContextOptions::from_env()
     })
+}
+
+/// The device's own limits (`VKSORT_LIMITS` may lower those of `common::ctx()`).
+fn real_caps() -> vksort::DeviceCaps {
+    with_limits(None).unwrap().caps().clone()
 }
 
 /// Vulkan's minimums: every family plans within them or refuses with `Unsupported`; the pipelines built use
@@ -20,8 +25,8 @@ fn with_limits(limits: &str) -> vksort::Result<Arc<Context>> {
 #[test]
 fn every_family_within_the_minimum_limits() {
     let _guard = common::lock();
-    let real = common::ctx().caps().clone();
-    let ctx = with_limits("shared=16384,invocations=128").unwrap();
+    let real = real_caps();
+    let ctx = with_limits(Some("shared=16384,invocations=128")).unwrap();
     let caps = ctx.caps();
     assert_eq!(caps.max_shared_memory, real.max_shared_memory.min(16384));
     assert_eq!(
@@ -75,8 +80,8 @@ fn every_family_within_the_minimum_limits() {
 #[test]
 fn limits_only_lower_and_bad_text_is_refused() {
     let _guard = common::lock();
-    let real = common::ctx().caps().clone();
-    let ctx = with_limits("invocations=4000000000, shared=4000000000").unwrap();
+    let real = real_caps();
+    let ctx = with_limits(Some("invocations=4000000000, shared=4000000000")).unwrap();
     assert_eq!(ctx.caps().max_shared_memory, real.max_shared_memory);
     assert_eq!(
         ctx.caps().max_workgroup_invocations,
@@ -93,7 +98,7 @@ fn limits_only_lower_and_bad_text_is_refused() {
         "shared=16384,shared=32768",
         ",",
     ] {
-        match with_limits(bad) {
+        match with_limits(Some(bad)) {
             Err(Error::InvalidArgument(msg)) => {
                 assert!(msg.contains("VKSORT_LIMITS"), "{bad}: {msg}")
             }
