@@ -1198,18 +1198,25 @@ fn recording_builds_no_pipeline() {
             (SortAlgorithm::Small, 1_500, ValueType::U32),
             (SortAlgorithm::Msd, 40_000, ValueType::None),
         ] {
-            // The one-workgroup sort within its capacity (1024 where workgroups hold 128 invocations).
-            let max_n = if alg == SortAlgorithm::Small {
-                max_n.min(sort_policy(ctx, KeyType::U32, value).small_capacity() as u64)
-            } else {
-                max_n
-            };
             let cfg = SortConfig {
                 value,
                 algorithm: alg,
                 max_n,
                 ..Default::default()
             };
+            // The one-workgroup sort within its capacity (1024 where workgroups hold 128 invocations), the MSD
+            // sort within its (36864 keys at 16 KiB of shared memory).
+            let max_n = match alg {
+                SortAlgorithm::Small => {
+                    max_n.min(sort_policy(ctx, KeyType::U32, value).small_capacity() as u64)
+                }
+                SortAlgorithm::Msd => {
+                    let one = Sorter::new(ctx, SortConfig { max_n: 1, ..cfg }).unwrap();
+                    max_n.min(radix_of(&one).msd_max_keys())
+                }
+                _ => max_n,
+            };
+            let cfg = SortConfig { max_n, ..cfg };
             let sorter = Sorter::new(ctx, cfg).unwrap();
             common::sorting::assert_recording_builds_no_pipeline(
                 ctx,
