@@ -62,7 +62,11 @@ fn every_family_within_the_minimum_limits() {
         }
     }
     let footprints = ctx.kernel_footprints().unwrap();
-    assert!(!footprints.is_empty());
+    // Not vacuous: the tiles of several families fill a good part of the 16 KiB.
+    assert!(
+        footprints.iter().any(|&(_, _, bytes)| bytes > 8192),
+        "{footprints:?}"
+    );
     for (name, invocations, bytes) in footprints {
         assert!(
             invocations <= caps.max_workgroup_invocations,
