@@ -3,7 +3,8 @@
 //! buffers (large buckets shared by helpers). No workgroup waits on another but a large bucket's cooperating
 //! helpers (bounded, with a fallback). docs/architecture.md "The radix sorts" has the passes in full.
 
-use super::{Bindings, RadixSort, SmallPush};
+use super::{Bindings, RadixPolicy, RadixSort, SmallPush, MSD_MAX_KEYS};
+use crate::policy::SubgroupPlan;
 use crate::error::Result;
 use crate::gpu::{push_block, Kernel, Recorder};
 use crate::shaders::{radix_msd_buckets as buckets_sh, radix_msd_split as split_sh, Spec};
@@ -34,6 +35,54 @@ push_block! {
         pub helpers: u32,
         /// Diagnostics: the clock records' address, low word first ([`super::clocks::msd`]; 0: off).
         pub clocks: [u32; 2],
+    }
+}
+
+/// The MSD sort's capacity.
+impl RadixPolicy {
+    /// The most keys the MSD sort takes on a device whose invocations may run at most `loop_budget` loop
+    /// iterations in all (0: no limit) for keys of `bits` bits with `shared` bytes of shared memory:
+    /// `MSD_MAX_KEYS` (2^20), lowered below the first count at which one bucket holding every key would need more.
+    /// Such a bucket (keys that no sample splits, e.g. all but a few equal above the low bits) is one helper's
+    /// share: the helper reads it twice in parts to move it into place, then sorts it through global memory
+    /// on the places below the split digit ([`Self::range_loops`], two places more for the moves, plus the
+    /// run-table walk per part).
+    pub fn msd_capacity_within(
+        &self,
+        plan: &SubgroupPlan,
+        bits: u32,
+        shared: u64,
+        loop_budget: u32,
+    ) -> u64 {
+        if loop_budget == 0 {
+            return MSD_MAX_KEYS;
+        }
+        let wg = self.msd_bucket.workgroup_size.max(1);
+        let d = self.tile.digit_bits.max(1);
+        let places = bits.saturating_sub(d).div_ceil(d);
+        let loops = |n: u64| {
+            let kpt = self.msd_bucket_items_per_invocation(plan, n, shared);
+            let parts = n.div_ceil(wg as u64 * kpt as u64);
+            let tiles = n.div_ceil(self.msd_split_tile().max(1) as u64);
+            self.range_loops(wg, kpt, places + 2, plan.min, n)
+                + 4 * parts * tiles.div_ceil(wg as u64)
+        };
+        // Counts in steps of 1/16 of each power of two: the kept count is the last before the first over.
+        let mut last = 0;
+        for k in 4..MSD_MAX_KEYS.trailing_zeros() {
+            for j in 0..16u64 {
+                let n = (1u64 << k) + j * (1u64 << k) / 16;
+                if loops(n) > loop_budget as u64 {
+                    return last;
+                }
+                last = n;
+            }
+        }
+        if loops(MSD_MAX_KEYS) > loop_budget as u64 {
+            last
+        } else {
+            MSD_MAX_KEYS
+        }
     }
 }
 

@@ -358,51 +358,6 @@ impl RadixPolicy {
         2 * per_invocation + places as u64 * (3 * dpt + per_invocation + scan + chunks * chunk)
     }
 
-    /// The most keys the MSD sort takes on a device whose invocations may run at most `loop_budget` loop
-    /// iterations in all (0: no limit) for keys of `bits` bits with `shared` bytes of shared memory:
-    /// `MSD_MAX_KEYS` (2^20), lowered below the first count at which one bucket holding every key would need more.
-    /// Such a bucket (keys that no sample splits, e.g. all but a few equal above the low bits) is one helper's
-    /// share: the helper reads it twice in parts to move it into place, then sorts it through global memory
-    /// on the places below the split digit ([`Self::range_loops`], two places more for the moves, plus the
-    /// run-table walk per part).
-    pub fn msd_capacity_within(
-        &self,
-        plan: &SubgroupPlan,
-        bits: u32,
-        shared: u64,
-        loop_budget: u32,
-    ) -> u64 {
-        if loop_budget == 0 {
-            return MSD_MAX_KEYS;
-        }
-        let wg = self.msd_bucket.workgroup_size.max(1);
-        let d = self.tile.digit_bits.max(1);
-        let places = bits.saturating_sub(d).div_ceil(d);
-        let loops = |n: u64| {
-            let kpt = self.msd_bucket_items_per_invocation(plan, n, shared);
-            let parts = n.div_ceil(wg as u64 * kpt as u64);
-            let tiles = n.div_ceil(self.msd_split_tile().max(1) as u64);
-            self.range_loops(wg, kpt, places + 2, plan.min, n)
-                + 4 * parts * tiles.div_ceil(wg as u64)
-        };
-        // Counts in steps of 1/16 of each power of two: the kept count is the last before the first over.
-        let mut last = 0;
-        for k in 4..MSD_MAX_KEYS.trailing_zeros() {
-            for j in 0..16u64 {
-                let n = (1u64 << k) + j * (1u64 << k) / 16;
-                if loops(n) > loop_budget as u64 {
-                    return last;
-                }
-                last = n;
-            }
-        }
-        if loops(MSD_MAX_KEYS) > loop_budget as u64 {
-            last
-        } else {
-            MSD_MAX_KEYS
-        }
-    }
-
     pub(crate) fn msd_max_tiles(&self) -> u64 {
         MSD_MAX_KEYS.div_ceil(self.msd_split_tile() as u64)
     }
