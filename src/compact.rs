@@ -3,7 +3,7 @@
 //! of its status region), on the scan's decoupled look-back: per tile, count the kept elements, look back over
 //! the predecessors' counts, scatter. [`Compactor::cmd_compact_if`] states the contract.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, DeviceCaps, Recorder, Region};
 use crate::policy::SubgroupPlan;
 use crate::scan::{
@@ -161,10 +161,13 @@ pub fn compact_scratch_bytes(max_n: u64) -> u64 {
     status_bytes(max_n.div_ceil(MIN_TILE as u64).max(1), ScanElem::U32)
 }
 
-/// A planned compaction (policy and kernels).
+/// A planned compaction (policy and kernels), for the context it was made on: recorded on another context's
+/// recorder it returns [`Error::WrongContext`] (its kernels live in its own context).
 pub struct Compactor {
     policy: CompactPolicy,
     plan: SubgroupPlan,
+    /// The id of the context whose kernels it built.
+    ctx_id: u64,
 }
 
 impl Compactor {
@@ -176,6 +179,7 @@ impl Compactor {
         let c = Self {
             policy,
             plan: SubgroupPlan::for_device(ctx.caps()),
+            ctx_id: ctx.id,
         };
         for flags in [false, true] {
             c.kernel(ctx, flags, policy.scan.items_per_invocation)?;
@@ -260,6 +264,9 @@ impl Compactor {
         let (input, flags, output) = (input.region(), flags.map(|f| f.region()), output.region());
         let (count_out, scratch) = (count_out.region(), scratch.region());
         let ctx = rec.ctx();
+        if ctx.id != self.ctx_id {
+            return Err(Error::WrongContext { what: "compactor" });
+        }
         let caps = ctx.caps();
         check_device(caps, ScanElem::U32)?;
         check_count(caps, n, 4)?;
@@ -354,6 +361,7 @@ pub fn cmd_compact_if(
     let c = Compactor {
         policy: CompactPolicy::for_device(ctx.caps()),
         plan: SubgroupPlan::for_device(ctx.caps()),
+        ctx_id: ctx.id,
     };
     c.cmd_compact_if(rec, input, flags, predicate, output, count_out, scratch, n)
 }

@@ -235,6 +235,22 @@ fn regions_and_objects_of_another_context_are_refused() {
             scanner.cmd_scan(rec, ok.as_ref(), ov.as_ref(), os.as_ref(), n)
         });
         assert_eq!(wrong(r), "scanner");
+        // A compactor's kernels live in its own context: another context's recorder is refused, with nothing
+        // built or recorded there.
+        let compactor = Compactor::new(ctx, None).unwrap();
+        let cs = theirs("test::ocs");
+        let r = other.submit("test::other", |rec| {
+            compactor.cmd_compact(
+                rec,
+                ok.as_ref(),
+                None,
+                ov.as_ref(),
+                os.as_ref().slice(0, 4),
+                cs.as_ref(),
+                n,
+            )
+        });
+        assert_eq!(wrong(r), "compactor");
         // Objects without a context of their own check the buffers against the recorder's.
         let r = record(ctx, |rec| {
             vksort::copy::cmd_copy(rec, ok.as_ref(), k.as_ref(), 64)
