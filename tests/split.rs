@@ -359,47 +359,65 @@ fn plan_skips_the_bits_that_do_not_vary() {
 }
 
 /// The look-back scan with its workgroup count read on the GPU (what the split sorts' scans are): g groups scan
-/// a prefix of g tiles, 0 groups nothing; the rest of the output is untouched.
+/// a prefix of g tiles, 0 groups nothing; the rest of the output is untouched. The buffers run two tiles past
+/// `max_n` (the regions end at it), so more groups than tiles (9 for 4) would show a write past the end.
 #[test]
 fn indirect_scan_scans_a_prefix() {
     with_gpu(|ctx| {
         let scanner = Scanner::new(ctx, ScanConfig::default()).unwrap();
         let t = scanner.tile_size() as usize;
         let n = 3 * t + 11;
+        let room = 2 * t;
         let data: Vec<u32> = common::Rng(8).vec_u32(n).iter().map(|x| x % 100).collect();
-        for (groups, in_place) in [(0u32, false), (1, true), (2, false), (4, true), (9, false)] {
-            let input = Buffer::from_slice(ctx, "test::in", &data).unwrap();
-            let output = Buffer::from_slice(ctx, "test::out", &vec![0xdead_beefu32; n]).unwrap();
+        const FILL: u32 = 0xdead_beef;
+        for (groups, in_place) in [
+            (0u32, false),
+            (1, true),
+            (2, false),
+            (4, true),
+            (9, false),
+            (9, true),
+        ] {
+            let mut padded = data.clone();
+            padded.resize(n + room, FILL);
+            let input = Buffer::from_slice(ctx, "test::in", &padded).unwrap();
+            let output = Buffer::from_slice(ctx, "test::out", &vec![FILL; n + room]).unwrap();
             let args = Buffer::from_slice(ctx, "test::args", &[groups, 1, 1]).unwrap();
             let scratch =
                 Buffer::device_local(ctx, "test::scratch", scanner.scratch_bytes(n as u64))
                     .unwrap();
             let out = if in_place { &input } else { &output };
+            let bytes = n as u64 * 4;
             ctx.submit("test::scan", |rec| {
                 let a = args.as_ref();
                 scanner.cmd_scan_indirect(
                     rec,
-                    input.as_ref(),
-                    out.as_ref(),
+                    input.as_ref().slice(0, bytes),
+                    out.as_ref().slice(0, bytes),
                     scratch.as_ref(),
                     n as u64,
                     a,
                 )
             })
             .unwrap();
-            let got = out.read_vec::<u32>(n).unwrap();
+            let got = out.read_vec::<u32>(n + room).unwrap();
             let done = (groups as usize * t).min(n);
             let want = vksort::scan::cpu_scan_u32(&data[..done], vksort::scan::ScanKind::Exclusive);
             assert_eq!(&got[..done], &want[..], "groups {groups}");
             let rest: Vec<u32> = if in_place {
                 data[done..].to_vec()
             } else {
-                vec![0xdead_beef; n - done]
+                vec![FILL; n - done]
             };
             assert_eq!(
-                &got[done..],
+                &got[done..n],
                 &rest[..],
                 "groups {groups}: beyond the prefix"
+            );
+            assert_eq!(
+                &got[n..],
+                &vec![FILL; room][..],
+                "groups {groups}, in place {in_place}: a write past max_n"
             );
         }
     });
