@@ -1255,6 +1255,62 @@ fn auto_resolves_by_size() {
     });
 }
 
+/// Auto's radix choices as a GPU's table makes them, on any device: the one-workgroup sort up to `small.max`,
+/// the MSD sort up to `msd.max` (within its capacity here), Onesweep above, and reduce-then-scan where the
+/// look-back is not safe. lavapipe's own table gives the MSD sort no range (`msd.max` 0), so the thresholds
+/// are set here as NVIDIA's table sets them, and each boundary from 2,049 keys to 2^22 is sorted, with a host
+/// and a GPU-side count, against the CPU reference, checking which algorithm Auto resolved to.
+#[test]
+fn auto_radix_choices_across_sizes() {
+    with_gpu(|ctx| {
+        for (key, value, top) in [
+            (KeyType::U32, ValueType::U32, 22),
+            (KeyType::U64, ValueType::None, 18),
+        ] {
+            let mut probe = Case::new(key);
+            probe.value = value;
+            probe.algorithm = SortAlgorithm::Msd;
+            let msd_cap = radix_of(&probe.sorter(ctx, 1).unwrap()).msd_max_keys() as u32;
+            for safe in [true, false] {
+                let mut p = sort_policy(ctx, key, value);
+                p.small.max = p.small_capacity();
+                p.msd.max = (1 << 16).min(msd_cap);
+                p.lookback.safe = safe;
+                let (s, m) = (p.small.max as usize, p.msd.max as usize);
+                let above = if safe {
+                    SortAlgorithm::Onesweep
+                } else {
+                    SortAlgorithm::ReduceThenScan
+                };
+                let mut c = Case::new(key);
+                c.value = value;
+                c.policy = Some(p);
+                let expect = |n: usize| match n {
+                    n if n <= s => SortAlgorithm::Small,
+                    n if n <= m => SortAlgorithm::Msd,
+                    _ => above,
+                };
+                for n in [2049, s, s + 1, m, m + 1, (1 << 17) + 3, 1 << top] {
+                    // Reduce-then-scan (tested at scale elsewhere) only up to 2^18 here.
+                    if n < 2049 || (!safe && n > 1 << 18) {
+                        continue;
+                    }
+                    let want = expect(n);
+                    let sorter = c.sorter(ctx, n).unwrap();
+                    assert_eq!(
+                        sorter.algorithm_for(n as u64),
+                        want,
+                        "{key:?} n={n} safe={safe}"
+                    );
+                    let raw = gen(key, Dist::Uniform, n, n as u64 + safe as u64);
+                    check(ctx, &c, &raw, None);
+                    check(ctx, &c, &raw, Some(n - n / 3));
+                }
+            }
+        }
+    });
+}
+
 #[test]
 fn smoke() {
     with_gpu(|ctx| {
