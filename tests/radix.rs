@@ -313,6 +313,23 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
     }
 }
 
+/// One key more than `cap` is refused when case `c`'s sorter is made (`AlgorithmLimit` naming `algorithm`, the
+/// capacity and the count); a visible skip where `cap` is the algorithm's own `limit` (nothing above to refuse).
+fn refused_above(ctx: &Arc<Context>, c: &Case, cap: u64, limit: u64, algorithm: &str, why: &str) {
+    if cap >= limit {
+        return common::skip(&format!("{algorithm}-capacity-limit"), why);
+    }
+    let over = cap + 1;
+    let e = c.sorter(ctx, over as usize).err();
+    assert!(
+        matches!(
+            &e,
+            Some(Error::AlgorithmLimit { algorithm: a, max, n }) if *a == algorithm && *max == cap && *n == over
+        ),
+        "{e:?}"
+    );
+}
+
 fn pad(w: &[u32]) -> Vec<u32> {
     let mut v = w.to_vec();
     v.resize(w.len().max(4), 0);
@@ -2345,26 +2362,14 @@ fn msd_at_capacity() {
                 &gen(key, Dist::Entropy(3), n, key as u64 + 92),
                 Some(n - 5),
             );
-            if cap < radix::MSD_MAX_KEYS {
-                let over = cap + 1;
-                let e = c.sorter(ctx, over as usize).err();
-                assert!(
-                    matches!(
-                        e,
-                        Some(Error::AlgorithmLimit {
-                            algorithm: "msd",
-                            max,
-                            n,
-                        }) if max == cap && n == over
-                    ),
-                    "{e:?}"
-                );
-            } else {
-                common::skip(
-                    "msd-capacity-limit",
-                    "the device has no loop budget: the MSD sort takes its full 2^20 keys",
-                );
-            }
+            refused_above(
+                ctx,
+                &c,
+                cap,
+                radix::MSD_MAX_KEYS,
+                "msd",
+                "the device has no loop budget: the MSD sort takes its full 2^20 keys",
+            );
         }
     });
 }
@@ -2715,27 +2720,14 @@ fn hybrid_sort() {
                 })
                 .collect();
             check(ctx, &c, &one, None);
-            if cap < radix::MAX_KEYS {
-                // One key more is refused when the sorter is made.
-                let over = cap + 1;
-                let e = c.sorter(ctx, over as usize).err();
-                assert!(
-                    matches!(
-                        e,
-                        Some(Error::AlgorithmLimit {
-                            algorithm: "hybrid",
-                            max,
-                            n,
-                        }) if max == cap && n == over
-                    ),
-                    "{e:?}"
-                );
-            } else {
-                common::skip(
-                    "hybrid-capacity-limit",
-                    "the device's hybrid capacity is the radix key limit: no count above it to refuse",
-                );
-            }
+            refused_above(
+                ctx,
+                &c,
+                cap,
+                radix::MAX_KEYS,
+                "hybrid",
+                "the device's hybrid capacity is the radix key limit: no count above it to refuse",
+            );
         }
         // Edge sizes around the device policy's group tile.
         let p = sort_policy(ctx, KeyType::U32, ValueType::U32);
