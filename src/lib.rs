@@ -54,3 +54,8 @@ pub use policy::{Field, Policy};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The package page's example (docs/crate-readme.md, what crates.io shows), compiled as a doctest too.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/crate-readme.md")]
+pub struct CrateReadmeDoctests;
