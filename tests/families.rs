@@ -10,7 +10,7 @@ use ash::vk;
 use common::sorting::{gen, to_words, values_for, verify, Case, Dist};
 use common::{with_gpu, Rng};
 use std::sync::Arc;
-use vksort::gpu::{Buffer, Recorder};
+use vksort::gpu::Buffer;
 use vksort::sort::{count, KeyType, Order, SortAlgorithm, SortConfig, Sorter, ValueType};
 use vksort::{Context, Error};
 
@@ -122,70 +122,6 @@ fn gpu_count_over_capacity_every_family() {
     });
 }
 
-/// Records `f` into a command buffer of the test's own, as a renderer does (`Recorder::new`), then the
-/// barrier the caller owes after (compute writes to host reads), submits it on the context's queue with a fence
-/// of its own and waits. The caller holds the test lock ([`with_gpu`]): the host forms use that queue too.
-fn record_in_own_command_buffer(ctx: &Arc<Context>, f: impl FnOnce(&mut Recorder)) {
-    let dev = ctx.device();
-    // SAFETY: plain Vulkan on the context's device; the command buffer is recorded on this thread only, from
-    // `begin` to `end`, with buffers the caller keeps alive until the fence wait below has returned; the queue
-    // is used by nothing else meanwhile (the test lock).
-    unsafe {
-        let pool = dev
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family()),
-                None,
-            )
-            .unwrap();
-        let cmd = dev
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .level(vk::CommandBufferLevel::PRIMARY)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        dev.begin_command_buffer(
-            cmd,
-            &vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
-        )
-        .unwrap();
-        {
-            let mut rec = Recorder::new(ctx, cmd);
-            f(&mut rec);
-        }
-        let mb = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ);
-        dev.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-            vk::PipelineStageFlags::HOST,
-            vk::DependencyFlags::empty(),
-            &[mb],
-            &[],
-            &[],
-        );
-        dev.end_command_buffer(cmd).unwrap();
-        let fence = dev
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        let queue = dev.get_device_queue(ctx.queue_family(), 0);
-        let cmds = [cmd];
-        dev.queue_submit(
-            queue,
-            &[vk::SubmitInfo::default().command_buffers(&cmds)],
-            fence,
-        )
-        .unwrap();
-        dev.wait_for_fences(&[fence], true, ctx.wait_timeout().as_nanos() as u64)
-            .unwrap();
-        dev.destroy_fence(fence, None);
-        dev.destroy_command_pool(pool, None);
-    }
-}
-
 /// Refused calls recorded into the caller's own command buffer record nothing, in every family: overlapping
 /// keys and values, keys, values or scratch too short, values missing, a count above the capacity, a GPU-side
 /// count misaligned or inside the keys, and a scratch without storage usage, each refused with its error; then
@@ -230,7 +166,7 @@ fn refused_calls_in_callers_command_buffer_every_family() {
             let (ko, vo) = (up(4 * 37), up(4 * 301));
             let capb = 4 * cap as u64;
             let what = format!("{alg:?}, capacity {cap}");
-            record_in_own_command_buffer(ctx, |rec| {
+            common::record_own(ctx, |rec| {
                 let refused =
                     |name: &str, r: vksort::Result<()>, ok: &dyn Fn(&Error) -> bool| match r {
                         Err(e) if ok(&e) => {}

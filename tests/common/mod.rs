@@ -90,3 +90,83 @@ pub mod sorting;
 pub fn skip(capability: &str, why: &str) {
     skip::skip(capability, why)
 }
+
+/// Records `f` into a command buffer of the test's own (`Recorder::new`), with a profiler attached where the
+/// device has timestamps, then the barrier the caller owes (compute and transfer writes to host reads);
+/// submits it with a fence of its own and waits. Returns the labels of the passes recorded (None without
+/// timestamps). The caller holds the test lock ([`with_gpu`]) for `ctx`'s queue.
+pub fn record_own(
+    ctx: &Arc<Context>,
+    f: impl FnOnce(&mut vksort::Recorder),
+) -> Option<Vec<String>> {
+    use ash::vk;
+    use vksort::gpu::Profiler;
+    use vksort::Recorder;
+    let mut prof = Profiler::new(ctx, 256).ok();
+    let dev = ctx.device();
+    // SAFETY: plain Vulkan on the context's device; the command buffer is recorded on this thread only, from
+    // `begin` to `end`, with buffers (and the profiler) the caller keeps alive until the fence wait below has
+    // returned; the queue is used by nothing else meanwhile (the test lock).
+    unsafe {
+        let pool = dev
+            .create_command_pool(
+                &vk::CommandPoolCreateInfo::default().queue_family_index(ctx.queue_family()),
+                None,
+            )
+            .unwrap();
+        let cmd = dev
+            .allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .level(vk::CommandBufferLevel::PRIMARY)
+                    .command_buffer_count(1),
+            )
+            .unwrap()[0];
+        dev.begin_command_buffer(
+            cmd,
+            &vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT),
+        )
+        .unwrap();
+        if let Some(p) = prof.as_mut() {
+            p.begin(dev, cmd);
+        }
+        {
+            let rec = Recorder::new(ctx, cmd);
+            let mut rec = match prof.as_mut() {
+                Some(p) => rec.with_profiler(p),
+                None => rec,
+            };
+            f(&mut rec);
+        }
+        let mb = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ);
+        dev.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::HOST,
+            vk::DependencyFlags::empty(),
+            &[mb],
+            &[],
+            &[],
+        );
+        dev.end_command_buffer(cmd).unwrap();
+        let fence = dev
+            .create_fence(&vk::FenceCreateInfo::default(), None)
+            .unwrap();
+        let queue = dev.get_device_queue(ctx.queue_family(), 0);
+        let cmds = [cmd];
+        dev.queue_submit(
+            queue,
+            &[vk::SubmitInfo::default().command_buffers(&cmds)],
+            fence,
+        )
+        .unwrap();
+        dev.wait_for_fences(&[fence], true, ctx.wait_timeout().as_nanos() as u64)
+            .unwrap();
+        dev.destroy_fence(fence, None);
+        dev.destroy_command_pool(pool, None);
+    }
+    prof.map(|p| p.results().unwrap().into_iter().map(|t| t.label).collect())
+}
