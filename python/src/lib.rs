@@ -272,12 +272,7 @@ impl PyContext {
         descending: bool,
         algorithm: &str,
     ) -> PyResult<Timings> {
-        let order = if descending {
-            Order::Descending
-        } else {
-            Order::Ascending
-        };
-        let algorithm = parse_algorithm(py, algorithm)?;
+        let (order, algorithm) = order_and_algorithm(py, descending, algorithm)?;
         macro_rules! with_values {
             ($k:ty, $keys:expr) => {
                 match values {
@@ -308,6 +303,20 @@ impl PyContext {
             "keys must be a 1-D numpy array of uint32, int32, float32, uint64, int64 or float64",
         ))
     }
+}
+
+/// The order of `descending` and the algorithm named `algorithm` (the sorts' keyword arguments).
+fn order_and_algorithm(
+    py: Python<'_>,
+    descending: bool,
+    algorithm: &str,
+) -> PyResult<(Order, SortAlgorithm)> {
+    let order = if descending {
+        Order::Descending
+    } else {
+        Order::Ascending
+    };
+    Ok((order, parse_algorithm(py, algorithm)?))
 }
 
 /// The algorithm `name` names, or InvalidArgumentError listing the names.
@@ -453,12 +462,7 @@ impl PyContext {
         descending: bool,
         algorithm: &str,
     ) -> PyResult<Timings> {
-        let order = if descending {
-            Order::Descending
-        } else {
-            Order::Ascending
-        };
-        let algorithm = parse_algorithm(py, algorithm)?;
+        let (order, algorithm) = order_and_algorithm(py, descending, algorithm)?;
         macro_rules! keys {
             ($($k:ty),*) => {
                 $(if let Ok(a) = keys.downcast::<PyArray1<$k>>() {
