@@ -263,6 +263,50 @@ fn instance_of_vulkan_1_0_is_named() {
     }
 }
 
+/// A device made with vksort's extensions that need no feature struct (push descriptors, and match-any where
+/// listed) and none of its optional features, on `req`'s compute family; returns it with `req` narrowed to what
+/// it was made with (for `VksortContextCreateInfo::pEnabled`).
+///
+/// # Safety
+/// `instance` is live, `pd` was enumerated from it, and `req` is what `vksortGetDeviceRequirements` filled for
+/// `pd` (its extension names are static strings).
+unsafe fn minimum_device(
+    instance: &ash::Instance,
+    pd: ash::vk::PhysicalDevice,
+    req: VksortDeviceRequirements,
+) -> (VksortDeviceRequirements, ash::Device) {
+    let mut enabled = req;
+    // SAFETY: the names are `req`'s, NUL-terminated static strings (the caller's promise).
+    let keep: Vec<*const std::ffi::c_char> = enabled.extensionNames
+        [..enabled.extensionCount as usize]
+        .iter()
+        .copied()
+        .filter(
+            |&p| unsafe { std::ffi::CStr::from_ptr(p) } != ash::ext::subgroup_size_control::NAME,
+        )
+        .collect();
+    enabled.extensionNames = [std::ptr::null(); VKSORT_MAX_DEVICE_EXTENSIONS];
+    enabled.extensionNames[..keep.len()].copy_from_slice(&keep);
+    enabled.extensionCount = keep.len() as u32;
+    (
+        enabled.shaderInt64,
+        enabled.shaderSubgroupExtendedTypes,
+        enabled.bufferDeviceAddress,
+        enabled.subgroupSizeControl,
+        enabled.computeFullSubgroups,
+    ) = (0, 0, 0, 0, 0);
+    let prio = [1.0f32];
+    let queues = [ash::vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(enabled.computeQueueFamily)
+        .queue_priorities(&prio)];
+    let info = ash::vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&keep);
+    // SAFETY: `info` borrows locals that outlive the call; `pd` is `instance`'s (the caller's promise).
+    let device = unsafe { instance.create_device(pd, &info, None) }.unwrap();
+    (enabled, device)
+}
+
 /// `VksortContextCreateInfo::pEnabled`: a device created with vksort's extensions but none of its optional
 /// features, told so, is planned within them: a small sorter is made, a sorter beyond one storage-buffer binding
 /// (which needs bufferDeviceAddress) is refused at `vksortCreateSorter` naming the feature.
@@ -297,38 +341,8 @@ fn enabled_features_are_what_the_caller_says() {
                 ) == VksortResult::VKSORT_SUCCESS
             })
             .expect("a device vksort can use");
-        // Only the extensions that need no feature struct: push descriptors (and match-any where listed).
-        let mut enabled = req.assume_init();
-        let keep: Vec<*const std::ffi::c_char> = enabled.extensionNames
-            [..enabled.extensionCount as usize]
-            .iter()
-            .copied()
-            .filter(|&p| std::ffi::CStr::from_ptr(p) != ash::ext::subgroup_size_control::NAME)
-            .collect();
-        enabled.extensionNames = [std::ptr::null(); VKSORT_MAX_DEVICE_EXTENSIONS];
-        enabled.extensionNames[..keep.len()].copy_from_slice(&keep);
-        enabled.extensionCount = keep.len() as u32;
-        (
-            enabled.shaderInt64,
-            enabled.shaderSubgroupExtendedTypes,
-            enabled.bufferDeviceAddress,
-            enabled.subgroupSizeControl,
-            enabled.computeFullSubgroups,
-        ) = (0, 0, 0, 0, 0);
+        let (enabled, device) = minimum_device(&instance, pd, req.assume_init());
         let family = enabled.computeQueueFamily;
-        let prio = [1.0f32];
-        let queues = [ash::vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&prio)];
-        let device = instance
-            .create_device(
-                pd,
-                &ash::vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&queues)
-                    .enabled_extension_names(&keep),
-                None,
-            )
-            .unwrap();
         let info = VksortContextCreateInfo {
             getInstanceProcAddr: gipa,
             instance: instance.handle(),
@@ -496,37 +510,8 @@ fn bad_input_gives_the_documented_codes() {
 
         // A device with vksort's extensions and no optional feature, described by pEnabled (as
         // `enabled_features_are_what_the_caller_says`).
-        let mut enabled = req;
-        let keep: Vec<*const std::ffi::c_char> = enabled.extensionNames
-            [..enabled.extensionCount as usize]
-            .iter()
-            .copied()
-            .filter(|&p| std::ffi::CStr::from_ptr(p) != ash::ext::subgroup_size_control::NAME)
-            .collect();
-        enabled.extensionNames = [std::ptr::null(); VKSORT_MAX_DEVICE_EXTENSIONS];
-        enabled.extensionNames[..keep.len()].copy_from_slice(&keep);
-        enabled.extensionCount = keep.len() as u32;
-        (
-            enabled.shaderInt64,
-            enabled.shaderSubgroupExtendedTypes,
-            enabled.bufferDeviceAddress,
-            enabled.subgroupSizeControl,
-            enabled.computeFullSubgroups,
-        ) = (0, 0, 0, 0, 0);
+        let (enabled, device) = minimum_device(&instance, pd, req);
         let family = enabled.computeQueueFamily;
-        let prio = [1.0f32];
-        let queues = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&prio)];
-        let device = instance
-            .create_device(
-                pd,
-                &vk::DeviceCreateInfo::default()
-                    .queue_create_infos(&queues)
-                    .enabled_extension_names(&keep),
-                None,
-            )
-            .unwrap();
         let queue = device.get_device_queue(family, 0);
         let info = VksortContextCreateInfo {
             getInstanceProcAddr: gipa,
