@@ -26,17 +26,21 @@ fn wgpu_bench_runs() {
     example::bench(2, &[8, 12]).unwrap();
 }
 
-/// A device wgpu opened by itself (not through `request_device`) lacks VK_KHR_push_descriptor: `WgpuContext::new`
-/// refuses it naming the extension, rather than adopting features the device was not created with.
-#[test]
-fn wgpu_device_without_vksort_extensions_is_refused() {
+/// The first adapter wgpu finds on its Vulkan backend.
+fn vulkan_adapter() -> wgpu::Adapter {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN,
         ..wgpu::InstanceDescriptor::new_without_display_handle()
     });
-    let adapter =
-        example::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .expect("a wgpu adapter on the Vulkan backend");
+    example::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+        .expect("a wgpu adapter on the Vulkan backend")
+}
+
+/// A device wgpu opened by itself (not through `request_device`) lacks VK_KHR_push_descriptor: `WgpuContext::new`
+/// refuses it naming the extension, rather than adopting features the device was not created with.
+#[test]
+fn wgpu_device_without_vksort_extensions_is_refused() {
+    let adapter = vulkan_adapter();
     let (device, _queue) =
         example::block_on(adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
     match vksort::wgpu::WgpuContext::new(&device) {
@@ -63,13 +67,7 @@ fn wgpu_bad_input_is_refused_and_changes_nothing() {
     use wgpu::util::DeviceExt as _;
     use wgpu::BufferUsages as U;
 
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends: wgpu::Backends::VULKAN,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    });
-    let adapter =
-        example::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .expect("a wgpu adapter on the Vulkan backend");
+    let adapter = vulkan_adapter();
     let (device, queue) = request_device(
         &adapter,
         &wgpu::DeviceDescriptor {
@@ -106,8 +104,7 @@ fn wgpu_bad_input_is_refused_and_changes_nothing() {
                 timeout: None,
             })
             .unwrap();
-        let v = dst.get_mapped_range(..).unwrap().to_vec();
-        v
+        dst.get_mapped_range(..).unwrap().to_vec()
     };
     // Encodes one sort in an encoder of its own and submits it (barriers only when refused).
     let sort = |s: &WgpuSorter,
@@ -202,7 +199,9 @@ fn wgpu_bad_input_is_refused_and_changes_nothing() {
             offset,
             capacity,
         };
-        let cases: Vec<(&str, vksort::Result<()>, &dyn Fn(&Error) -> bool)> = vec![
+        // (what, the result, the error expected)
+        type Case<'a> = (&'a str, vksort::Result<()>, &'a dyn Fn(&Error) -> bool);
+        let cases: Vec<Case> = vec![
             (
                 "host count over max_n",
                 sort(&s, &keys, Some(&values), &scratch, host(N + 1)),
@@ -343,7 +342,7 @@ fn wgpu_bad_input_is_refused_and_changes_nothing() {
     let got_k: Vec<u64> = bytemuck::cast_slice(&read(&keys)).to_vec();
     let got_v: Vec<u32> = bytemuck::cast_slice(&read(&values)).to_vec();
     let mut expect: Vec<(u64, u32)> = k.iter().copied().zip(v.iter().copied()).collect();
-    expect.sort_by(|a, b| b.0.cmp(&a.0)); // stable: equal keys keep their order
+    expect.sort_by_key(|e| std::cmp::Reverse(e.0)); // stable: equal keys keep their order
     let (ek, ev): (Vec<u64>, Vec<u32>) = expect.into_iter().unzip();
     assert_eq!(got_k, ek);
     assert_eq!(got_v, ev);
