@@ -243,54 +243,11 @@ fn adopted_device_is_used_and_left_alive() {
         let data = Rng(5).vec_u32(1000);
         let src = Buffer::from_slice(&ctx, "renderer::src", &data).unwrap();
         let dst = Buffer::from_slice(&ctx, "renderer::dst", &[0u32; 1000]).unwrap();
-        let pool = device
-            .create_command_pool(
-                &vk::CommandPoolCreateInfo::default().queue_family_index(family),
-                None,
-            )
-            .unwrap();
-        let cmd = device
-            .allocate_command_buffers(
-                &vk::CommandBufferAllocateInfo::default()
-                    .command_pool(pool)
-                    .command_buffer_count(1),
-            )
-            .unwrap()[0];
-        device
-            .begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())
-            .unwrap();
-        // SAFETY: `cmd` is recording on the adopted device (compute family), on this thread only, until
-        // `end_command_buffer` below; the buffers and `ctx` outlive the fence wait.
-        let mut rec = vksort::gpu::Recorder::new(&ctx, cmd);
-        copy::cmd_copy(&mut rec, src.as_ref(), dst.as_ref(), 4000).unwrap();
-        // The barrier the caller owes after: compute writes -> host reads.
-        let mb = vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ | vk::AccessFlags::TRANSFER_READ);
-        device.cmd_pipeline_barrier(
-            cmd,
-            vk::PipelineStageFlags::COMPUTE_SHADER,
-            vk::PipelineStageFlags::HOST | vk::PipelineStageFlags::TRANSFER,
-            vk::DependencyFlags::empty(),
-            &[mb],
-            &[],
-            &[],
-        );
-        device.end_command_buffer(cmd).unwrap();
-        let fence = device
-            .create_fence(&vk::FenceCreateInfo::default(), None)
-            .unwrap();
-        let cmds = [cmd];
-        device
-            .queue_submit(
-                queue,
-                &[vk::SubmitInfo::default().command_buffers(&cmds)],
-                fence,
-            )
-            .unwrap();
-        device
-            .wait_for_fences(&[fence], true, 30_000_000_000)
-            .unwrap();
+        // A command buffer of the renderer's device and queue (common::record_own: then the barrier the caller
+        // owes, a submission and a fence wait).
+        common::record_own(&ctx, |rec| {
+            copy::cmd_copy(rec, src.as_ref(), dst.as_ref(), 4000).unwrap()
+        });
         assert_eq!(dst.read_vec::<u32>(1000).unwrap(), data);
         drop((src, dst));
         drop(ctx);
@@ -304,8 +261,6 @@ fn adopted_device_is_used_and_left_alive() {
             )
             .unwrap();
         device.destroy_buffer(b, None);
-        device.destroy_fence(fence, None);
-        device.destroy_command_pool(pool, None);
         device.destroy_device(None);
         instance.destroy_instance(None);
     }
