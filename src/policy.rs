@@ -82,6 +82,16 @@ pub(crate) fn for_each_override(
         family,
         what: format!("overrides: {what}"),
     };
+    for_each_key_value(spec, &bad, |k, v| apply(k, v, &bad))
+}
+
+/// Calls `apply(key, value)` for each `key=value` item of `spec` (comma-separated, spaces around items and
+/// around `=` allowed, values u32 numbers, empty items skipped); `bad` makes the error for a malformed item.
+pub(crate) fn for_each_key_value(
+    spec: &str,
+    bad: &dyn Fn(String) -> Error,
+    mut apply: impl FnMut(&str, u32) -> Result<()>,
+) -> Result<()> {
     for kv in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (k, v) = kv
             .split_once('=')
@@ -90,7 +100,7 @@ pub(crate) fn for_each_override(
             .trim()
             .parse()
             .map_err(|_| bad(format!("`{kv}`: the value must be a number")))?;
-        apply(k.trim(), v, &bad)?;
+        apply(k.trim(), v)?;
     }
     Ok(())
 }

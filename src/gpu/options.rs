@@ -119,26 +119,20 @@ impl LimitOverride {
             ))
         };
         let mut o = Self::default();
-        for item in text.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (key, value) = item
-                .split_once('=')
-                .ok_or_else(|| bad(format!("{item:?} is no key=value")))?;
-            let value: u32 = value
-                .trim()
-                .parse()
-                .map_err(|_| bad(format!("{:?} is no count", value.trim())))?;
-            let (slot, min) = match key.trim() {
+        crate::policy::for_each_key_value(text, &bad, |key, value| {
+            let (slot, min) = match key {
                 "shared" => (&mut o.shared, Self::MIN_SHARED),
                 "invocations" => (&mut o.invocations, Self::MIN_INVOCATIONS),
                 k => return Err(bad(format!("unknown limit {k:?}"))),
             };
             if value < min {
-                return Err(bad(format!("{} below Vulkan's minimum {min}", key.trim())));
+                return Err(bad(format!("{key} below Vulkan's minimum {min}")));
             }
             if slot.replace(value).is_some() {
-                return Err(bad(format!("{} given twice", key.trim())));
+                return Err(bad(format!("{key} given twice")));
             }
-        }
+            Ok(())
+        })?;
         if o == Self::default() {
             return Err(bad("no limit given".into()));
         }
