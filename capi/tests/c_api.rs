@@ -263,6 +263,32 @@ fn instance_of_vulkan_1_0_is_named() {
     }
 }
 
+/// The first physical device of `instance` vksort can use, with the requirements
+/// `vksortGetDeviceRequirements` filled for it (`api`: the instance's API version).
+///
+/// # Safety
+/// `instance` is live, made with `api`, and `gipa` is its loader's `vkGetInstanceProcAddr`.
+unsafe fn usable_device(
+    instance: &ash::Instance,
+    gipa: Option<ash::vk::PFN_vkGetInstanceProcAddr>,
+    api: u32,
+) -> (ash::vk::PhysicalDevice, VksortDeviceRequirements) {
+    let mut req = std::mem::MaybeUninit::<VksortDeviceRequirements>::zeroed();
+    // SAFETY: the caller's promise; `req` is written by the successful call.
+    unsafe {
+        let pd = instance
+            .enumerate_physical_devices()
+            .unwrap()
+            .into_iter()
+            .find(|&pd| {
+                vksortGetDeviceRequirements(gipa, instance.handle(), api, pd, req.as_mut_ptr())
+                    == VksortResult::VKSORT_SUCCESS
+            })
+            .expect("a device vksort can use");
+        (pd, req.assume_init())
+    }
+}
+
 /// A device made with vksort's extensions that need no feature struct (push descriptors, and match-any where
 /// listed) and none of its optional features, on `req`'s compute family; returns it with `req` narrowed to what
 /// it was made with (for `VksortContextCreateInfo::pEnabled`).
@@ -326,22 +352,8 @@ fn enabled_features_are_what_the_caller_says() {
             )
             .unwrap();
         let gipa = Some(entry.static_fn().get_instance_proc_addr);
-        let mut req = std::mem::MaybeUninit::<VksortDeviceRequirements>::zeroed();
-        let pd = instance
-            .enumerate_physical_devices()
-            .unwrap()
-            .into_iter()
-            .find(|&pd| {
-                vksortGetDeviceRequirements(
-                    gipa,
-                    instance.handle(),
-                    app.api_version,
-                    pd,
-                    req.as_mut_ptr(),
-                ) == VksortResult::VKSORT_SUCCESS
-            })
-            .expect("a device vksort can use");
-        let (enabled, device) = minimum_device(&instance, pd, req.assume_init());
+        let (pd, req) = usable_device(&instance, gipa, app.api_version);
+        let (enabled, device) = minimum_device(&instance, pd, req);
         let family = enabled.computeQueueFamily;
         let info = VksortContextCreateInfo {
             getInstanceProcAddr: gipa,
@@ -454,22 +466,7 @@ fn bad_input_gives_the_documented_codes() {
             VKSORT_ERROR_INVALID_ARGUMENT,
             &["NULL"],
         );
-        let mut req = std::mem::MaybeUninit::<VksortDeviceRequirements>::zeroed();
-        let pd = instance
-            .enumerate_physical_devices()
-            .unwrap()
-            .into_iter()
-            .find(|&pd| {
-                vksortGetDeviceRequirements(
-                    gipa,
-                    instance.handle(),
-                    app.api_version,
-                    pd,
-                    req.as_mut_ptr(),
-                ) == VKSORT_SUCCESS
-            })
-            .expect("a device vksort can use");
-        let req = req.assume_init();
+        let (pd, req) = usable_device(&instance, gipa, app.api_version);
 
         // vksortMergeDeviceFeatures: NULL, a wrong sType, a chain without the struct a required feature needs.
         let mut f2 = vk::PhysicalDeviceFeatures2::default();
