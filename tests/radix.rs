@@ -636,6 +636,11 @@ fn edge_sizes() {
             ];
             sizes.extend(tile - 2..=tile + 2);
             sizes.extend(small - 2..=small + 2);
+            // The one-workgroup sort uses ceil(n / workgroup) items per invocation: every row count's edges.
+            let wg = p.small.workgroup_size as usize;
+            for rows in 1..=p.small.items_per_invocation as usize {
+                sizes.extend(rows * wg - 1..=rows * wg + 1);
+            }
             let split = (p.msd_split.workgroup_size * p.msd_split.items_per_invocation) as usize;
             sizes.extend(split - 1..=split + 1);
             sizes.push(2 * split + 1);
