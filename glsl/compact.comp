@@ -56,6 +56,7 @@ const uint TILE_VECS = WG_SIZE * VECS;
 
 #define LB_T uint
 #define LB_WORDS 2u
+#define LB_SINGLE (pc.groups == 1u)
 #include "lookback.glsl"
 #include "wg_scan.glsl"
 

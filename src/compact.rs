@@ -133,6 +133,23 @@ impl CompactPolicy {
         }
     }
 
+    /// The most elements of a compaction of `n` elements that one workgroup takes (see
+    /// [`ScanPolicy::single_workgroup_size`]).
+    pub fn single_tile(&self, n: u64) -> u32 {
+        self.scan.single_workgroup() * self.items_for(n)
+    }
+
+    /// (invocations, elements per invocation) of a compaction of `n` elements: one workgroup of
+    /// [`ScanPolicy::single_workgroup_size`] where `n` fits it, else tiles of `scan.workgroup_size`.
+    pub(crate) fn shape(&self, n: u64) -> (u32, u32) {
+        let items = self.items_for(n);
+        if n <= self.single_tile(n) as u64 {
+            (self.scan.single_workgroup(), items)
+        } else {
+            (self.scan.workgroup_size, items)
+        }
+    }
+
     /// Checks both tile shapes against the device.
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
@@ -181,24 +198,32 @@ impl Compactor {
             plan: SubgroupPlan::for_device(ctx.caps()),
             ctx_id: ctx.id,
         };
+        // Every shape a count can take: each tier's tile, and the one-workgroup form where a count of that tier
+        // fits it.
+        let large = (policy.small_max + 1).max(1);
+        let mut counts = vec![large, large.min(policy.single_tile(large) as u64)];
+        if policy.small_max > 0 {
+            counts.extend([policy.small_max, 1]);
+        }
         for flags in [false, true] {
-            c.kernel(ctx, flags, policy.scan.items_per_invocation)?;
-            if policy.small_max > 0 {
-                c.kernel(ctx, flags, policy.small_items_per_invocation)?;
+            for &n in &counts {
+                c.kernel(ctx, flags, n)?;
             }
         }
         Ok(c)
     }
 
-    fn kernel(&self, ctx: &Context, flags: bool, items: u32) -> Result<Arc<crate::gpu::Kernel>> {
+    /// The kernel of a compaction of `n` elements.
+    fn kernel(&self, ctx: &Context, flags: bool, n: u64) -> Result<Arc<crate::gpu::Kernel>> {
+        let (wg, items) = self.policy.shape(n);
         use crate::shaders::compact as sh;
         let shader = if flags { sh::FLAGS } else { sh::VALUES };
         // The staging words must fit beside the look-back's and the local scan's (2 KiB margin); else direct stores.
         let scan = &self.policy.scan;
         let (mode, words) = match self.policy.staging {
             CompactStaging::Direct => (0, 1),
-            CompactStaging::Tile => (1, scan.workgroup_size * items),
-            CompactStaging::Subgroup => (2, scan.workgroup_size * 4),
+            CompactStaging::Tile => (1, wg * items),
+            CompactStaging::Subgroup => (2, wg * 4),
         };
         let fits = words as u64 * 4 + 2048 <= ctx.caps().max_shared_memory as u64;
         let (mode, words) = if fits { (mode, words) } else { (0, 1) };
@@ -207,12 +232,14 @@ impl Compactor {
             .with(sh::STAGE_ELEMS, words)
             .with(sh::STAGE_MODE, mode)
             .merge(scan.lookback_spec());
-        self.plan.kernel(ctx, shader, scan.workgroup_size, spec)
+        self.plan.kernel(ctx, shader, wg, spec)
     }
 
-    /// Elements per tile of a compaction of `n` elements (see [`CompactPolicy::small_max`]).
+    /// Elements per tile of a compaction of `n` elements (see [`CompactPolicy::small_max`] and
+    /// [`ScanPolicy::single_workgroup_size`]).
     pub fn tile_size(&self, n: u64) -> u32 {
-        self.policy.scan.workgroup_size * self.policy.items_for(n)
+        let (wg, items) = self.policy.shape(n);
+        wg * items
     }
 
     fn tiles(&self, n: u64) -> u64 {
@@ -294,7 +321,7 @@ impl Compactor {
         if let Some(f) = flags {
             check_disjoint(&[&[("flags", f, bytes)], &written[..]].concat())?;
         }
-        let kernel = self.kernel(ctx, flags.is_some(), self.policy.items_for(n))?;
+        let kernel = self.kernel(ctx, flags.is_some(), n)?;
         let tiles = self.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
         let status = scratch.slice(0, status_bytes);
@@ -312,8 +339,11 @@ impl Compactor {
         }
         bindings.extend([data(output), count_out.slice(0, 4), status]);
         rec.scope("vksort::compact", |rec| {
-            rec.fill_region("vksort::compact::clear", status, 0)?;
-            rec.barrier();
+            // One tile leaves the status alone (lookback.glsl, LB_SINGLE).
+            if tiles > 1 {
+                rec.fill_region("vksort::compact::clear", status, 0)?;
+                rec.barrier();
+            }
             let push = CompactPush {
                 n: n as u32,
                 groups: tiles,

@@ -47,6 +47,8 @@ pub(crate) struct ScanTuning {
     pub spin_limit: u32,
     /// A memory barrier between a fallback reduction and the re-read of the predecessor's status.
     pub recheck_fence: bool,
+    /// Invocations of the one-workgroup form wished for (0: the workgroup size).
+    pub single_workgroup_size: u32,
 }
 
 /// Compaction values.
@@ -175,6 +177,7 @@ pub(crate) const GENERIC: ClassTuning = ClassTuning {
         items_per_invocation: 32,
         spin_limit: 2048,
         recheck_fence: true,
+        single_workgroup_size: 1024,
     },
     compact: CompactTuning {
         small_items_per_invocation: 16,
@@ -282,6 +285,7 @@ pub(crate) const CPU: ClassTuning = ClassTuning {
         items_per_invocation: 16,
         spin_limit: 256,
         recheck_fence: false,
+        single_workgroup_size: 0,
     },
     compact: CompactTuning {
         small_max: 0,

@@ -96,6 +96,9 @@ fn compact_matches_cpu() {
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
         sizes.extend(tile - 2..=tile + 2);
         sizes.extend(small - 2..=small + 2);
+        // One workgroup up to its tile (no status cleared), tiles beyond: both sides of the edge.
+        let single = c.tile_size(1) as usize;
+        sizes.extend(single - 1..=single + 1);
         for &n in &sizes {
             for keep in [1, 2, 7, 1_000_000] {
                 let (data, flags) = sparse(n, n as u64 + keep as u64, keep);
@@ -108,6 +111,22 @@ fn compact_matches_cpu() {
                     compact::compact_u32(ctx, &data, Some(&flags)).unwrap(),
                     cpu_compact_u32(&data, Some(&flags)),
                     "flags n={n}"
+                );
+            }
+        }
+        // A one-workgroup form larger than the tiles' workgroup, both sides of its edge.
+        let base = CompactPolicy::for_device(ctx.caps());
+        let single = (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
+        if single > base.scan.workgroup_size {
+            let mut p = base;
+            p.scan.single_workgroup_size = single;
+            let edge = p.single_tile(1) as usize;
+            for n in [edge - 1, edge, edge + 1, 2 * edge + 3] {
+                let (data, flags) = sparse(n, n as u64, 3);
+                assert_eq!(
+                    compact::compact_u32_with(ctx, &data, Some(&flags), Some(p)).unwrap(),
+                    cpu_compact_u32(&data, Some(&flags)),
+                    "one workgroup of {single}, n={n}"
                 );
             }
         }

@@ -103,8 +103,14 @@ fn run_algorithm(algorithm: ScanAlgorithm) {
                 if elem == ScanElem::U64 && !ctx.caps().int64 {
                     continue;
                 }
-                let tile = Scanner::new(ctx, config).unwrap().tile_size() as usize;
+                let scanner = Scanner::new(ctx, config).unwrap();
+                let tile = scanner.tile_size() as usize;
                 let mut sizes = edge_sizes(tile);
+                if algorithm == ScanAlgorithm::DecoupledLookback {
+                    // The one-workgroup form's edge (one tile, no status cleared).
+                    let single = scanner.policy().single_tile() as usize;
+                    sizes.extend(single - 1..=single + 1);
+                }
                 sizes.push((1 << 16) + 3);
                 check(ctx, config, &sizes);
             }
@@ -426,13 +432,25 @@ fn names_round_trip_and_passes_are_labelled() {
     assert_eq!(ScanAlgorithm::default(), ScanAlgorithm::DecoupledLookback);
     assert_eq!(ScanAlgorithm::from_name("nope"), None);
     with_gpu(|ctx| {
-        let expect: &[(ScanAlgorithm, &[&str])] = &[
+        // The look-back scan of one workgroup's tile clears no status; one element more takes two tiles.
+        let single = Scanner::new(ctx, ScanConfig::default())
+            .unwrap()
+            .policy()
+            .single_tile() as usize;
+        let expect: &[(ScanAlgorithm, usize, &[&str])] = &[
             (
                 ScanAlgorithm::DecoupledLookback,
+                single,
+                &["vksort::scan::lookback"],
+            ),
+            (
+                ScanAlgorithm::DecoupledLookback,
+                single + 1,
                 &["vksort::scan::clear", "vksort::scan::lookback"],
             ),
             (
                 ScanAlgorithm::ReduceThenScan,
+                5000,
                 &[
                     "vksort::scan::reduce",
                     "vksort::scan::spine",
@@ -441,10 +459,11 @@ fn names_round_trip_and_passes_are_labelled() {
             ),
         ];
         let d = data_u32(5000, 1);
-        for (algorithm, labels) in expect {
+        for &(algorithm, n, labels) in expect {
+            let d = data_u32(n, 1);
             let mut prof = Profiler::new(ctx, 64).unwrap();
             let config = ScanConfig {
-                algorithm: *algorithm,
+                algorithm,
                 ..Default::default()
             };
             let got = scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
@@ -455,7 +474,7 @@ fn names_round_trip_and_passes_are_labelled() {
                 .into_iter()
                 .map(|p| p.label)
                 .collect();
-            assert_eq!(&passes, labels);
+            assert_eq!(&passes, labels, "{algorithm:?} n={n}");
         }
         for algorithm in [ScanAlgorithm::Blelloch, ScanAlgorithm::HillisSteele] {
             let mut prof = Profiler::new(ctx, 64).unwrap();
@@ -466,6 +485,45 @@ fn names_round_trip_and_passes_are_labelled() {
             scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
             let passes = prof.results().unwrap();
             assert!(passes.iter().all(|p| p.label.starts_with("vksort::scan::")));
+        }
+    });
+}
+
+/// The one-workgroup form (`ScanPolicy::single_workgroup_size` above `workgroup_size`): a host count of up to
+/// its tile runs in one workgroup of the larger size, beyond it the tiles of the smaller one look back; both
+/// sides of the edge, every element type and kind, and in place.
+#[test]
+fn one_workgroup_form() {
+    with_gpu(|ctx| {
+        let caps = ctx.caps();
+        let base = ScanPolicy::for_device(caps);
+        let single = (base.workgroup_size * 4).min(caps.max_workgroup_invocations);
+        if single <= base.workgroup_size {
+            common::skip(
+                "one-workgroup",
+                "no workgroup larger than the scan's on this device",
+            );
+            return;
+        }
+        let mut policy = base;
+        policy.single_workgroup_size = single;
+        assert_eq!(policy.single_tile(), single * policy.items_per_invocation);
+        let edge = policy.single_tile() as usize;
+        for elem in [ScanElem::U32, ScanElem::U64] {
+            for kind in KINDS {
+                let config = ScanConfig {
+                    algorithm: ScanAlgorithm::DecoupledLookback,
+                    kind,
+                    elem,
+                    policy: Some(policy),
+                };
+                let tile = policy.tile() as usize;
+                check(
+                    ctx,
+                    config,
+                    &[1, tile, tile + 1, edge - 1, edge, edge + 1, 3 * edge + 7],
+                );
+            }
         }
     });
 }

@@ -5,10 +5,16 @@
 //   LB_BINDING  the binding of the scratch buffer
 // and after including: LB_T lb_fallback_aggregate(uint tile), the aggregate of tile `tile` from the input,
 // called uniformly by one subgroup's lanes (it may use subgroup operations), returned in every lane.
+// LB_SINGLE (optional, a uniform bool expression): the dispatch is one workgroup over one tile, which takes
+// tile 0 and a prefix of 0 without touching the scratch (which the host then need not clear).
 // Scratch (cleared by the host): word 0 the tile counter (tiles are claimed in start order), word 1 the
 // fallback counter, then LB_WORDS status words per tile from word 4. The status protocol (split 16-bit words
 // with a flag each, relaxed atomics), the bounded spin with its fallback, the in-place rule and the emulation
 // knobs are described in docs/architecture.md, "The decoupled look-back protocol".
+
+#ifndef LB_SINGLE
+#define LB_SINGLE false
+#endif
 
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
 layout(constant_id = 7) const uint STALL_EVERY = 0;
@@ -34,6 +40,7 @@ LB_T lb_fallback_aggregate(uint tile);
 
 // Claims the next tile for this workgroup. Every invocation must call it once.
 uint lb_claim_tile() {
+    if (LB_SINGLE) return 0u;
     if (gl_LocalInvocationIndex == 0u) lb_sh_tile = atomicAdd(lb_counter, 1u);
     barrier();
     return lb_sh_tile;
@@ -132,6 +139,12 @@ void lb_stall_delay() {
 // every invocation + control barrier, in uniform control flow); out of place nobody reads the output during
 // the dispatch, so only the control barrier (which hands lb_sh_prefix over) remains.
 LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
+    if (LB_SINGLE) {
+        // No other tile: the barrier still hands the includer's shared memory over, as below.
+        if (gl_LocalInvocationIndex == 0u) lb_sh_prefix = LB_T(0);
+        barrier();
+        return LB_T(0);
+    }
     bool stalled = lb_stalled(tile);
     if (gl_SubgroupID == 0u) {
         // Lane 0 of subgroup 0 makes every publication of this tile, so the stores of a status word are

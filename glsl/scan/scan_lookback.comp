@@ -38,6 +38,7 @@ layout(push_constant) uniform Push {
 #define LB_WORDS 2u
 #endif
 #define LB_BINDING 2
+#define LB_SINGLE (pc.groups == 1u)
 #include "lookback.glsl"
 
 LB_T lb_fallback_aggregate(uint tile) {

@@ -124,11 +124,20 @@ impl Scanner {
         args: Option<Region>,
     ) -> Result<()> {
         let (input, output, scratch, n) = (io.input, io.output, io.scratch, io.n);
-        let kernel = self.kernel_lookback(in_place)?;
-        let tiles = self.tiles(n as u64) as u32;
+        // One workgroup takes a host count of at most single_tile() elements: one tile, no status.
+        let single = args.is_none() && n <= self.policy.single_tile();
+        let kernel = self.kernel_lookback(in_place, single)?;
+        let tiles = if single {
+            1
+        } else {
+            self.tiles(n as u64) as u32
+        };
         let status = scratch.slice(0, status_bytes(tiles as u64, self.config.elem));
-        rec.fill_region("vksort::scan::clear", status, 0)?;
-        rec.barrier();
+        // A single tile (groups = 1) leaves the status alone (lookback.glsl, LB_SINGLE).
+        if tiles > 1 {
+            rec.fill_region("vksort::scan::clear", status, 0)?;
+            rec.barrier();
+        }
         let (bindings, push) = ([input, output, status], LookbackPush { n, groups: tiles });
         let pass = rec
             .pass("vksort::scan::lookback", &kernel)

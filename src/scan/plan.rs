@@ -39,6 +39,11 @@ pub struct ScanPolicy {
     /// Look-back: a memory barrier between a fallback reduction and the re-read of the predecessor's status
     /// (`glsl/include/lookback.glsl`); default on, off on CPU devices (lavapipe breaks barriers around it).
     pub recheck_fence: bool,
+    /// Look-back scans and compactions of at most [`ScanPolicy::single_tile`] elements run as one workgroup of
+    /// this many invocations (0 or less than `workgroup_size`: `workgroup_size`): one dispatch, and no
+    /// look-back status to clear before it. A power of two, a multiple of the largest subgroup size; default
+    /// 1024 where the device allows, CPU 0.
+    pub single_workgroup_size: u32,
 }
 }
 
@@ -71,6 +76,13 @@ impl ScanPolicy {
         if !wg.is_power_of_two() {
             wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
         }
+        let single = match t.single_workgroup_size {
+            0 => 0,
+            w => {
+                let w = plan.workgroup_size(caps, w);
+                (1u32 << (31 - w.leading_zeros())).max(plan.max)
+            }
+        };
         Self {
             workgroup_size: wg,
             items_per_invocation: t.items_per_invocation.max(min_items(wg)).min(64),
@@ -78,6 +90,7 @@ impl ScanPolicy {
             stall_every: 0,
             stall_mode: StallMode::NeverPublish,
             recheck_fence: t.recheck_fence,
+            single_workgroup_size: single,
         }
     }
 
@@ -106,6 +119,17 @@ impl ScanPolicy {
                 plan.max, caps.max_workgroup_invocations
             ));
         }
+        let single = self.single_workgroup_size;
+        if single != 0
+            && (!single.is_power_of_two()
+                || single % plan.max != 0
+                || single > caps.max_workgroup_invocations)
+        {
+            return invalid(format!(
+                "single_workgroup_size {single} must be 0 or a power of two, a multiple of {} and at most {}",
+                plan.max, caps.max_workgroup_invocations
+            ));
+        }
         if items % 4 != 0 || !(4..=64).contains(&items) {
             return invalid(format!(
                 "items_per_invocation {items} must be a multiple of 4 in 4..=64"
@@ -126,6 +150,16 @@ impl ScanPolicy {
     /// Elements per look-back / reduce-then-scan tile.
     pub fn tile(&self) -> u32 {
         self.workgroup_size * self.items_per_invocation
+    }
+
+    /// Invocations of the one-workgroup form: `single_workgroup_size`, at least `workgroup_size`.
+    pub(crate) fn single_workgroup(&self) -> u32 {
+        self.single_workgroup_size.max(self.workgroup_size)
+    }
+
+    /// The most elements a look-back scan takes in one workgroup (one dispatch, no status cleared first).
+    pub fn single_tile(&self) -> u32 {
+        self.single_workgroup() * self.items_per_invocation
     }
 
     /// The specialization constants of `lookback.glsl`.
@@ -248,7 +282,8 @@ impl Scanner {
     fn warm(&self) -> Result<()> {
         match self.config.algorithm {
             ScanAlgorithm::DecoupledLookback => {
-                self.kernel_lookback(false)?;
+                self.kernel_lookback(false, false)?;
+                self.kernel_lookback(false, true)?;
             }
             ScanAlgorithm::ReduceThenScan => {
                 self.kernels_rts()?;
@@ -263,8 +298,9 @@ impl Scanner {
         Ok(())
     }
 
-    /// The look-back kernel; `in_place`: the variant with `coherent` data (lookback.glsl's in-place protocol).
-    pub(super) fn kernel_lookback(&self, in_place: bool) -> Result<Arc<Kernel>> {
+    /// The look-back kernel; `in_place`: the variant with `coherent` data (lookback.glsl's in-place protocol);
+    /// `single`: the one-workgroup form's size ([`ScanPolicy::single_tile`]).
+    pub(super) fn kernel_lookback(&self, in_place: bool, single: bool) -> Result<Arc<Kernel>> {
         use crate::shaders::{scan_lookback as sh, Spec};
         let variants = if in_place {
             [sh::U32_INPLACE, sh::U64_INPLACE]
@@ -275,7 +311,12 @@ impl Scanner {
             .with(sh::VECS, self.vecs())
             .with(sh::INCLUSIVE, self.inclusive() as u32)
             .merge(self.policy.lookback_spec());
-        self.kernel(variants, self.policy.workgroup_size, spec)
+        let wg = if single {
+            self.policy.single_workgroup()
+        } else {
+            self.policy.workgroup_size
+        };
+        self.kernel(variants, wg, spec)
     }
 
     /// The reduce-then-scan kernels: (reduce, spine, downsweep).
@@ -487,6 +528,7 @@ pub(crate) const TEST_POLICY: ScanPolicy = ScanPolicy {
     stall_every: 0,
     stall_mode: StallMode::NeverPublish,
     recheck_fence: false,
+    single_workgroup_size: 0,
 };
 
 #[cfg(test)]
