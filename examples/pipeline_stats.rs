@@ -5,7 +5,7 @@
 //! `cargo run --release --example pipeline_stats` (asks for the statistics itself). VKSORT_ALGOS picks the sort
 //! algorithms (comma-separated names; default auto), VKSORT_POLICY overrides fields of their family's policy as
 //! in `examples/timing` (e.g. `tile.peer_match=1,tile.rank_counters=2` for the radix sorts,
-//! `items_per_invocation=8` for the bitonic sort).
+//! `items_per_invocation=8` for the bitonic sort), VKSORT_MAX_N the sorters' capacity.
 use vksort::sort::{KeyType, SortAlgorithm, SortConfig, Sorter, ValueType};
 
 fn main() -> anyhow::Result<()> {
@@ -20,7 +20,11 @@ fn main() -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    let n = 1usize << 20;
+    // VKSORT_MAX_N sets the sorters' capacity (default 2^20; e.g. 8192 for the one-workgroup sort).
+    let n: usize = match std::env::var("VKSORT_MAX_N") {
+        Ok(v) => v.parse()?,
+        Err(_) => 1 << 20,
+    };
     // VKSORT_ALGOS=bitonic,merge,... picks the sort algorithms (default auto: the radix sorts).
     let algos = std::env::var("VKSORT_ALGOS").unwrap_or_else(|_| "auto".into());
     for name in algos.split(',') {
