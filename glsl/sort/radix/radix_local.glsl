@@ -9,8 +9,7 @@
 // rank_digits() (smem must then hold R2_WORDS too).
 //
 // Item j of an invocation sits at tile position item_pos(j) (radix_rank.glsl). Items at positions >= n are
-// padding: they carry the largest digit of every place, so they stay at the end. Items of dead rows
-// (rank_live(j) false) take no part.
+// padding: they carry the largest digit of every place, so they stay at the end.
 
 #include "key_differ.glsl"
 
@@ -19,9 +18,6 @@ uint g_w1[KPT];   // key high words (64-bit keys)
 uint g_v0[KPT];   // value words
 uint g_v1[KPT];
 uint g_pos[KPT];  // destination of each item in the current exchange
-
-// Item j holds a key of the tile: a live row (radix_rank.glsl's RANK_ROWS) at a position below n.
-bool item_live(uint j, uint n) { return rank_live(j) && item_pos(j) < n; }
 
 // Clears this invocation's items (padding holds zeros).
 void local_clear() {
@@ -34,27 +30,27 @@ void local_clear() {
 }
 
 void exchange_w0() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) smem[g_pos[j]] = g_w0[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w0[j];
     barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) g_w0[j] = smem[item_pos(j)];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w0[j] = smem[item_pos(j)];
     barrier();
 }
 void exchange_w1() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) smem[g_pos[j]] = g_w1[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_w1[j];
     barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) g_w1[j] = smem[item_pos(j)];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_w1[j] = smem[item_pos(j)];
     barrier();
 }
 void exchange_v0() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) smem[g_pos[j]] = g_v0[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v0[j];
     barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) g_v0[j] = smem[item_pos(j)];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v0[j] = smem[item_pos(j)];
     barrier();
 }
 void exchange_v1() {
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) smem[g_pos[j]] = g_v1[j];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) smem[g_pos[j]] = g_v1[j];
     barrier();
-    [[unroll]] for (uint j = 0u; j < KPT; j++) if (rank_live(j)) g_v1[j] = smem[item_pos(j)];
+    [[unroll]] for (uint j = 0u; j < KPT; j++) g_v1[j] = smem[item_pos(j)];
     barrier();
 }
 
@@ -62,7 +58,7 @@ void exchange_v1() {
 uvec2 local_differ(uint n, uint kind, bool desc) {
     uvec2 a = uvec2(~0u), o = uvec2(0u);
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
-        if (item_live(j, n)) {
+        if (item_pos(j) < n) {
             uvec2 t = key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc);
             a &= t;
             o |= t;
@@ -79,7 +75,7 @@ void local_sort(uint n, uint lo, uint hi, uint kind, bool desc, uvec2 differ) {
         uint mask = (1u << bits) - 1u;
         if (key_digit(differ, shift, mask) == 0u) continue;
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            g_digit[j] = item_live(j, n)
+            g_digit[j] = item_pos(j) < n
                 ? key_digit(key_transform(uvec2(g_w0[j], g_w1[j]), kind, desc), shift, mask)
                 : mask;
         }
@@ -90,14 +86,12 @@ void local_sort(uint n, uint lo, uint hi, uint kind, bool desc, uvec2 differ) {
         barrier();
         rank2_count(bits);
         rank2_scan();
-        [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            if (rank_live(j)) g_pos[j] = r2_value(g_digit[j], gl_SubgroupID) + g_sub[j];
-        }
+        [[unroll]] for (uint j = 0u; j < KPT; j++) g_pos[j] = r2_value(g_digit[j], gl_SubgroupID) + g_sub[j];
 #else
         rank_digits(bits);
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
             uint d = g_digit[j];
-            if (rank_live(j)) g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
+            g_pos[j] = s_lstart[d] + smem[gl_SubgroupID * RADIX + d] + g_sub[j];
         }
 #endif
         barrier();

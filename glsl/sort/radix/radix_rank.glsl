@@ -12,7 +12,7 @@
 //   word MATCH_BASE (a const the includer defines: past the rank counters), so smem must hold them too.
 //
 // Item layout (subgroup-blocked): item j of an invocation is tile position
-//   item_pos(j) = SubgroupID * RANK_ROWS * SubgroupSize + j * SubgroupSize + SubgroupInvocationID,
+//   item_pos(j) = SubgroupID * KPT * SubgroupSize + j * SubgroupSize + SubgroupInvocationID,
 // so ranking items in (j, lane) order within a subgroup, and subgroups in order, is stable.
 //
 // rank_digits(): per-subgroup digit histograms in smem (subgroup s owns smem[s*RADIX .. +RADIX)); each item
@@ -72,16 +72,8 @@ uint g_sub[KPT];
 uint dr_rank(uint dr) { return dr >> 16u; }
 uint dr_digit(uint dr) { return dr & 0xFFFFu; }
 
-// Rows in use: an includer may define RANK_ROWS (items per invocation in use, a workgroup-uniform value of at
-// most KPT) so that a tile of fewer keys spreads over every subgroup; items j >= RANK_ROWS are dead: not
-// matched, counted or ranked (their positions and ranks are undefined; the includer skips them).
-#ifndef RANK_ROWS
-#define RANK_ROWS KPT
-#endif
-bool rank_live(uint j) { return j < RANK_ROWS; }
-
 uint item_pos(uint j) {
-    return gl_SubgroupID * RANK_ROWS * gl_SubgroupSize + j * gl_SubgroupSize + gl_SubgroupInvocationID;
+    return gl_SubgroupID * KPT * gl_SubgroupSize + j * gl_SubgroupSize + gl_SubgroupInvocationID;
 }
 
 uint popcount4(uvec4 m) {
@@ -211,7 +203,6 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
     }
     if (MATCH_OR == 2u) {
         [[unroll]] for (uint j = 0u; j < KPT; j++) {
-            if (!rank_live(j)) break;
             // Peers through shared memory, then the counter right away (the item's chain is serial anyway): no
             // per-item arrays kept.
             uint d = RANK_DIGIT(j);
@@ -234,7 +225,7 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
         uint pk[RANK_BATCH];
         [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
             uint j = j0 + b;
-            if (j >= KPT || !rank_live(j)) break;
+            if (j >= KPT) break;
             uint d = RANK_DIGIT(j);
             uvec4 peers;
             if (MATCH_OR != 0u) {
@@ -252,7 +243,7 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
         uint old[RANK_BATCH];
         [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
             uint j = j0 + b;
-            if (j >= KPT || !rank_live(j)) break;
+            if (j >= KPT) break;
             uvec3 c = rank_counter(RANK_DIGIT(j), cub);
             uint add = gl_SubgroupInvocationID == (pk[b] & 0xFFu) ? ((pk[b] >> 8u) & 0xFFu) << c.y : 0u;
             old[b] = atomicAdd(smem[c.x], add) >> c.y;
@@ -260,7 +251,7 @@ void rank_items(uint bits, bool cub RANK_PARAMS) {
         uint keep = rank_counter(0u, cub).z;
         [[unroll]] for (uint b = 0u; b < RANK_BATCH; b++) {
             uint j = j0 + b;
-            if (j >= KPT || !rank_live(j)) break;
+            if (j >= KPT) break;
             RANK_SET(j, (subgroupShuffle(old[b], pk[b] & 0xFFu) & keep) + (pk[b] >> 16u));
         }
     }

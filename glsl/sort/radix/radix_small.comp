@@ -1,9 +1,7 @@
 #version 460
 // radix_small.comp (vksort::radix::small): the whole sort in one workgroup for n <= WG_SIZE * KPT. Keys (and
-// values) are read once into registers, every digit place is ranked (radix_rank.glsl's packed [digit][subgroup]
-// counters and one scan per place) and exchanged through shared memory, and the result is written once. Only
-// ceil(n / WG_SIZE) items per invocation are in use (RANK_ROWS), so a small n spreads over every subgroup and
-// no invocation ranks rows of padding. n is the host's (push constant) or read from the count
+// values) are read once into registers, every digit place is ranked (radix_rank.glsl) and exchanged through
+// shared memory, and the result is written once. n is the host's (push constant) or read from the count
 // buffer and clamped to the capacity (then n and the overflow flag are recorded in the control block).
 // Digit places where every key has the same digit (found from the AND and OR of all transformed keys) are
 // skipped.
@@ -44,11 +42,6 @@ shared uint s_tot[RADIX];
 shared uint s_lstart[RADIX];
 const uint MATCH_OR = 0u;   // ballot or match-any peers (radix_rank.glsl)
 const uint MATCH_BASE = 0u;
-#define RANK_CUB 1
-#define LOCAL_RANK2 1
-const uint RANK2 = TILE < 65536u ? 2u : 1u;   // 16-bit counters hold counts below 2^16
-uint g_rows;   // items per invocation in use: ceil(n / WG_SIZE)
-#define RANK_ROWS g_rows
 
 #include "radix_rank.glsl"
 
@@ -67,12 +60,11 @@ void main() {
     }
     n = min(n, TILE);
     if (n <= 1u) return;
-    g_rows = (n + WG_SIZE - 1u) / WG_SIZE;
     bool desc = (pc.flags & 1u) != 0u;
     local_clear();
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
-        if (item_live(j, n)) {
+        if (i < n) {
             g_w0[j] = keys[i * KEY_WORDS];
             if (KEY_WORDS == 2u) g_w1[j] = keys[i * KEY_WORDS + 1u];
             if (VAL_WORDS >= 1u) g_v0[j] = vals[i * VAL_WORDS];
@@ -83,7 +75,7 @@ void main() {
     local_sort(n, pc.lo, pc.hi, pc.key_kind, desc, local_differ(n, pc.key_kind, desc));
     [[unroll]] for (uint j = 0u; j < KPT; j++) {
         uint i = item_pos(j);
-        if (item_live(j, n)) {
+        if (i < n) {
             keys[i * KEY_WORDS] = g_w0[j];
             if (KEY_WORDS == 2u) keys[i * KEY_WORDS + 1u] = g_w1[j];
             if (VAL_WORDS >= 1u) vals[i * VAL_WORDS] = g_v0[j];
