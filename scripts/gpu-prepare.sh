@@ -20,6 +20,8 @@ fi
 [ -d .device ] || { mkdir -p .device && cp ../shared/device/* .device/; grep -qx '/.device/' "$exclude" || echo /.device/ >> "$exclude"; }
 # The Vulkan anchors (vrdx, Fuchsia) travel with the device files when the shared folder has them.
 [ -x ../shared/anchors/vulkan/anchor_bench ] && cp ../shared/anchors/vulkan/anchor_bench .device/
+# CUB 3.5 (CCCL 3.5.0) is built there from its tarball (gpu-run.sh).
+[ -f ../shared/anchors/cccl-3.5.0-rc0.tar.xz ] && cp ../shared/anchors/cccl-3.5.0-rc0.tar.xz .device/
 rm -f .gpu/bin/*
 cargo build --release -p vksort-tools --bin vksort --examples
 cargo build --release -p vksort --features diagnostics,compile-shaders,wgpu --examples

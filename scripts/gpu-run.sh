@@ -6,7 +6,8 @@
 # others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
 # minutes there); bench: `vksort bench $BENCH_ARGS` (its wall time printed last) with
-# CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28); cub: the CUB anchor alone; anchors:
+# CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28: CUB 3.5 built from .device's CCCL tarball,
+# and the system's CUB 3.0.1 beside it); cub: the CUB anchors alone; anchors:
 # torch.sort/cupy.sort and the Vulkan anchors (vrdx, Fuchsia) at $ANCHOR_SIZES (default 16 20 24 28), in the same
 # command; sorts: the tables of issues 16 and 17 (see below); wgpu: the wgpu example's checks under validation,
 # then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
@@ -42,7 +43,13 @@ what=" $* "
 has() { [[ $what == *" $1 "* ]]; }
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90"
 if [ -z "$*" ] || has cub || has bench || has sorts; then
-  ($NVCC .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3) &
+  ($NVCC .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3
+   # The newest CUB (CCCL 3.5.0, Programmatic Dependent Launch), built from the anchors' tarball beside the
+   # system's CUB 3.0.1; the bench compares with it where it built.
+   if [ -f .device/cccl-3.5.0-rc0.tar.xz ]; then
+     mkdir -p /tmp/cccl && tar -C /tmp/cccl -xJf .device/cccl-3.5.0-rc0.tar.xz && \
+       $NVCC -I/tmp/cccl/cub -I/tmp/cccl/libcudacxx/include -I/tmp/cccl/thrust .device/cub_bench.cu -o /tmp/cub35_bench 2>&1 | tail -3
+   fi) &
   nvcc_pid=$!
 fi
 if has sorts; then
@@ -85,10 +92,15 @@ if has sorts; then
 fi
 if [ -n "${nvcc_pid:-}" ]; then wait "$nvcc_pid"; fi
 if [ -z "$*" ] || has cub || has bench; then
-  /tmp/cub_bench ${CUB_SIZES:-16 20 24 28} > "$OUT/cub.csv" && tail -n +1 "$OUT/cub.csv" | head -3
+  /tmp/cub_bench ${CUB_SIZES:-16 20 24 28} > "$OUT/cub301.csv" && tail -n +1 "$OUT/cub301.csv" | head -3
+  cp "$OUT/cub301.csv" "$OUT/cub.csv"
+  if [ -x /tmp/cub35_bench ]; then
+    /tmp/cub35_bench ${CUB_SIZES:-16 20 24 28} > "$OUT/cub350.csv" && head -n 3 "$OUT/cub350.csv" && cp "$OUT/cub350.csv" "$OUT/cub.csv"
+  fi
 fi
 if [ -z "$*" ] || has bench; then
   bench_start=$SECONDS
+  # cub.csv: CUB 3.5 where it built (cub350.csv), else the system's 3.0.1 (cub301.csv; both kept).
   .gpu/bin/vksort bench ${BENCH_ARGS:-} --compare "$OUT/cub.csv" --out-dir "$OUT" 2>&1 | tee "$OUT/bench.txt"
   echo "vksort bench ${BENCH_ARGS:-} took $((SECONDS - bench_start)) s" | tee -a "$OUT/bench.txt"
 fi
