@@ -854,6 +854,105 @@ fn fused_onesweep() {
     });
 }
 
+/// Where a fused Onesweep's wait that gave up shows (`Sorter::gave_up_offset`). Giving up takes 2^30 polls and
+/// workgroups that do not run side by side; a CPU driver runs the fused sort on one workgroup, which never
+/// waits on another, so no wait is made to give up here. Checked instead: the offset is Some exactly for the
+/// sorts that run fused (Onesweep up to `fused.max`; not above it, with `fused.max` 0, the other algorithms or
+/// above the capacity), and after a fused sort (recorded with `cmd_sort` and `cmd_sort_indirect` on a scratch
+/// filled with ones) it reads 0 between the fused words the sort set: the plan's flag (1) before it, the first
+/// place's done tiles after it.
+#[test]
+fn fused_gave_up_offset() {
+    with_gpu(|ctx| {
+        let (key, value) = (KeyType::U32, ValueType::U32);
+        let mut p = sort_policy(ctx, key, value);
+        p.short.max = 0;
+        let tile = p.tile() as usize;
+        let cap = 9 * tile;
+        let sorter_for = |alg, fused_max: u32, cap: usize| {
+            let mut q = p;
+            q.fused.max = fused_max;
+            q.fused.loop_max = fused_max;
+            let mut c = Case::new(key);
+            c.value = value;
+            c.algorithm = alg;
+            c.policy = Some(q);
+            c.sorter(ctx, cap).unwrap()
+        };
+        let fused_max = 5 * tile as u32;
+        let s = sorter_for(SortAlgorithm::Onesweep, fused_max, cap);
+        for n in [2, tile, 5 * tile] {
+            assert!(s.gave_up_offset(n as u64).is_some(), "n={n}");
+        }
+        for n in [5 * tile + 1, cap, cap + 1] {
+            assert_eq!(s.gave_up_offset(n as u64), None, "n={n}");
+        }
+        let unfused = sorter_for(SortAlgorithm::Onesweep, 0, cap);
+        assert_eq!(unfused.gave_up_offset(tile as u64), None);
+        for alg in [
+            SortAlgorithm::ReduceThenScan,
+            SortAlgorithm::Small,
+            SortAlgorithm::Msd,
+        ] {
+            let other = sorter_for(alg, u32::MAX, 1000);
+            assert_eq!(other.gave_up_offset(1000), None, "{alg:?}");
+        }
+        // After fused sorts of n keys (host n, or a GPU-side count of n under capacity m).
+        let s = sorter_for(SortAlgorithm::Onesweep, u32::MAX, cap);
+        for (n, gpu) in [
+            (2, None),
+            (tile + 1, None),
+            (5 * tile + 17, None),
+            (3 * tile + 5, Some(cap)),
+        ] {
+            let m = gpu.unwrap_or(n);
+            let at = s.gave_up_offset(m as u64).expect("a fused sort");
+            let raw: Vec<u32> = Rng(n as u64).vec_u32(m);
+            let kb = Buffer::from_slice(ctx, "test::keys", &raw).unwrap();
+            let vb = Buffer::from_slice(ctx, "test::vals", &vec![0u32; m]).unwrap();
+            let cnt = Buffer::from_slice(ctx, "test::count", &[n as u32]).unwrap();
+            let req = s.storage_requirements(m as u64).unwrap();
+            let scratch = Buffer::device_local(ctx, "test::scratch", req.scratch_bytes).unwrap();
+            scratch
+                .write(0, &vec![0xff; req.scratch_bytes as usize])
+                .unwrap();
+            common::record_own(ctx, |rec| {
+                match gpu {
+                    None => s.cmd_sort(
+                        rec,
+                        kb.as_ref(),
+                        Some(vb.as_ref()),
+                        scratch.as_ref(),
+                        n as u64,
+                    ),
+                    Some(_) => s.cmd_sort_indirect(
+                        rec,
+                        kb.as_ref(),
+                        Some(vb.as_ref()),
+                        scratch.as_ref(),
+                        cnt.as_ref(),
+                        m as u64,
+                    ),
+                }
+                .unwrap()
+            });
+            let mut want = raw[..n].to_vec();
+            want.sort();
+            assert_eq!(kb.read_vec::<u32>(n).unwrap(), want, "n={n} gpu={gpu:?}");
+            let word =
+                |off: u64| u32::from_le_bytes(scratch.read(off, 4).unwrap().try_into().unwrap());
+            let label = format!("n={n} gpu={gpu:?} offset {at}");
+            assert_eq!(word(at), 0, "{label}: the flag");
+            assert_eq!(word(at - 4), 1, "{label}: the plan's flag before it");
+            assert_eq!(
+                word(at + 4),
+                n.div_ceil(tile) as u32,
+                "{label}: place 0's tiles after it"
+            );
+        }
+    });
+}
+
 /// A GPU-side count below the capacity (and zero), for every algorithm.
 #[test]
 fn gpu_side_count() {

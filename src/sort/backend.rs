@@ -89,6 +89,13 @@ pub(crate) trait SortBackend: Send + Sync {
     /// Byte offset in the scratch of the control block ([`crate::sort::count`]) of a sort of `max_n` keys.
     fn control_offset(&self, max_n: u64) -> u64;
 
+    /// Byte offset in the scratch of a u32 that is non-zero after a sort of `max_n` keys with `algorithm` (one
+    /// of this family's, or Auto) whose bounded inter-workgroup wait gave up (its result then wrong); None when
+    /// such a sort has no wait that can give up (the default).
+    fn gave_up_word(&self, _algorithm: SortAlgorithm, _max_n: u64) -> Option<u64> {
+        None
+    }
+
     /// Builds every pipeline that sorts of up to `max_n` keys with `algorithms` may use.
     fn prepare(&self, algorithms: &[SortAlgorithm], max_n: u64) -> Result<()>;
 

@@ -450,12 +450,29 @@ impl Sorter {
     }
 
     /// Byte offset in the scratch of the control block of a sort recorded for `max_n` keys (host n or the
-    /// capacity): u32 words [`CTRL_N`], [`CTRL_OVERFLOW`], [`CTRL_RAW_COUNT`].
+    /// capacity): u32 words [`CTRL_N`], [`CTRL_OVERFLOW`], [`CTRL_RAW_COUNT`]. Whether a wait gave up:
+    /// [`Sorter::gave_up_offset`].
     pub fn control_offset(&self, max_n: u64) -> u64 {
         match self.choose(max_n) {
             Ok(c) => c.backend.control_offset(max_n),
             Err(_) => 0,
         }
+    }
+
+    /// Byte offset in the scratch of a u32 that is non-zero after a sort recorded for `max_n` keys (host n or the
+    /// capacity, as for [`Sorter::control_offset`]) whose bounded inter-workgroup wait gave up: its result is
+    /// then wrong (a driver that does not run a dispatch's workgroups side by side, or a vksort bug). None when
+    /// that sort has no such wait, or `max_n` is above the capacity. Today only the fused Onesweep's place wait
+    /// (word `CTRL_FUSED_STALLED` of the radix control block, zeroed by every sort that runs it) has one. Read
+    /// it, like the control block, after the sort's commands have completed; a host count of at most one
+    /// records nothing and leaves the word as it was. The host forms ([`sort()`], [`sort_pairs`]) check it and
+    /// return [`Error::InvalidGpuResult`].
+    pub fn gave_up_offset(&self, max_n: u64) -> Option<u64> {
+        if max_n > self.config.max_n {
+            return None;
+        }
+        let c = self.choose(max_n).ok()?;
+        c.backend.gave_up_word(c.algorithm, max_n)
     }
 
     /// Records the sort of the first `n` keys of `keys` (and values) in place; `scratch` as
@@ -608,6 +625,16 @@ fn host_sort<K: SortKey, V: SortValue>(
             n,
         )
     })?;
+    // A wait that gave up leaves a wrong order: an error, with the caller's slices untouched.
+    if let Some(at) = sorter.gave_up_offset(n) {
+        if scratch.read(at, 4)? != [0; 4] {
+            return Err(Error::InvalidGpuResult {
+                what: "the fused Onesweep's place wait gave up (CTRL_FUSED_STALLED set): the sort's result is \
+                       wrong"
+                    .into(),
+            });
+        }
+    }
     keys.copy_from_slice(&kb.read_vec::<K>(keys.len())?);
     if let (Some(v), Some(b)) = (values, vb) {
         v.copy_from_slice(&b.read_vec::<V>(v.len())?);

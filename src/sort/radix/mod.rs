@@ -219,6 +219,19 @@ impl RadixSort {
         }
     }
 
+    /// Whether a sort of `max_n` keys (host n or capacity) with `algorithm` runs the fused Onesweep: `algorithm`
+    /// resolved as [`RadixSort::cmd_sort`] resolves it (Auto, then a hybrid sort with no groups), on this sorter
+    /// (not the one [`RadixSort::pick`] picks), within the algorithm's limits.
+    pub(crate) fn runs_fused(&self, algorithm: SortAlgorithm, max_n: u64) -> bool {
+        let algorithm = self.resolve(algorithm, max_n);
+        if max_n > self.capabilities(algorithm).max_keys {
+            return false;
+        }
+        let portions = self.portions(max_n);
+        let (algorithm, hybrid) = hybrid::resolve(self, algorithm, &portions, max_n);
+        onesweep::fuses(self, algorithm, hybrid, &portions, max_n)
+    }
+
     /// Bytes one binding may cover on this device.
     pub(crate) fn binding_range(&self) -> u64 {
         self.ctx.caps().max_storage_buffer_range
@@ -627,6 +640,12 @@ impl SortBackend for RadixSort {
 
     fn control_offset(&self, max_n: u64) -> u64 {
         self.pick(max_n).layout(max_n).meta_off
+    }
+
+    fn gave_up_word(&self, algorithm: SortAlgorithm, max_n: u64) -> Option<u64> {
+        self.pick(max_n)
+            .runs_fused(algorithm, max_n)
+            .then(|| self.control_offset(max_n) + 4 * onesweep::CTRL_FUSED_STALLED)
     }
 
     fn prepare(&self, algorithms: &[SortAlgorithm], max_n: u64) -> Result<()> {

@@ -83,16 +83,33 @@ push_block! {
     }
 }
 
-/// Whether the sort of `b` runs fused: Onesweep over one portion that the policy fuses, and no diagnostics.
+/// Whether the sort of `b` runs fused (see [`fuses`]).
 pub(crate) fn fused(s: &RadixSort, b: &Bindings, algorithm: crate::sort::SortAlgorithm) -> bool {
+    fuses(s, algorithm, b.hybrid, &b.layout.portions, b.max_n)
+}
+
+/// Whether a sort of up to `max_n` keys with `algorithm` (resolved: not Auto, a hybrid sort's shape `hybrid`)
+/// over `portions` runs fused: Onesweep over one portion that the policy fuses, and no diagnostics.
+pub(crate) fn fuses(
+    s: &RadixSort,
+    algorithm: crate::sort::SortAlgorithm,
+    hybrid: u32,
+    portions: &super::Portions,
+    max_n: u64,
+) -> bool {
     algorithm == crate::sort::SortAlgorithm::Onesweep
-        && b.hybrid == 0
-        && b.layout.portions.count == 1
-        && !b.layout.portions.wide
-        && s.policy.fuses(b.max_n, s.places)
+        && hybrid == 0
+        && portions.count == 1
+        && !portions.wide
+        && s.policy.fuses(max_n, s.places)
         && s.debug.tile_clocks == 0
         && s.debug.debug_mode == 0
 }
+
+/// Control block word the fused kernel's place wait sets when it gives up (the sort's result is then wrong;
+/// the setup pass zeroes it with the rest of the control block before every sort).
+pub(crate) const CTRL_FUSED_STALLED: u64 =
+    crate::shaders::include::radix_common::CTRL_FUSED_STALLED as u64;
 
 /// The fused kernel's forms (its FUSED_LOOP specialization constant).
 #[derive(Clone, Copy)]
