@@ -382,6 +382,7 @@ pub(crate) const RADIX_GENERIC: RadixPolicy = RadixPolicy {
         max: 4096,
         workgroup_size: 256,
         items_per_invocation: 16,
+        targets_per_subgroup: 4,
     },
     short: ShortTiles {
         max: 0,
@@ -417,7 +418,7 @@ pub(crate) const RADIX_GENERIC: RadixPolicy = RadixPolicy {
 };
 
 /// NVIDIA: tiles that keep 3 workgroups per SM within 48 KiB of shared memory, lane-mask peer matching,
-/// short tiles up to 2^18 keys, no one-workgroup sort, Onesweep fused up to 2^20 keys.
+/// short tiles up to 2^18 keys, no small sort in Auto, Onesweep fused up to 2^20 keys.
 const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
     tile: RankTile {
         rank_counters: RankCounters::Packed16,
@@ -431,7 +432,7 @@ const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
     },
     small: SmallSort {
         max: 0,
-        workgroup_size: 512,
+        items_per_invocation: 32,
         ..RADIX_GENERIC.small
     },
     short: ShortTiles {
@@ -480,7 +481,7 @@ const RADIX_NVIDIA_WORD_KEYS: RadixPolicy = RadixPolicy {
     ..RADIX_NVIDIA
 };
 
-/// CPU drivers: 128 x 8 tiles, a short spin, the one-workgroup sort up to 2048 keys, no MSD sort in Auto.
+/// CPU drivers: 128 x 8 tiles, a short spin, the small sort up to 2048 keys, no MSD sort in Auto.
 const RADIX_CPU: RadixPolicy = RadixPolicy {
     tile: RankTile {
         workgroup_size: 128,

@@ -407,14 +407,7 @@ fn push_constant_structs_match_reflection() {
         ),
         ("radix_upsweep", std::mem::size_of::<rts::UpsweepPush>()),
         ("radix_spine", std::mem::size_of::<rts::SpinePush>()),
-        (
-            "radix_small_ballot",
-            std::mem::size_of::<small::SmallPush>(),
-        ),
-        (
-            "radix_small_partitioned",
-            std::mem::size_of::<small::SmallPush>(),
-        ),
+        ("radix_small", std::mem::size_of::<small::SmallPush>()),
         ("radix_msd_differ", std::mem::size_of::<msd::SplitPush>()),
         (
             "radix_msd_split_ballot",
@@ -1485,7 +1478,10 @@ fn passes_are_labelled_and_profiled() {
                     "vksort::radix::downsweep::place1",
                 ],
             ),
-            (SortAlgorithm::Small, vec!["vksort::radix::small"]),
+            (
+                SortAlgorithm::Small,
+                vec!["vksort::radix::small::copy", "vksort::radix::small::rank"],
+            ),
             (
                 SortAlgorithm::Msd,
                 vec![

@@ -38,7 +38,7 @@ pub(crate) struct PortionSources {
 
 impl Bindings {
     /// The regions a checked sort of `max_n` keys binds: the caller's arrays, the scratch's regions and, for
-    /// wide sorts (but the one-workgroup sort and planning recordings), the arrays' device addresses.
+    /// wide sorts (but the small sort and planning recordings), the arrays' device addresses.
     pub fn new(
         s: &RadixSort,
         ctx: &Context,

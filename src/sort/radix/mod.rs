@@ -1,5 +1,5 @@
 //! The radix family: LSD radix sorts of one pass per digit place (Onesweep, after Adinets & Merrill 2022, or
-//! reduce-then-scan), the MSD hybrid, a three-dispatch MSD sort and a one-workgroup sort for small inputs.
+//! reduce-then-scan), the MSD hybrid, a three-dispatch MSD sort and a rank sort for small inputs.
 //! `RadixSort::cmd_sort` checks a sort, lays out its scratch ([`layout`]) and records its passes as rows, one
 //! module per algorithm; the policy is in [`policy`] (per-device values in [`tuning`]). Every pass after the
 //! first follows a [`Recorder::barrier`], and the later ones run indirectly from arguments the plan (or setup)
@@ -162,7 +162,7 @@ impl RadixSort {
         } else {
             None
         };
-        Ok(Self {
+        let mut s = Self {
             ctx: ctx.clone(),
             short,
             policy,
@@ -177,7 +177,10 @@ impl RadixSort {
             algorithm,
             any,
             debug,
-        })
+        };
+        // Auto's small sort within what this sorter's keys leave of the shared memory.
+        s.policy.small.max = s.policy.small.max.min(s.small_capacity());
+        Ok(s)
     }
 
     pub(crate) fn flags(&self) -> u32 {
@@ -357,29 +360,54 @@ impl RadixSort {
         (n * self.key_words as u64 * 4, n * self.val_words as u64 * 4)
     }
 
-    /// The one-workgroup sort (`radix_small_*`): one dispatch reads and writes the caller's arrays once.
-    fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-        use crate::shaders::radix_small as sh;
-        let p = &self.policy;
-        let shader = if p.tile.partitioned {
-            sh::PARTITIONED
-        } else {
-            sh::BALLOT
-        };
-        let spec = self.rank_spec(p.small.items_per_invocation);
-        let k = self.kernel(shader, p.small.workgroup_size, spec)?;
-        let (count, _) = b.count.unwrap_or((b.meta, 0));
-        let (va, _) = b.vals();
-        rec.pass("vksort::radix::small", &k)
-            .bind(&[b.keys, va, count, b.meta])
-            .push(&self.count_push(b))
-            .groups(1)
+    /// The most keys the small sort holds in shared memory: the policy's capacity, lowered for 64-bit keys to
+    /// what the device's shared memory holds.
+    pub(crate) fn small_capacity(&self) -> u32 {
+        let shared = self.ctx.caps().max_shared_memory.saturating_sub(256);
+        self.policy
+            .small_capacity()
+            .min(shared / (4 * self.key_words))
     }
 
-    /// The constants of the one-workgroup, MSD and hybrid group ranking kernels (one id each in all of them:
-    /// creating a kernel checks that its shader declares them).
+    /// The small sort (`radix_small`): the copy of the keys (and values) to the scratch arrays, then the rank
+    /// pass, whose workgroups each place `targets_per_subgroup` keys per subgroup into the caller's arrays.
+    fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
+        use crate::shaders::{radix_small as sh, Spec};
+        let p = &self.policy;
+        let wg = p.small.workgroup_size;
+        let spec = Spec::new()
+            .with(sh::TPS, p.small.targets_per_subgroup)
+            .with(sh::MAX_KEYS, self.small_capacity())
+            .with(sh::KEY_WORDS, self.key_words)
+            .with(sh::VAL_WORDS, self.val_words);
+        let k = self.kernel(sh::SHADER, wg, spec)?;
+        let (count, _) = b.count.unwrap_or((b.meta, 0));
+        let (va, vb) = b.vals();
+        let n = b.max_n.min(self.small_capacity() as u64).max(1);
+        // Workgroups for the fewest subgroups a workgroup may have (the largest subgroup size).
+        let placed = (p.small.targets_per_subgroup * (wg / self.plan.max).max(1)) as u64;
+        let copy = n.div_ceil(wg as u64 * 4) as u32;
+        let push = self.count_push(b);
+        let bindings = [b.keys, va, b.alt_keys, vb, count, b.meta];
+        rec.pass("vksort::radix::small::copy", &k)
+            .bind(&bindings)
+            .push(&push)
+            .groups(copy)?;
+        rec.barrier();
+        let rank = SmallPush {
+            flags: push.flags | 2,
+            ..push
+        };
+        rec.pass("vksort::radix::small::rank", &k)
+            .bind(&bindings)
+            .push(&rank)
+            .groups(n.div_ceil(placed) as u32)
+    }
+
+    /// The constants of the MSD and hybrid group ranking kernels (one id each in all of them: creating a kernel
+    /// checks that its shader declares them).
     pub(crate) fn rank_spec(&self, kpt: u32) -> crate::shaders::Spec {
-        use crate::shaders::radix_small as sh;
+        use crate::shaders::radix_hybrid_local as sh;
         crate::shaders::Spec::new()
             .with(sh::KPT, kpt)
             .with(sh::DIGIT_BITS, self.policy.tile.digit_bits)
@@ -388,7 +416,7 @@ impl RadixSort {
             .with(sh::BALLOT_WORDS, self.ballot_words())
     }
 
-    /// The count and key fields the one-workgroup sort shares with the MSD split pass.
+    /// The count and key fields the small sort shares with the MSD split pass.
     pub(crate) fn count_push(&self, b: &Bindings) -> SmallPush {
         SmallPush {
             n_host: b.max_n as u32,
@@ -509,7 +537,7 @@ pub(crate) struct Checked {
 }
 
 push_block! {
-    /// Push constants of `radix_small_*` (and the first fields of the MSD split pass's).
+    /// Push constants of `radix_small` (flags bit 1: the rank phase; and the first fields of the MSD split pass's).
     pub struct SmallPush {
         pub n_host: u32,
         pub use_count: u32,
@@ -522,7 +550,7 @@ push_block! {
     }
 }
 
-/// The one-workgroup sort's push constants under their own module's path.
+/// The small sort's push constants under their own module's path.
 pub mod small {
     pub use super::SmallPush;
 }
@@ -557,7 +585,7 @@ impl RadixSort {
         let widest = (self.key_words.max(self.val_words).max(1) * 4) as u64;
         let thresholds = [
             p.small.max as u64,
-            p.small_capacity() as u64,
+            self.small_capacity() as u64,
             p.msd.max as u64,
             p.short.max as u64,
             p.fused.max as u64,
@@ -613,7 +641,7 @@ fn stand_in(size: u64, usage: vk::BufferUsageFlags) -> Region {
 impl SortBackend for RadixSort {
     fn capabilities(&self, algorithm: SortAlgorithm) -> Capabilities {
         let max_keys = match algorithm {
-            SortAlgorithm::Small => self.policy.small_capacity() as u64,
+            SortAlgorithm::Small => self.small_capacity() as u64,
             // Its bucket pass holds one run per split tile in shared memory (and the device's loop budget).
             SortAlgorithm::Msd => self.msd_max_keys(),
             // A group larger than the group tile is sorted by one workgroup (RadixPolicy::hybrid.max, and the

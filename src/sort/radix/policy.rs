@@ -21,7 +21,7 @@ tunable! {
         pub lookback: Lookback,
         /// The upfront histogram pass (every place's digit counts in one read of the keys).
         pub upfront: UpfrontPass,
-        /// The one-workgroup sort of small inputs.
+        /// The rank sort of small inputs.
         pub small: SmallSort,
         /// Onesweep's shorter tiles for sorts of few keys.
         pub short: ShortTiles,
@@ -100,15 +100,19 @@ tunable! {
 }
 
 tunable! {
-    /// The one-workgroup sort.
+    /// The rank sort of small inputs (`SortAlgorithm::Small`): every workgroup holds all keys in shared memory
+    /// and places a few of them by counting the keys that precede each.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct SmallSort {
-        /// Auto's one-workgroup sort up to this many keys (0: never; at most [`RadixPolicy::small_capacity`]).
+        /// Auto's small sort up to this many keys (0: never; at most [`RadixPolicy::small_capacity`]).
         pub max: u32,
-        /// Invocations of its workgroup.
+        /// Invocations of its workgroups.
         pub workgroup_size: u32,
-        /// Keys per invocation.
+        /// Keys held in shared memory per invocation: the capacity is workgroup_size x this (lowered to what
+        /// the device's shared memory holds for 64-bit keys).
         pub items_per_invocation: u32,
+        /// Keys each subgroup places: a workgroup places this many per subgroup, every key compared with all n.
+        pub targets_per_subgroup: u32,
     }
 }
 
@@ -283,7 +287,8 @@ impl RadixPolicy {
         n <= self.fused.loop_max as u64
     }
 
-    /// The most keys the one-workgroup sort takes: small.workgroup_size x small.items_per_invocation.
+    /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (for 32-bit keys;
+    /// a sorter of 64-bit keys may hold fewer in shared memory).
     pub fn small_capacity(&self) -> u32 {
         self.small.workgroup_size * self.small.items_per_invocation
     }
@@ -617,6 +622,12 @@ impl RadixPolicy {
                 ));
             }
         }
+        if !(1..=64).contains(&self.small.targets_per_subgroup) {
+            return invalid(format!(
+                "small.targets_per_subgroup {} not in 1..=64",
+                self.small.targets_per_subgroup
+            ));
+        }
         if self.small.max > self.small_capacity() {
             return invalid(format!(
                 "small.max {} above small.workgroup_size x small.items_per_invocation",
@@ -635,10 +646,10 @@ impl RadixPolicy {
     ) -> Result<()> {
         let r4 = self.radix() as u64 * 4;
         let ballots = Self::ballot_words_for(plan, ballot_words);
-        let small = self.small.workgroup_size;
         let passes = [
             self.onesweep_shared_bytes(plan, item_words, ballots),
-            self.rank_shared_bytes(plan, small, self.small_capacity()),
+            // The small sort's 32-bit keys (a sorter of 64-bit keys holds what fits: RadixSort::small_capacity).
+            self.small_capacity() as u64 * 4,
             16 * 256 * 4,
             self.rank_shared_bytes(plan, self.msd_split.workgroup_size, 0) + r4,
             self.msd_bucket_shared_bytes(plan, self.msd_bucket.items_per_invocation),
