@@ -19,6 +19,9 @@ enum How {
     Lines(&'static [(&'static str, Line)]),
     /// Compiled and run as a doctest of the library (the file is included in its docs).
     Doctest,
+    /// A whole program (its own `fn main`) that runs as a doctest, not `no_run`: `cargo test` runs the block
+    /// as written and its assertions are the check (the doctest fails where they fail).
+    Program,
     /// Text (a layout, a sample of output): nothing to run.
     Text,
     /// Not run here, and why (what covers it instead).
@@ -91,7 +94,7 @@ const BLOCKS: &[(&str, &str, How)] = &[
     ("docs/first-minute.md", "let ctx = vksort::Context::new(vksort::ContextOptions {", Why(
         "a fragment (`path`, `config` and `log` are the reader's); tests/pipeline_cache.rs makes the same calls")),
     ("docs/first-minute.md", "vksort: debug: pipeline cache hit", Text),
-    ("docs/recording.md", "use ash::vk;", Doctest),
+    ("docs/recording.md", "use ash::vk;", Program),
     ("docs/recording.md", "use ash::vk;", Doctest),
     ("docs/wgpu.md", "let (device, queue) = vksort::wgpu::request_device", Why(
         "a fragment of a renderer's frame (its adapter, buffers and encoders); examples/wgpu_sort.rs is the whole \
@@ -258,7 +261,7 @@ fn every_documented_block_is_checked() {
                 });
             listed[at] = true;
             match &BLOCKS[at].2 {
-                Doctest => {
+                how @ (Doctest | Program) => {
                     assert!(
                         b.lang.starts_with("rust"),
                         "{file}: `{first}` is not a Rust block"
@@ -271,6 +274,19 @@ fn every_documented_block_is_checked() {
                         lib.contains(&format!("include_str!(\"../{file}\")")),
                         "{file} is not included in the crate's docs: its Rust blocks are not doctests"
                     );
+                    if matches!(how, Program) {
+                        assert!(
+                            b.lang.split(',').all(|a| !["no_run", "compile_fail", "should_panic"]
+                                .contains(&a.trim())),
+                            "{file}: `{first}` is listed as a program that runs, but its block is `{}`",
+                            b.lang
+                        );
+                        assert!(
+                            b.lines.iter().any(|l| l.starts_with("fn main()"))
+                                && !b.lines.iter().any(|l| l.starts_with("# ") || l.trim() == "#"),
+                            "{file}: `{first}` is listed as a whole program: its own `fn main`, no hidden lines"
+                        );
+                    }
                 }
                 Text => {}
                 Why(why) => not_here(&file, &first, why),
