@@ -548,7 +548,8 @@ mod policy_keys {
                 "spin_limit",
                 "stall_every",
                 "stall_mode",
-                "recheck_fence"
+                "recheck_fence",
+                "single_workgroup_size"
             ]
         );
         let p = TEST_POLICY;

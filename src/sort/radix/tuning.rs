@@ -78,9 +78,7 @@ impl RadixPolicy {
         }
         if t.wide_item_caps && words >= 3 {
             p.tile.items_per_invocation = p.tile.items_per_invocation.min(32 / words).max(4);
-            p.small.items_per_invocation = p.small.items_per_invocation.min(8);
             p.hybrid.items_per_invocation = p.hybrid.items_per_invocation.min(64 / words);
-            p.small.max = p.small.max.min(p.small_capacity());
         }
         p.tile.exchange_parts = p.tile.exchange_parts.min(p.tile.items_per_invocation);
         p
@@ -121,7 +119,7 @@ mod tests {
     #[test]
     fn legend_lists_every_path_once_and_each_is_settable() {
         let legend = RadixPolicy::legend();
-        assert_eq!(legend.len(), 40);
+        assert_eq!(legend.len(), 41);
         let mut paths: Vec<&str> = legend.iter().map(|(p, _)| p.as_str()).collect();
         assert!(legend
             .iter()
