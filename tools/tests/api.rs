@@ -73,15 +73,17 @@ fn public_surface_is_small_and_documented() {
     }
 }
 
-/// The README's recording example is the crate docs' (docs/recording.md, compiled as a doctest of the library,
-/// as the README's own Rust blocks are): the same code, so neither drifts.
+/// The README's recording outline (a doctest of the library, as every Rust block of the README) and the crate
+/// docs' program (docs/recording.md, a doctest that runs and checks its result) make the same vksort calls:
+/// every `Type::function` path and `.method(` of vksort's the outline uses appears in the program, so neither
+/// drifts from the other.
 #[test]
-fn readme_shows_the_compiled_recording_example() {
+fn readme_outline_and_the_recording_program_make_the_same_calls() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let code = |text: &str| -> String {
+    let block = |text: &str, fence: &str| -> String {
         let start = text
-            .find("```rust,no_run\nuse ash::vk;")
-            .expect("the recording example");
+            .find(&format!("```{fence}\nuse ash::vk;"))
+            .unwrap_or_else(|| panic!("a `{fence}` block starting with `use ash::vk;`"));
         let end = start + text[start..].find("\n```\n").expect("its end");
         text[start..end].to_string()
     };
@@ -95,9 +97,24 @@ fn readme_shows_the_compiled_recording_example() {
             &format!("no README.md under {}", root.display()),
         );
     };
-    assert_eq!(
-        code(&readme),
-        code(&docs),
-        "README.md and docs/recording.md differ"
-    );
+    let (outline, program) = (block(&readme, "rust,no_run"), block(&docs, "rust"));
+    let calls = [
+        "DeviceRequirements::query",
+        ".compute_queue_family(",
+        ".enable(",
+        "Context::adopt",
+        "AdoptInfo::new",
+        "Sorter::new",
+        ".storage_requirements(",
+        "BufferRef::from_raw",
+        "Recorder::new",
+        ".cmd_sort_indirect(",
+    ];
+    for call in calls {
+        assert!(outline.contains(call), "the README's outline no longer calls `{call}`");
+        assert!(
+            program.contains(call),
+            "docs/recording.md's program does not call `{call}`, which the README's outline does"
+        );
+    }
 }
