@@ -418,7 +418,7 @@ pub(crate) const RADIX_GENERIC: RadixPolicy = RadixPolicy {
 };
 
 /// NVIDIA: tiles that keep 3 workgroups per SM within 48 KiB of shared memory, lane-mask peer matching,
-/// short tiles up to 2^18 keys, the small (rank) sort up to 8192 keys, Onesweep fused up to 2^20 keys.
+/// short tiles up to 2^18 keys, the small (rank) sort up to 4096 keys, Onesweep fused up to 2^20 keys.
 const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
     tile: RankTile {
         rank_counters: RankCounters::Packed16,
@@ -431,7 +431,7 @@ const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
         ..RADIX_GENERIC.upfront
     },
     small: SmallSort {
-        max: 8192,
+        max: 4096,
         items_per_invocation: 32,
         ..RADIX_GENERIC.small
     },

@@ -658,6 +658,32 @@ fn edge_sizes() {
     });
 }
 
+/// The default policy's small-sort capacity is what a sorter of each key type takes: a sorter for that many keys
+/// is made and sorts them, one key more is refused (the small sort holds every key in shared memory, so 64-bit
+/// keys take fewer where the shared memory is short: NVIDIA's 48 KiB, `VKSORT_LIMITS=shared=16384`).
+#[test]
+fn small_capacity_is_the_sorters() {
+    with_gpu(|ctx| {
+        for key in [KeyType::U32, KeyType::F64] {
+            for value in [ValueType::None, ValueType::U64] {
+                let mut c = Case::new(key);
+                c.value = value;
+                c.algorithm = SortAlgorithm::Small;
+                let cap = small_capacity(ctx, &c);
+                if let Err(e) = c.sorter(ctx, cap) {
+                    panic!("{key:?} + {value:?}: a small sorter of its policy's {cap} keys: {e}");
+                }
+                assert!(
+                    c.sorter(ctx, cap + 1).is_err(),
+                    "{key:?} + {value:?}: {} keys, above the small sort's capacity, not refused",
+                    cap + 1
+                );
+                check(ctx, &c, &gen(key, Dist::Uniform, cap, 3), None);
+            }
+        }
+    });
+}
+
 /// Digit widths 4..=8 (digits straddling the 32-bit word boundary of 64-bit keys, odd bit ranges).
 #[test]
 fn digit_widths() {

@@ -363,10 +363,8 @@ impl RadixSort {
     /// The most keys the small sort holds in shared memory: the policy's capacity, lowered for 64-bit keys to
     /// what the device's shared memory holds.
     pub(crate) fn small_capacity(&self) -> u32 {
-        let shared = self.ctx.caps().max_shared_memory.saturating_sub(256);
-        self.policy
-            .small_capacity()
-            .min(shared / (4 * self.key_words))
+        let fit = policy::small_shared_keys(self.ctx.caps().max_shared_memory, self.key_words);
+        self.policy.small_capacity().min(fit)
     }
 
     /// The small sort (`radix_small`): the copy of the keys (and values) to the scratch arrays, then the rank

@@ -257,6 +257,12 @@ crate::policy::leaf_field! {
     PeerMatch => |v| PeerMatch::from_index(v);
 }
 
+/// The most keys of `key_words` 32-bit words the small sort holds in `shared_bytes` of shared memory (a margin of
+/// 256 bytes for the driver's own).
+pub(crate) fn small_shared_keys(shared_bytes: u32, key_words: u32) -> u32 {
+    shared_bytes.saturating_sub(256) / (4 * key_words.max(1))
+}
+
 fn invalid<T>(what: String) -> Result<T> {
     Err(Error::InvalidPolicy {
         family: "radix",
@@ -287,8 +293,9 @@ impl RadixPolicy {
         n <= self.fused.loop_max as u64
     }
 
-    /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (for 32-bit keys;
-    /// a sorter of 64-bit keys may hold fewer in shared memory).
+    /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (the default
+    /// policy of 64-bit keys, [`RadixPolicy::for_sort`], has fewer per invocation, so that they fit the shared
+    /// memory; a sorter never holds more than [`small_shared_keys`] allows).
     pub fn small_capacity(&self) -> u32 {
         self.small.workgroup_size * self.small.items_per_invocation
     }

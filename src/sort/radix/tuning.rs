@@ -59,7 +59,8 @@ impl RadixPolicy {
     }
 
     /// The policy a [`crate::sort::Sorter`] uses unless given one: [`RadixPolicy::for_device`], with fewer keys
-    /// per invocation on GPUs for items of 3 or 4 words (registers) and for 64-bit keys on NVIDIA.
+    /// per invocation on GPUs for items of 3 or 4 words (registers) and for 64-bit keys on NVIDIA, and a small
+    /// sort whose 64-bit keys fit the shared memory.
     pub fn for_sort(caps: &DeviceCaps, key: KeyType, value: ValueType) -> Self {
         let mut p = Self::for_device(caps);
         let words = (key.bytes() + value.bytes()) / 4;
@@ -67,6 +68,11 @@ impl RadixPolicy {
         if key.bytes() == 8 {
             p.tile.items_per_invocation =
                 p.tile.items_per_invocation.min(t.u64_items_per_invocation);
+            // The small sort holds every key in shared memory: half as many 64-bit keys fit.
+            let fit = super::policy::small_shared_keys(caps.max_shared_memory, 2)
+                / p.small.workgroup_size.max(1);
+            p.small.items_per_invocation = p.small.items_per_invocation.min(fit.max(1));
+            p.small.max = p.small.max.min(p.small_capacity());
         }
         if let Some(w) = t.word_keys.filter(|_| key.bytes() == 4 && words <= 2) {
             p.tile.items_per_invocation = w.tile.items_per_invocation;
