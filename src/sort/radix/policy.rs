@@ -295,7 +295,7 @@ impl RadixPolicy {
 
     /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (the default
     /// policy of 64-bit keys, [`RadixPolicy::for_sort`], has fewer per invocation, so that they fit the shared
-    /// memory; a sorter never holds more than [`small_shared_keys`] allows).
+    /// memory; a sorter never holds more keys than its shared memory does).
     pub fn small_capacity(&self) -> u32 {
         self.small.workgroup_size * self.small.items_per_invocation
     }
