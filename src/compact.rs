@@ -133,14 +133,12 @@ impl CompactPolicy {
         }
     }
 
-    /// The most elements of a compaction of `n` elements that one workgroup takes (see
-    /// [`ScanPolicy::single_workgroup_size`]).
+    /// The most elements one workgroup takes in a compaction of `n` ([`ScanPolicy::single_workgroup_size`]).
     pub fn single_tile(&self, n: u64) -> u32 {
         self.scan.single_workgroup() * self.items_for(n)
     }
 
-    /// (invocations, elements per invocation) of a compaction of `n` elements: one workgroup of
-    /// [`ScanPolicy::single_workgroup_size`] where `n` fits it, else tiles of `scan.workgroup_size`.
+    /// (invocations, elements per invocation) of a compaction of `n` elements: one workgroup where it fits.
     pub(crate) fn shape(&self, n: u64) -> (u32, u32) {
         let items = self.items_for(n);
         if n <= self.single_tile(n) as u64 {
@@ -198,8 +196,7 @@ impl Compactor {
             plan: SubgroupPlan::for_device(ctx.caps()),
             ctx_id: ctx.id,
         };
-        // Every shape a count can take: each tier's tile, and the one-workgroup form where a count of that tier
-        // fits it.
+        // Every shape a count can take: each tier's tile and one workgroup.
         let large = (policy.small_max + 1).max(1);
         let mut counts = vec![large, large.min(policy.single_tile(large) as u64)];
         if policy.small_max > 0 {
@@ -235,8 +232,7 @@ impl Compactor {
         self.plan.kernel(ctx, shader, wg, spec)
     }
 
-    /// Elements per tile of a compaction of `n` elements (see [`CompactPolicy::small_max`] and
-    /// [`ScanPolicy::single_workgroup_size`]).
+    /// Elements per tile of a compaction of `n` elements ([`CompactPolicy::small_max`], one workgroup).
     pub fn tile_size(&self, n: u64) -> u32 {
         let (wg, items) = self.policy.shape(n);
         wg * items

@@ -124,7 +124,6 @@ impl Scanner {
         args: Option<Region>,
     ) -> Result<()> {
         let (input, output, scratch, n) = (io.input, io.output, io.scratch, io.n);
-        // One workgroup takes a host count of at most single_tile() elements: one tile, no status.
         let single = args.is_none() && n <= self.policy.single_tile();
         let kernel = self.kernel_lookback(in_place, single)?;
         let tiles = if single {

@@ -40,9 +40,8 @@ pub struct ScanPolicy {
     /// (`glsl/include/lookback.glsl`); default on, off on CPU devices (lavapipe breaks barriers around it).
     pub recheck_fence: bool,
     /// Look-back scans and compactions of at most [`ScanPolicy::single_tile`] elements run as one workgroup of
-    /// this many invocations (0 or less than `workgroup_size`: `workgroup_size`): one dispatch, and no
-    /// look-back status to clear before it. A power of two, a multiple of the largest subgroup size; default
-    /// 1024 where the device allows, CPU 0.
+    /// this many invocations (at least `workgroup_size`), with no status to clear: a power of two, a multiple of
+    /// the largest subgroup size; default 1024 where the device allows, CPU 0.
     pub single_workgroup_size: u32,
 }
 }
@@ -298,8 +297,7 @@ impl Scanner {
         Ok(())
     }
 
-    /// The look-back kernel; `in_place`: the variant with `coherent` data (lookback.glsl's in-place protocol);
-    /// `single`: the one-workgroup form's size ([`ScanPolicy::single_tile`]).
+    /// The look-back kernel; `in_place`: the `coherent` variant (lookback.glsl); `single`: one workgroup's size.
     pub(super) fn kernel_lookback(&self, in_place: bool, single: bool) -> Result<Arc<Kernel>> {
         use crate::shaders::{scan_lookback as sh, Spec};
         let variants = if in_place {

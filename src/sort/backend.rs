@@ -89,9 +89,8 @@ pub(crate) trait SortBackend: Send + Sync {
     /// Byte offset in the scratch of the control block ([`crate::sort::count`]) of a sort of `max_n` keys.
     fn control_offset(&self, max_n: u64) -> u64;
 
-    /// Byte offset in the scratch of a u32 that is non-zero after a sort of `max_n` keys with `algorithm` (one
-    /// of this family's, or Auto) whose bounded inter-workgroup wait gave up (its result then wrong); None when
-    /// such a sort has no wait that can give up (the default).
+    /// Byte offset in the scratch of a u32 that is non-zero after a sort of `max_n` keys with `algorithm` whose
+    /// bounded inter-workgroup wait gave up (its result then wrong); None (the default): no such wait.
     fn gave_up_word(&self, _algorithm: SortAlgorithm, _max_n: u64) -> Option<u64> {
         None
     }

@@ -459,14 +459,11 @@ impl Sorter {
         }
     }
 
-    /// Byte offset in the scratch of a u32 that is non-zero after a sort recorded for `max_n` keys (host n or the
-    /// capacity, as for [`Sorter::control_offset`]) whose bounded inter-workgroup wait gave up: its result is
-    /// then wrong (a driver that does not run a dispatch's workgroups side by side, or a vksort bug). None when
-    /// that sort has no such wait, or `max_n` is above the capacity. Today only the fused Onesweep's place wait
-    /// (word `CTRL_FUSED_STALLED` of the radix control block, zeroed by every sort that runs it) has one. Read
-    /// it, like the control block, after the sort's commands have completed; a host count of at most one
-    /// records nothing and leaves the word as it was. The host forms ([`sort()`], [`sort_pairs`]) check it and
-    /// return [`Error::InvalidGpuResult`].
+    /// Byte offset in the scratch of a u32 that is non-zero after a sort recorded for `max_n` keys (as for
+    /// [`Sorter::control_offset`]) whose bounded inter-workgroup wait gave up, its result then wrong (the fused
+    /// Onesweep's place wait; None for sorts without one, or above the capacity). Read it after the sort's
+    /// commands completed (a host count of at most one records nothing). The host forms ([`sort()`],
+    /// [`sort_pairs`]) check it and return [`Error::InvalidGpuResult`].
     pub fn gave_up_offset(&self, max_n: u64) -> Option<u64> {
         if max_n > self.config.max_n {
             return None;

@@ -16,6 +16,7 @@ pub mod onesweep;
 pub mod policy;
 pub mod rts;
 pub mod setup;
+pub mod small;
 pub mod tuning;
 pub mod upfront;
 mod workload;
@@ -25,13 +26,14 @@ pub use debug::RadixDebug;
 #[cfg(not(feature = "diagnostics"))]
 pub(crate) use debug::RadixDebug;
 pub use layout::{Layout, Portions, MAX_KEYS, MAX_PORTION_KEYS};
+pub use small::SmallPush;
 pub use policy::{
     FusedSort, HybridSort, Lookback, MsdBucketPass, MsdSort, MsdSplitPass, PeerMatch, RadixPolicy,
     RankCounters, RankTile, ShortTiles, SmallSort, UpfrontPass, MSD_MAX_KEYS,
 };
 
 use crate::error::{Error, Result};
-use crate::gpu::{push_block, Context, Kernel, Recorder, Region};
+use crate::gpu::{Context, Kernel, Recorder, Region};
 use crate::policy::{Policy, SubgroupPlan};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
@@ -178,7 +180,7 @@ impl RadixSort {
             any,
             debug,
         };
-        // Auto's small sort within what this sorter's keys leave of the shared memory.
+        // Auto's small sort within this sorter's capacity.
         s.policy.small.max = s.policy.small.max.min(s.small_capacity());
         Ok(s)
     }
@@ -222,9 +224,8 @@ impl RadixSort {
         }
     }
 
-    /// Whether a sort of `max_n` keys (host n or capacity) with `algorithm` runs the fused Onesweep: `algorithm`
-    /// resolved as [`RadixSort::cmd_sort`] resolves it (Auto, then a hybrid sort with no groups), on this sorter
-    /// (not the one [`RadixSort::pick`] picks), within the algorithm's limits.
+    /// Whether a sort of `max_n` keys with `algorithm` (resolved as [`RadixSort::cmd_sort`] does, on this sorter,
+    /// not [`RadixSort::pick`]'s) runs the fused Onesweep.
     pub(crate) fn runs_fused(&self, algorithm: SortAlgorithm, max_n: u64) -> bool {
         let algorithm = self.resolve(algorithm, max_n);
         if max_n > self.capabilities(algorithm).max_keys {
@@ -360,48 +361,6 @@ impl RadixSort {
         (n * self.key_words as u64 * 4, n * self.val_words as u64 * 4)
     }
 
-    /// The most keys the small sort holds in shared memory: the policy's capacity, lowered for 64-bit keys to
-    /// what the device's shared memory holds.
-    pub(crate) fn small_capacity(&self) -> u32 {
-        let fit = policy::small_shared_keys(self.ctx.caps().max_shared_memory, self.key_words);
-        self.policy.small_capacity().min(fit)
-    }
-
-    /// The small sort (`radix_small`): the copy of the keys (and values) to the scratch arrays, then the rank
-    /// pass, whose workgroups each place `targets_per_subgroup` keys per subgroup into the caller's arrays.
-    fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
-        use crate::shaders::{radix_small as sh, Spec};
-        let p = &self.policy;
-        let wg = p.small.workgroup_size;
-        let spec = Spec::new()
-            .with(sh::TPS, p.small.targets_per_subgroup)
-            .with(sh::MAX_KEYS, self.small_capacity())
-            .with(sh::KEY_WORDS, self.key_words)
-            .with(sh::VAL_WORDS, self.val_words);
-        let k = self.kernel(sh::SHADER, wg, spec)?;
-        let (count, _) = b.count.unwrap_or((b.meta, 0));
-        let (va, vb) = b.vals();
-        let n = b.max_n.min(self.small_capacity() as u64).max(1);
-        // Workgroups for the fewest subgroups a workgroup may have (the largest subgroup size).
-        let placed = (p.small.targets_per_subgroup * (wg / self.plan.max).max(1)) as u64;
-        let copy = n.div_ceil(wg as u64 * 4) as u32;
-        let push = self.count_push(b);
-        let bindings = [b.keys, va, b.alt_keys, vb, count, b.meta];
-        rec.pass("vksort::radix::small::copy", &k)
-            .bind(&bindings)
-            .push(&push)
-            .groups(copy)?;
-        rec.barrier();
-        let rank = SmallPush {
-            flags: push.flags | 2,
-            ..push
-        };
-        rec.pass("vksort::radix::small::rank", &k)
-            .bind(&bindings)
-            .push(&rank)
-            .groups(n.div_ceil(placed) as u32)
-    }
-
     /// The constants of the MSD and hybrid group ranking kernels (one id each in all of them: creating a kernel
     /// checks that its shader declares them).
     pub(crate) fn rank_spec(&self, kpt: u32) -> crate::shaders::Spec {
@@ -412,20 +371,6 @@ impl RadixSort {
             .with(sh::KEY_WORDS, self.key_words)
             .with(sh::VAL_WORDS, self.val_words)
             .with(sh::BALLOT_WORDS, self.ballot_words())
-    }
-
-    /// The count and key fields the small sort shares with the MSD split pass.
-    pub(crate) fn count_push(&self, b: &Bindings) -> SmallPush {
-        SmallPush {
-            n_host: b.max_n as u32,
-            use_count: b.count.is_some() as u32,
-            count_word: b.count.map_or(0, |(_, w)| w),
-            capacity: b.max_n as u32,
-            lo: self.lo,
-            hi: self.hi,
-            key_kind: self.key.kind(),
-            flags: self.flags(),
-        }
     }
 
     /// The LSD sorts' passes: setup, then the fused Onesweep or the upfront, plan and place passes, then the
@@ -532,25 +477,6 @@ pub(crate) struct Checked {
     pub hybrid: u32,
     pub layout: Layout,
     pub count: Option<(Region, u32)>,
-}
-
-push_block! {
-    /// Push constants of `radix_small` (flags bit 1: the rank phase; and the first fields of the MSD split pass's).
-    pub struct SmallPush {
-        pub n_host: u32,
-        pub use_count: u32,
-        pub count_word: u32,
-        pub capacity: u32,
-        pub lo: u32,
-        pub hi: u32,
-        pub key_kind: u32,
-        pub flags: u32,
-    }
-}
-
-/// The small sort's push constants under their own module's path.
-pub mod small {
-    pub use super::SmallPush;
 }
 
 /// The radix sorts' key count: at most [`MAX_KEYS`].

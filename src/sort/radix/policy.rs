@@ -108,8 +108,7 @@ tunable! {
         pub max: u32,
         /// Invocations of its workgroups.
         pub workgroup_size: u32,
-        /// Keys held in shared memory per invocation: the capacity is workgroup_size x this (lowered to what
-        /// the device's shared memory holds for 64-bit keys).
+        /// Keys held in shared memory per invocation: the capacity is workgroup_size x this.
         pub items_per_invocation: u32,
         /// Keys each subgroup places: a workgroup places this many per subgroup, every key compared with all n.
         pub targets_per_subgroup: u32,
@@ -257,8 +256,7 @@ crate::policy::leaf_field! {
     PeerMatch => |v| PeerMatch::from_index(v);
 }
 
-/// The most keys of `key_words` 32-bit words the small sort holds in `shared_bytes` of shared memory (a margin of
-/// 256 bytes for the driver's own).
+/// The most keys of `key_words` words the small sort holds in `shared_bytes` (less 256 for the driver's own).
 pub(crate) fn small_shared_keys(shared_bytes: u32, key_words: u32) -> u32 {
     shared_bytes.saturating_sub(256) / (4 * key_words.max(1))
 }
@@ -293,9 +291,8 @@ impl RadixPolicy {
         n <= self.fused.loop_max as u64
     }
 
-    /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (the default
-    /// policy of 64-bit keys, [`RadixPolicy::for_sort`], has fewer per invocation, so that they fit the shared
-    /// memory; a sorter never holds more keys than its shared memory does).
+    /// The most keys the small sort takes: small.workgroup_size x small.items_per_invocation (a sorter never
+    /// holds more than its shared memory does; [`RadixPolicy::for_sort`] fits 64-bit keys).
     pub fn small_capacity(&self) -> u32 {
         self.small.workgroup_size * self.small.items_per_invocation
     }
@@ -655,7 +652,7 @@ impl RadixPolicy {
         let ballots = Self::ballot_words_for(plan, ballot_words);
         let passes = [
             self.onesweep_shared_bytes(plan, item_words, ballots),
-            // The small sort's 32-bit keys (a sorter of 64-bit keys holds what fits: RadixSort::small_capacity).
+            // The small sort's 32-bit keys (64-bit keys: RadixSort::small_capacity).
             self.small_capacity() as u64 * 4,
             16 * 256 * 4,
             self.rank_shared_bytes(plan, self.msd_split.workgroup_size, 0) + r4,

@@ -42,8 +42,7 @@ pub(crate) fn passes(
     };
     match algorithm {
         SortAlgorithm::Small => {
-            // The copy to the scratch, then the rank pass: every key compared with all n (from shared memory;
-            // each workgroup reads all keys, mostly from L2).
+            // The copy to the scratch, then the rank pass: every key compared with all n.
             vec![
                 PassModel::new("vksort::radix::small::copy", 1, sh.kv, sh.kv, 0.0),
                 PassModel::new("vksort::radix::small::rank", 1, sh.kv, sh.kv, nf * 3.0),
