@@ -111,7 +111,10 @@ fn readme_outline_and_the_recording_program_make_the_same_calls() {
         ".cmd_sort_indirect(",
     ];
     for call in calls {
-        assert!(outline.contains(call), "the README's outline no longer calls `{call}`");
+        assert!(
+            outline.contains(call),
+            "the README's outline no longer calls `{call}`"
+        );
         assert!(
             program.contains(call),
             "docs/recording.md's program does not call `{call}`, which the README's outline does"
