@@ -82,18 +82,26 @@ fn run(cmd: &mut Command) -> std::process::Output {
     out
 }
 
-/// The libraries a Rust static library needs from the system (as `--print native-static-libs` lists them on
-/// Linux).
-const NATIVE_LIBS: &[&str] = &[
-    "-lvulkan",
-    "-lgcc_s",
-    "-lutil",
-    "-lrt",
-    "-lpthread",
-    "-lm",
-    "-ldl",
-    "-lc",
-];
+/// The system libraries vksort.h's `Link:` comment names for the static library (`-l...` before "or"): the
+/// example links with exactly those, so the documented line is the tested one.
+fn documented_static_libs() -> Vec<String> {
+    let header = std::fs::read_to_string(repo().join("capi/include/vksort.h")).expect("vksort.h");
+    let link = header
+        .lines()
+        .find(|l| l.trim_start().starts_with("* Link:"))
+        .expect("vksort.h has a `Link:` line");
+    let static_part = link.split(" or ").next().unwrap_or(link);
+    let libs: Vec<String> = static_part
+        .split(|c: char| c.is_whitespace() || c == ';' || c == ')' || c == '(')
+        .filter(|w| w.starts_with("-l"))
+        .map(str::to_string)
+        .collect();
+    assert!(
+        libs.iter().any(|l| l == "-lvulkan"),
+        "vksort.h's link line names no -lvulkan: {link}"
+    );
+    libs
+}
 
 #[test]
 fn c_example_sorts() {
@@ -124,6 +132,7 @@ fn c_example_sorts() {
     let include = repo().join("capi/include");
     let exe = out_dir.join("sort_c");
     let warn = ["-Wall", "-Wextra", "-Werror"];
+    let libs = documented_static_libs();
 
     // C99, linked against the static library.
     run(Command::new(&cc)
@@ -133,7 +142,7 @@ fn c_example_sorts() {
         .arg(&include)
         .arg(&src)
         .arg(&lib)
-        .args(NATIVE_LIBS)
+        .args(&libs)
         .arg("-o")
         .arg(&exe));
 
@@ -147,7 +156,7 @@ fn c_example_sorts() {
             .arg(&src)
             .args(["-x", "none"])
             .arg(&lib)
-            .args(NATIVE_LIBS)
+            .args(&libs)
             .arg("-o")
             .arg(out_dir.join("sort_cpp")));
     } else {
