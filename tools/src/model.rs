@@ -62,12 +62,16 @@ pub enum Shape {
         elem: ElemType,
         n: u64,
         tile: u64,
+        /// The most elements the look-back scan takes in one workgroup, with no status cleared.
+        single: u64,
     },
     Compact {
         elem: ElemType,
         n: u64,
         flags: bool,
         kept_fraction: f64,
+        /// As for the scan: the most elements of one workgroup.
+        single: u64,
     },
     Reduce {
         elem: ElemType,
@@ -123,6 +127,7 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             elem,
             n,
             tile,
+            single,
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
@@ -186,6 +191,13 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                         PassModel::new("vksort::scan::shift", 1, nf * e, nf * e, 0.0),
                     ]
                 }
+                _ if n <= single => vec![PassModel::new(
+                    "vksort::scan::lookback",
+                    1,
+                    nf * e,
+                    nf * e,
+                    1.0,
+                )],
                 _ => vec![
                     PassModel::new("vksort::scan::clear", 1, 0.0, 16.0 + tiles * 2.0 * e, 0.0),
                     PassModel::new(
@@ -203,20 +215,25 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             n,
             flags,
             kept_fraction,
+            single,
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
             let tiles = (nf / 4096.0).ceil().max(1.0);
-            vec![
-                PassModel::new("vksort::compact::clear", 1, 0.0, 16.0 + tiles * 8.0, 0.0),
-                PassModel::new(
-                    "vksort::compact",
-                    1,
-                    nf * e + if *flags { nf * 4.0 } else { 0.0 } + 2.0 * tiles * 8.0,
-                    nf * e * kept_fraction + 4.0 + tiles * 8.0,
-                    2.0,
-                ),
-            ]
+            // One workgroup (n <= single) clears no status.
+            let clear = PassModel::new("vksort::compact::clear", 1, 0.0, 16.0 + tiles * 8.0, 0.0);
+            let pass = PassModel::new(
+                "vksort::compact",
+                1,
+                nf * e + if *flags { nf * 4.0 } else { 0.0 } + 2.0 * tiles * 8.0,
+                nf * e * kept_fraction + 4.0 + tiles * 8.0,
+                2.0,
+            );
+            if n <= single {
+                vec![pass]
+            } else {
+                vec![clear, pass]
+            }
         }
         Shape::Reduce { elem, n } => {
             let e = elem.bytes() as f64;
