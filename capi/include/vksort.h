@@ -89,7 +89,7 @@ typedef enum {
   VKSORT_ALGORITHM_ONESWEEP = 1,
   // LSD radix sort, upsweep / spine / downsweep per digit place (stable).
   VKSORT_ALGORITHM_REDUCE_THEN_SCAN = 2,
-  // Radix sort in one workgroup (small counts only; stable).
+  // Rank sort of a few thousand keys, all held in shared memory (small counts only; stable).
   VKSORT_ALGORITHM_SMALL = 3,
   // MSD radix sort (up to 2^20 keys; stable).
   VKSORT_ALGORITHM_MSD = 4,

@@ -92,8 +92,8 @@ def test_too_large():
     for f in (vksort.sort, vksort.argsort):
         with pytest.raises(vksort.TooLargeError, match="device_local_bytes"):
             f(huge)
-    # an algorithm's own limit, from the library (the one-workgroup sort holds far fewer than 2**20 keys on
-    # any device: its shared memory)
+    # an algorithm's own limit, from the library (the small sort holds far fewer than 2**20 keys on any
+    # device: its shared memory)
     with pytest.raises(vksort.TooLargeError, match="at most"):
         vksort.sort(np.arange(1 << 20, dtype=np.uint32), algorithm="small")
 
