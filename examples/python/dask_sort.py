@@ -4,8 +4,8 @@
 
 The workers make the partitions (dd.from_map; --rows rounded up to a multiple of --partitions). Dask samples
 the key's quantiles, shuffles the rows into partitions of disjoint key ranges, and each worker sorts its
-partitions with vksort (on its own Vulkan device: the worker's VKSORT_DEVICE, else the best one, lavapipe
-where there is no GPU). --check compares the result with pandas' stable sort of the same data and exits 1 on
+partitions with vksort (on its own Vulkan device: --devices, one per worker, e.g. `--workers 2 --devices 0,1`
+on a host of two GPUs; else the worker's VKSORT_DEVICE or the best one, lavapipe where there is no GPU). --check compares the result with pandas' stable sort of the same data and exits 1 on
 a difference (the Python tests run it so). Needs `pip install ./python pandas "dask[dataframe,distributed]"`.
 """
 
@@ -35,6 +35,12 @@ def main(argv=None) -> int:
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--partitions", type=int, default=8)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument(
+        "--devices",
+        default=None,
+        help="one Vulkan device per worker, comma-separated (indices or name parts, e.g. 0,1 for one worker per GPU; "
+        "default: every worker on its VKSORT_DEVICE or the best device)",
+    )
     p.add_argument("--by", default="key", help="a column or a comma-separated list (key, group, row)")
     p.add_argument("--descending", action="store_true")
     p.add_argument("--seed", type=int, default=1)
@@ -53,6 +59,9 @@ def main(argv=None) -> int:
     with LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
     ) as cluster, Client(cluster) as client:
+        if args.devices is not None:
+            wanted = [int(d) if d.isdigit() else d for d in args.devices.split(",")]
+            vksort.dask.use_devices(client, wanted)
         devices = client.run(lambda: vksort.default_context().device.name)
         for w, name in sorted(devices.items()):
             print(f"worker {w}: {name}")

@@ -127,3 +127,24 @@ def test_dask_example_on_two_worker_processes():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "same as pandas" in r.stdout
     assert r.stdout.count("worker ") >= 2
+
+
+def test_dask_one_device_per_worker():
+    """``use_devices``: each worker on the device it is given (here the same one twice: one device on CI), a
+    clear error for a device a worker lacks or a count that does not match the workers."""
+    pytest.importorskip("distributed")
+    from distributed import Client, LocalCluster
+
+    import vksort
+    import vksort.dask
+
+    name = vksort.devices()[0].name
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(
+        cluster
+    ) as client:
+        with pytest.raises(ValueError, match="one per worker"):
+            vksort.dask.use_devices(client, [0])
+        with pytest.raises(Exception, match="no Vulkan device 99 on this worker"):
+            vksort.dask.use_devices(client, [0, 99])
+        assert sorted(vksort.dask.use_devices(client, [0, 0]).values()) == [name, name]
+        assert set(client.run(lambda: vksort.default_context().device.name).values()) == {name}
