@@ -227,13 +227,30 @@ impl RadixSort {
     /// Whether a sort of `max_n` keys with `algorithm` (resolved as [`RadixSort::cmd_sort`] does, on this sorter,
     /// not [`RadixSort::pick`]'s) runs the fused Onesweep.
     pub(crate) fn runs_fused(&self, algorithm: SortAlgorithm, max_n: u64) -> bool {
-        let algorithm = self.resolve(algorithm, max_n);
-        if max_n > self.capabilities(algorithm).max_keys {
+        let Ok((algorithm, layout)) = self.resolve_within_limits(algorithm, max_n) else {
             return false;
+        };
+        let (algorithm, hybrid) = hybrid::resolve(self, algorithm, &layout.portions, max_n);
+        onesweep::fuses(self, algorithm, hybrid, &layout.portions, max_n)
+    }
+
+    /// `algorithm` resolved for `max_n` keys within the radix sorts' and its own limits, and the scratch layout.
+    fn resolve_within_limits(
+        &self,
+        algorithm: SortAlgorithm,
+        max_n: u64,
+    ) -> Result<(SortAlgorithm, Layout)> {
+        check_max_keys(max_n)?;
+        let algorithm = self.resolve(algorithm, max_n);
+        let cap = self.capabilities(algorithm).max_keys;
+        if max_n > cap {
+            return Err(Error::AlgorithmLimit {
+                algorithm: algorithm.name(),
+                max: cap,
+                n: max_n,
+            });
         }
-        let portions = self.portions(max_n);
-        let (algorithm, hybrid) = hybrid::resolve(self, algorithm, &portions, max_n);
-        onesweep::fuses(self, algorithm, hybrid, &portions, max_n)
+        Ok((algorithm, self.layout(max_n)))
     }
 
     /// Bytes one binding may cover on this device.
@@ -293,17 +310,7 @@ impl RadixSort {
         count: &Count,
     ) -> Result<Checked> {
         let max_n = count.max_n();
-        check_max_keys(max_n)?;
-        let algorithm = self.resolve(algorithm, max_n);
-        let cap = self.capabilities(algorithm).max_keys;
-        if max_n > cap {
-            return Err(Error::AlgorithmLimit {
-                algorithm: algorithm.name(),
-                max: cap,
-                n: max_n,
-            });
-        }
-        let layout = self.layout(max_n);
+        let (algorithm, layout) = self.resolve_within_limits(algorithm, max_n)?;
         self.check_ranges(ctx, algorithm, &layout, max_n)?;
         let (algorithm, hybrid) = hybrid::resolve(self, algorithm, &layout.portions, max_n);
         let (kb, vb) = self.array_bytes(max_n);
