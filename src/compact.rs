@@ -196,15 +196,16 @@ impl Compactor {
             plan: SubgroupPlan::for_device(ctx.caps()),
             ctx_id: ctx.id,
         };
-        // Every shape a count can take: each tier's tile and one workgroup.
-        let large = (policy.small_max + 1).max(1);
-        let mut counts = vec![large, large.min(policy.single_tile(large) as u64)];
-        if policy.small_max > 0 {
-            counts.extend([policy.small_max, 1]);
-        }
-        for flags in [false, true] {
-            for &n in &counts {
-                c.kernel(ctx, flags, n)?;
+        // Every shape: each tier's first count (one workgroup where it fits) and the first past its single tile.
+        let tiers = [
+            (policy.small_max > 0).then_some(1),
+            Some(policy.small_max + 1),
+        ];
+        for first in tiers.into_iter().flatten() {
+            let tiled = first.max(policy.single_tile(first) as u64 + 1);
+            for flags in [false, true] {
+                c.kernel(ctx, flags, first)?;
+                c.kernel(ctx, flags, tiled)?;
             }
         }
         Ok(c)
