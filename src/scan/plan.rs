@@ -71,16 +71,14 @@ impl ScanPolicy {
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let t = &crate::tuning::for_class(caps.class).scan;
         let plan = SubgroupPlan::for_device(caps);
-        let mut wg = plan.workgroup_size(caps, t.workgroup_size);
-        if !wg.is_power_of_two() {
-            wg = (1u32 << (31 - wg.leading_zeros())).max(plan.max);
-        }
+        let pow2 = |wish: u32| {
+            let w = plan.workgroup_size(caps, wish);
+            (1u32 << (31 - w.leading_zeros())).max(plan.max)
+        };
+        let wg = pow2(t.workgroup_size);
         let single = match t.single_workgroup_size {
             0 => 0,
-            w => {
-                let w = plan.workgroup_size(caps, w);
-                (1u32 << (31 - w.leading_zeros())).max(plan.max)
-            }
+            w => pow2(w),
         };
         Self {
             workgroup_size: wg,
