@@ -49,3 +49,10 @@ uint key_digit(uvec2 t, uint shift, uint mask) {
     }
     return v & mask;
 }
+
+// Bits [lo, hi) of a 64-bit word pair.
+uvec2 range_mask(uint lo, uint hi) {
+    uvec2 below_hi = uvec2(hi >= 32u ? ~0u : (1u << hi) - 1u, hi >= 64u ? ~0u : (hi > 32u ? (1u << (hi - 32u)) - 1u : 0u));
+    uvec2 below_lo = uvec2(lo >= 32u ? ~0u : (1u << lo) - 1u, lo > 32u ? (1u << (lo - 32u)) - 1u : 0u);
+    return below_hi & ~below_lo;
+}

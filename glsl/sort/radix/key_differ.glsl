@@ -1,4 +1,4 @@
-// key_differ.glsl: where a workgroup's keys differ, and bit-range masks. Include after common.glsl (used by
+// key_differ.glsl: where a workgroup's keys differ. Include after common.glsl and keys.glsl (used by
 // radix_local.glsl and the MSD passes).
 
 shared uint s_and[2];
@@ -32,11 +32,4 @@ void wg_and_or(inout uvec2 a, inout uvec2 o) {
 uvec2 wg_differ(uvec2 a, uvec2 o) {
     wg_and_or(a, o);
     return a ^ o;
-}
-
-// Bits [lo, hi) of a 64-bit word pair.
-uvec2 range_mask(uint lo, uint hi) {
-    uvec2 below_hi = uvec2(hi >= 32u ? ~0u : (1u << hi) - 1u, hi >= 64u ? ~0u : (hi > 32u ? (1u << (hi - 32u)) - 1u : 0u));
-    uvec2 below_lo = uvec2(lo >= 32u ? ~0u : (1u << lo) - 1u, lo > 32u ? (1u << (lo - 32u)) - 1u : 0u);
-    return below_hi & ~below_lo;
 }

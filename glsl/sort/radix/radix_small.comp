@@ -42,12 +42,6 @@ layout(push_constant) uniform Push {
 shared uint s_lo[MAX_KEYS];
 shared uint s_hi[KEY_WORDS == 2u ? MAX_KEYS : 1u];
 
-// Bits [lo, hi) of a 32-bit word (lo <= hi <= 32).
-uint word_bits(uint lo, uint hi) {
-    uint w = hi - lo;
-    return w == 0u ? 0u : (w >= 32u ? ~0u : ((1u << w) - 1u)) << lo;
-}
-
 // a comes before b: smaller, or equal and earlier (ia < ib).
 bool before(uvec2 a, uint ia, uvec2 b, uint ib) {
     if (KEY_WORDS == 2u && a.y != b.y) return a.y < b.y;
@@ -82,8 +76,7 @@ void main() {
     uint first = flat_group_id() * TPS * gl_NumSubgroups;
     if (first >= n) return;
     bool desc = (pc.flags & 1u) != 0u;
-    uvec2 range = uvec2(word_bits(min(pc.lo, 32u), min(pc.hi, 32u)),
-                        word_bits(max(pc.lo, 32u) - 32u, max(pc.hi, 32u) - 32u));
+    uvec2 range = range_mask(pc.lo, pc.hi);
     for (uint i = gl_LocalInvocationID.x; i < n; i += WG_SIZE) {
         uvec2 k = uvec2(alt_keys[i * KEY_WORDS], KEY_WORDS == 2u ? alt_keys[i * KEY_WORDS + 1u] : 0u);
         uvec2 t = key_transform(k, pc.key_kind, desc) & range;
