@@ -12,8 +12,7 @@ pub enum SortAlgorithm {
     Onesweep,
     /// Radix sort: upsweep, spine and downsweep per digit place; no inter-workgroup waiting.
     ReduceThenScan,
-    /// Rank sort of a few thousand keys: each workgroup holds all keys in shared memory and places some by
-    /// counting those before each (up to the policy's `small_capacity()` keys).
+    /// Rank sort of up to the policy's `small_capacity()` keys, each workgroup holding them all in shared memory.
     Small,
     /// Radix sort, most significant digit first, in three dispatches (up to 2^20 keys).
     Msd,

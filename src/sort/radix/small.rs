@@ -1,5 +1,4 @@
-//! The small sort (`SortAlgorithm::Small`, `radix_small.comp`): a rank sort of a few thousand keys, a copy to the
-//! scratch, then a rank pass whose workgroups hold all keys in shared memory (docs/architecture.md).
+//! The small sort (`SortAlgorithm::Small`, `radix_small.comp`): a copy to the scratch, then a rank pass.
 
 use super::{policy, Bindings, RadixSort};
 use crate::error::Result;
