@@ -138,6 +138,56 @@ fn compact_matches_cpu() {
     });
 }
 
+/// A compactor builds every kernel when it is made: recording compactions of any count, on both sides of
+/// each tier's one-workgroup tile, builds none (with the default policy, and with no small tier and a one
+/// workgroup larger than the tiles').
+#[test]
+fn compactor_recording_builds_no_kernel() {
+    with_gpu(|ctx| {
+        let base = CompactPolicy::for_device(ctx.caps());
+        let mut wide = base;
+        wide.small_max = 0;
+        wide.scan.single_workgroup_size =
+            (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
+        // Kernels of its own (the context keeps every kernel another test built): a spin limit nobody uses.
+        wide.scan.spin_limit = 777;
+        for policy in [wide, base] {
+            let c = Compactor::new(ctx, Some(policy)).unwrap();
+            let mut sizes = vec![0u64, 1, 1 << 16];
+            for n in [1, policy.small_max, policy.small_max + 1] {
+                let edge = policy.single_tile(n) as u64;
+                sizes.extend([edge, edge + 1, 3 * edge + 5]);
+            }
+            sizes.retain(|&n| n <= 1 << 18);
+            let max = *sizes.iter().max().unwrap();
+            let input = Buffer::from_slice(ctx, "test::input", &vec![1u32; max as usize]).unwrap();
+            let output = Buffer::device_local(ctx, "test::output", max * 4).unwrap();
+            let count = Buffer::device_local(ctx, "test::count", 4).unwrap();
+            let scratch = Buffer::device_local(ctx, "test::scratch", c.scratch_bytes(max)).unwrap();
+            let built = ctx.kernel_count();
+            ctx.submit("test::compact", |rec| {
+                for &n in &sizes {
+                    let (i, o, k, s) = (
+                        input.as_ref(),
+                        output.as_ref(),
+                        count.as_ref(),
+                        scratch.as_ref(),
+                    );
+                    c.cmd_compact(rec, i, None, o, k, s, n)?;
+                    rec.barrier();
+                }
+                Ok(())
+            })
+            .unwrap();
+            assert_eq!(
+                ctx.kernel_count(),
+                built,
+                "{policy:?}: recording built a kernel (sizes {sizes:?})"
+            );
+        }
+    });
+}
+
 /// Every predicate, on elements and on flags, with every staging mode, across tile boundaries.
 #[test]
 fn compact_predicates_and_staging() {
