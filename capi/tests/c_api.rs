@@ -10,7 +10,11 @@
 //!   `vksortCreateContext`; a device created with vksort's extensions but none of its features, described by
 //!   `pEnabled`, adopts and refuses at `vksortCreateSorter` a sort that needs `bufferDeviceAddress`.
 //!
-//! Where no C compiler or Vulkan header is installed (a bare GPU machine), the C build is skipped with a message.
+//! Where no C compiler or Vulkan header is installed (a bare GPU machine), the C build is skipped through the
+//! visible skip list (tests/common/skip.rs), as is the header check where the source tree is absent.
+
+#[path = "../../tests/common/skip.rs"]
+mod skip;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,16 +34,16 @@ fn profile_dir() -> PathBuf {
     exe.parent().unwrap().parent().unwrap().to_path_buf()
 }
 
-/// A message the test harness does not capture.
-fn note(msg: &str) {
-    let _ = writeln!(std::io::stderr(), "{msg}");
-}
-
 #[test]
 fn header_is_current() {
     let generated = include_str!(concat!(env!("OUT_DIR"), "/vksort.h"));
-    let committed =
-        std::fs::read_to_string(repo().join("capi/include/vksort.h")).unwrap_or_default();
+    // The GPU machine runs this executable away from the tree it was built in.
+    let Ok(committed) = std::fs::read_to_string(repo().join("capi/include/vksort.h")) else {
+        return skip::skip(
+            "source-tree",
+            "capi/include/vksort.h is not where the test was built",
+        );
+    };
     assert!(
         generated == committed,
         "capi/include/vksort.h differs from the header generated from capi/src/lib.rs: regenerate it with \
@@ -112,8 +116,10 @@ fn c_example_sorts() {
             run_c_example(Path::new(&exe));
             return;
         }
-        note("c_api: skipped: no C compiler with vulkan/vulkan.h (install gcc and libvulkan-dev)");
-        return;
+        return skip::skip(
+            "c-compiler",
+            "no C compiler with vulkan/vulkan.h (install gcc and libvulkan-dev)",
+        );
     };
     // `cargo test` leaves the library's static form under deps/ (a `cargo build` also copies it one level up).
     let lib = [profile_dir().join("deps"), profile_dir()]
@@ -160,7 +166,7 @@ fn c_example_sorts() {
             .arg("-o")
             .arg(out_dir.join("sort_cpp")));
     } else {
-        note("c_api: C++ build skipped: no C++ compiler");
+        skip::skip("cxx-compiler", "the C++ build: no C++ compiler");
     }
 
     run_c_example(&exe);
@@ -215,8 +221,7 @@ fn instance_of_vulkan_1_0_is_named() {
     // SAFETY (test): plain Vulkan set-up, everything destroyed at the end.
     unsafe {
         let Ok(entry) = ash::Entry::load() else {
-            note("c_api: skipped: no Vulkan loader");
-            return;
+            return skip::skip("vulkan", "no Vulkan loader");
         };
         let app = ash::vk::ApplicationInfo::default(); // apiVersion 0: Vulkan 1.0
         let instance = entry
@@ -350,8 +355,7 @@ fn enabled_features_are_what_the_caller_says() {
     // SAFETY (test): plain Vulkan set-up, everything destroyed at the end.
     unsafe {
         let Ok(entry) = ash::Entry::load() else {
-            note("c_api: skipped: no Vulkan loader");
-            return;
+            return skip::skip("vulkan", "no Vulkan loader");
         };
         let app = ash::vk::ApplicationInfo::default().api_version(ash::vk::API_VERSION_1_3);
         let instance = entry
@@ -449,8 +453,7 @@ fn bad_input_gives_the_documented_codes() {
     // SAFETY (test): plain Vulkan set-up, everything destroyed at the end; the regions name live buffers.
     unsafe {
         let Ok(entry) = ash::Entry::load() else {
-            note("c_api: skipped: no Vulkan loader");
-            return;
+            return skip::skip("vulkan", "no Vulkan loader");
         };
         let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
         let instance = entry
