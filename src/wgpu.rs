@@ -15,6 +15,29 @@ use std::sync::Arc;
 
 type Vulkan = hal::api::Vulkan;
 
+std::thread_local! {
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `catch_unwind(f)` with the panic hook silent on this thread meanwhile, so that wgpu's panic on a mixed
+/// encoder becomes the documented error alone. The hook present at the first call is wrapped once; it still
+/// runs for every other thread and every other time.
+fn catch_quietly<R>(f: impl FnOnce() -> R) -> std::thread::Result<R> {
+    static WRAP: std::sync::Once = std::sync::Once::new();
+    WRAP.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info)
+            }
+        }));
+    });
+    QUIET.with(|q| q.set(true));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(false));
+    r
+}
+
 /// [`Error::Unsupported`] for a wgpu object that is not on the Vulkan backend.
 fn not_vulkan(what: &str) -> Error {
     Error::Unsupported {
@@ -417,7 +440,8 @@ impl WgpuSorter {
     /// `count` keys; `scratch` from [`Self::create_scratch`] (or as [`Self::scratch_size`] and
     /// [`Self::scratch_usages`] say). Checked first as [`Sorter::cmd_sort`]. `encoder` holds only vksort
     /// commands (wgpu panics when raw and wgpu commands mix: such an encoder, or one not on Vulkan, is an
-    /// [`Error::InvalidArgument`], the encoder then unusable); full barriers before and after.
+    /// [`Error::InvalidArgument`], the encoder then unusable; vksort catches that panic with the panic hook
+    /// silenced on this thread); full barriers before and after.
     ///
     /// # Safety
     /// The buffers stay alive until the GPU has finished the command buffer this encoder becomes (wgpu does not
@@ -519,11 +543,11 @@ impl WgpuSorter {
             }
         };
         // wgpu panics when raw and wgpu commands mix in one encoder: a clear error instead.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        catch_quietly(|| {
             // SAFETY: the callback records only into the hal encoder, does not end it, and touches the wgpu
             // encoder in no other way.
             unsafe { encoder.as_hal_mut::<Vulkan, _, _>(record) }
-        }))
+        })
         .unwrap_or_else(|p| {
             let what = p
                 .downcast_ref::<&str>()

@@ -347,3 +347,64 @@ fn wgpu_bad_input_is_refused_and_changes_nothing() {
     assert_eq!(got_k, ek);
     assert_eq!(got_v, ev);
 }
+
+/// An encoder that already holds a wgpu command is refused with `Error::InvalidArgument`, and nothing is printed
+/// for wgpu's panic on it (docs/wgpu.md, "Encoder"). The case runs in a child process of this test executable,
+/// whose stderr the parent reads: a panic message printed there fails the test.
+#[test]
+fn wgpu_mixed_encoder_is_refused_without_a_panic_message() {
+    const NAME: &str = "wgpu_mixed_encoder_is_refused_without_a_panic_message";
+    if std::env::var_os("VKSORT_TEST_MIXED_CHILD").is_none() {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([NAME, "--exact", "--nocapture", "--test-threads=1"])
+            .env("VKSORT_TEST_MIXED_CHILD", "1")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(
+            out.status.success(),
+            "the child failed:\n{stdout}\n{stderr}"
+        );
+        assert!(
+            stdout.contains("refused: "),
+            "the child did not reach the case:\n{stdout}"
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Mixing"),
+            "a panic message was printed:\n{stderr}"
+        );
+        return;
+    }
+    use vksort::sort::SortConfig;
+    use vksort::wgpu::{request_device, WgpuContext, WgpuCount, WgpuSorter};
+    let adapter = vulkan_adapter();
+    let (device, _queue) = request_device(&adapter, &Default::default()).unwrap();
+    let ctx = WgpuContext::new(&device).unwrap();
+    let s = WgpuSorter::new(
+        &ctx,
+        SortConfig {
+            max_n: 1000,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let keys = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 4000,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let scratch = s.create_scratch(1000).unwrap();
+    let mut e = device.create_command_encoder(&Default::default());
+    e.clear_buffer(&keys, 0, None);
+    // SAFETY (test): nothing is submitted; the encoder is dropped unfinished.
+    let r = unsafe { s.encode_sort(&mut e, &keys, None, &scratch, WgpuCount::Host(1000)) };
+    match r {
+        Err(vksort::Error::InvalidArgument(m)) => println!("refused: {m}"),
+        other => panic!("an encoder with wgpu commands: {other:?}"),
+    }
+    drop(e);
+}
