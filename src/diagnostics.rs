@@ -272,3 +272,67 @@ fn residency_shader(
         }
     })
 }
+
+/// Elements of `out` per workgroup of [`cmd_wg_scan`]: the `workgroup_size` prefixes and two totals.
+pub fn wg_scan_out_elems(workgroup_size: u32) -> u64 {
+    workgroup_size as u64 + 2
+}
+
+/// Records the workgroup-scan probe (`glsl/debug_wg_scan.comp`): `groups` workgroups of `workgroup_size`
+/// invocations, each running the shaders' shared workgroup scan over its `workgroup_size` elements of `values`
+/// and writing to `out` ([`wg_scan_out_elems`] per workgroup) every exclusive prefix, the scan's total and the
+/// total as the scan formerly took it. `subgroup` requires a subgroup size (subgroup size control), `None`
+/// keeps the device's. Refused before recording: a shape or element type the device cannot run, short regions.
+pub fn cmd_wg_scan(
+    rec: &mut Recorder,
+    values: BufferRef<'_>,
+    out: BufferRef<'_>,
+    elem: crate::scan::ScanElem,
+    workgroup_size: u32,
+    subgroup: Option<u32>,
+    groups: u32,
+) -> Result<()> {
+    let ctx = rec.ctx();
+    let caps = ctx.caps();
+    let mut plan = SubgroupPlan::for_device(caps);
+    if let Some(s) = subgroup {
+        let offered = caps.subgroup_size_control
+            && s.is_power_of_two()
+            && (caps.min_subgroup_size..=caps.max_subgroup_size).contains(&s);
+        if !offered {
+            return Err(ctx.unsupported(format!("a required subgroup size of {s}")));
+        }
+        plan = SubgroupPlan {
+            required: Some(s),
+            min: s,
+            max: s,
+        };
+    }
+    let wg = workgroup_size;
+    if wg == 0 || wg % plan.max != 0 || wg > caps.max_workgroup_invocations || groups > 65535 {
+        return Err(bad_shape(format!(
+            "workgroup_size {wg} must be a multiple of {} within {}, groups {groups} at most 65535",
+            plan.max, caps.max_workgroup_invocations
+        )));
+    }
+    let shader = match elem {
+        crate::scan::ScanElem::U32 => crate::shaders::debug_wg_scan::U32,
+        crate::scan::ScanElem::U64 if caps.int64 => crate::shaders::debug_wg_scan::U64,
+        crate::scan::ScanElem::U64 => {
+            return Err(
+                ctx.unsupported("64-bit elements need shaderInt64 and shaderSubgroupExtendedTypes")
+            )
+        }
+    };
+    let (bytes, usage) = (
+        elem.bytes() * groups as u64,
+        vk::BufferUsageFlags::STORAGE_BUFFER,
+    );
+    let (values, out) = (values.region(), out.region());
+    values.check(ctx, "values", bytes * wg as u64, usage)?;
+    out.check(ctx, "out", bytes * wg_scan_out_elems(wg), usage)?;
+    let kernel = plan.kernel(ctx, shader, wg, Spec::new())?;
+    rec.pass("vksort::diagnostics::wg_scan", &kernel)
+        .bind(&[values, out])
+        .groups(groups)
+}

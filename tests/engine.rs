@@ -374,3 +374,129 @@ fn residency_probe_counts_workgroups() {
         }
     });
 }
+
+/// The shaders' shared workgroup scan (`DEFINE_WG_SCAN`, through `diagnostics::cmd_wg_scan`) bitwise against
+/// the CPU: every exclusive prefix and the total, u32 and u64 (wrapping), at workgroup sizes from one subgroup
+/// to the device's limit (k times the subgroup for k = 1, 2, 3, 4, 6, 8, ...), at every subgroup size a
+/// pipeline can require. Where the scan's former total (subgroupAdd steps) differs, a line names the shape.
+#[test]
+fn workgroup_scan_is_exact_at_every_shape() {
+    use std::io::Write as _;
+    use vksort::scan::ScanElem;
+    const GROUPS: u32 = 24;
+    with_gpu(|ctx| {
+        let caps = ctx.caps().clone();
+        let default = vksort::policy::SubgroupPlan::for_device(&caps).max;
+        let widths: Vec<Option<u32>> = if caps.subgroup_size_control {
+            (0..8)
+                .map(|i| 1u32 << i)
+                .filter(|s| (caps.min_subgroup_size..=caps.max_subgroup_size).contains(s))
+                .map(Some)
+                .collect()
+        } else {
+            vec![None]
+        };
+        let elems: &[ScanElem] = if caps.int64 {
+            &[ScanElem::U32, ScanElem::U64]
+        } else {
+            &[ScanElem::U32]
+        };
+        let mut rng = Rng(0x5ca7);
+        let (mut wrong, mut shapes) = (Vec::new(), 0);
+        for &elem in elems {
+            for &sg in &widths {
+                let s = sg.unwrap_or(default);
+                let ks = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+                for wg in ks
+                    .iter()
+                    .map(|k| k * s)
+                    .filter(|&w| w <= caps.max_workgroup_invocations)
+                {
+                    shapes += 1;
+                    let n = (GROUPS * wg) as usize;
+                    let out_n = GROUPS as usize * diagnostics::wg_scan_out_elems(wg) as usize;
+                    // u64 values; u32 elements take their low words (and wrap alike).
+                    let v64 = rng.vec_u64(n);
+                    let narrow = |x: u64| {
+                        if elem == ScanElem::U32 {
+                            x as u32 as u64
+                        } else {
+                            x
+                        }
+                    };
+                    let (values, out) = match elem {
+                        ScanElem::U32 => {
+                            let v: Vec<u32> = v64.iter().map(|&x| x as u32).collect();
+                            (
+                                Buffer::from_slice(ctx, "test::values", &v),
+                                Buffer::from_slice(ctx, "test::out", &vec![0xabu32; out_n]),
+                            )
+                        }
+                        ScanElem::U64 => (
+                            Buffer::from_slice(ctx, "test::values", &v64),
+                            Buffer::from_slice(ctx, "test::out", &vec![0xabu64; out_n]),
+                        ),
+                    };
+                    let (values, out) = (values.unwrap(), out.unwrap());
+                    ctx.submit("test::wg_scan", |rec| {
+                        diagnostics::cmd_wg_scan(
+                            rec,
+                            values.as_ref(),
+                            out.as_ref(),
+                            elem,
+                            wg,
+                            sg,
+                            GROUPS,
+                        )
+                    })
+                    .unwrap();
+                    let got: Vec<u64> = match elem {
+                        ScanElem::U32 => out
+                            .read_vec::<u32>(out_n)
+                            .unwrap()
+                            .into_iter()
+                            .map(u64::from)
+                            .collect(),
+                        ScanElem::U64 => out.read_vec::<u64>(out_n).unwrap(),
+                    };
+                    let shape = format!("{elem:?}, subgroup {s}, workgroup {wg}");
+                    for g in 0..GROUPS as usize {
+                        let row = &got[g * (wg as usize + 2)..(g + 1) * (wg as usize + 2)];
+                        let mut sum = 0u64;
+                        for i in 0..wg as usize {
+                            if row[i] != narrow(sum) {
+                                wrong.push(format!(
+                                    "{shape}: group {g}, prefix {i}: {} != {}",
+                                    row[i],
+                                    narrow(sum)
+                                ));
+                                break;
+                            }
+                            sum = sum.wrapping_add(v64[g * wg as usize + i]);
+                        }
+                        if row[wg as usize] != narrow(sum) {
+                            wrong.push(format!(
+                                "{shape}: group {g}, total {} != {}",
+                                row[wg as usize],
+                                narrow(sum)
+                            ));
+                        }
+                        if row[wg as usize + 1] != narrow(sum) {
+                            let line = format!(
+                                "wg_scan: the former total is wrong ({shape}, group {g})\n"
+                            );
+                            let _ = std::io::stderr().write_all(line.as_bytes());
+                        }
+                    }
+                }
+            }
+        }
+        assert!(shapes >= 2, "only {shapes} shapes ran");
+        assert!(
+            wrong.is_empty(),
+            "{} wrong:\n{}",
+            wrong.len(),
+            wrong[..wrong.len().min(20)].join("\n")
+        );
+    });
+}
