@@ -492,7 +492,7 @@ pub fn bench(reps: u32, sizes: &[u32]) -> Result<()> {
     let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
         .context("no wgpu adapter on the Vulkan backend")?;
     let name = adapter.get_info().name;
-    println!("adapter: {name} (wgpu 30.0.2)");
+    println!("adapter: {name} (wgpu 30)");
     let (device, queue) = request_device(
         &adapter,
         &wgpu::DeviceDescriptor {

@@ -1,4 +1,4 @@
-//! wgpu interop (feature `wgpu`, wgpu 30.x from 30.0.2: its wgpu-hal is built on ash 0.38, as vksort): sorts
+//! wgpu interop (feature `wgpu`, wgpu 30.x: its wgpu-hal is built on ash 0.38, as vksort): sorts
 //! `wgpu::Buffer`s on a wgpu device on the Vulkan backend, recorded into a `wgpu::CommandEncoder` of its own.
 //! [`request_device`] opens the device with what vksort needs, [`WgpuContext::new`] adopts it, [`WgpuSorter`]
 //! records. vksort records a full barrier before and after its commands; wgpu does not see vksort's use of the
