@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
-#                           [wgpu] [creation] [huge]
+#                           [wgpu] [creation] [huge] [table]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
@@ -13,7 +13,10 @@
 # then `--bench` (the wgpu path against the ash path) and the `wgpu_sort` crate's anchor at $WGPU_SIZES (log2,
 # default 16,20,24), $WGPU_REPS runs each (default 30); creation: examples/creation.rs (`Sorter::new` cold and
 # warm, driver caches off) for $CREATION_KEYS (default u32,f32,u64) and every algorithm, then `vksort sort`'s
-# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30; LOG2:VALUES[:KEYS] each).
+# first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30; LOG2:VALUES[:KEYS] each);
+# table: Auto beside CUB 3.5, CUB 3.0.1, vrdx and Fuchsia at every power 2^9-2^22 and 2^24, 2^26, 2^28 (every
+# distribution, keys and pairs, 32- and 64-bit keys, host and GPU-side counts below 2^24; scan and compaction;
+# the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md.
 # $TEST_TIMEOUT (default 560) bounds each test executable (seconds). Results go to $OUT (or ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -42,7 +45,7 @@ export VKSORT_CACHE_DIR=${VKSORT_CACHE_DIR:-/tmp/vkcache}
 what=" $* "
 has() { [[ $what == *" $1 "* ]]; }
 NVCC="nvcc -O3 -std=c++17 -arch=sm_90"
-if [ -z "$*" ] || has cub || has bench || has sorts; then
+if [ -z "$*" ] || has cub || has bench || has sorts || has table; then
   ($NVCC .device/cub_bench.cu -o /tmp/cub_bench 2>&1 | tail -3
    # The newest CUB (CCCL 3.5.0, Programmatic Dependent Launch), built from the anchors' tarball beside the
    # system's CUB 3.0.1; the bench compares with it where it built.
@@ -89,6 +92,11 @@ fi
 if has sorts; then
   # calibrate once (every algorithm of the build) while nvcc compiles; the sweeps reuse it
   .gpu/bin/vksort calibrate > "$OUT/calibration.txt" 2>&1; tail -n 30 "$OUT/calibration.txt"
+fi
+# table: the Vulkan anchors run while nvcc compiles (the GPU is idle meanwhile).
+table_sizes="9 10 11 12 13 14 15 16 17 18 19 20 21 22 24 26 28"
+if has table && [ -x .device/anchor_bench ]; then
+  .device/anchor_bench $table_sizes > "$OUT/anchors.csv" 2> "$OUT/anchors.err"
 fi
 if [ -n "${nvcc_pid:-}" ]; then wait "$nvcc_pid"; fi
 if [ -z "$*" ] || has cub || has bench; then
@@ -187,4 +195,22 @@ if has huge; then
     echo "== huge $lg ${vals:-none} ${keys:-u32}" | tee -a "$OUT/huge.txt"
     timeout 300 .gpu/bin/example-huge "$lg" "${vals:-none}" "${keys:-u32}" 2>&1 | tee -a "$OUT/huge.txt"
   done
+fi
+if has table; then
+  # Both CUBs at the anchors' sizes, then vksort (the anchors ran above, while nvcc compiled).
+  small=9,10,11,12,13,14,15,16,17,18,19,20,21,22
+  /tmp/cub_bench $table_sizes > "$OUT/cub301.csv" 2> "$OUT/cub301.err"
+  [ -x /tmp/cub35_bench ] && /tmp/cub35_bench $table_sizes > "$OUT/cub350.csv" 2> "$OUT/cub350.err"
+  t() {  # name, then vksort bench arguments
+    local name=$1 s=$SECONDS; shift
+    .gpu/bin/vksort bench --compare "$OUT/cub350.csv" --no-plots --out-dir "$OUT/$name" "$@" > "$OUT/$name.txt" 2>&1
+    echo "table $name: exit $? in $((SECONDS - s)) s"
+  }
+  t dists --ops sort --algos auto --sizes $small --keys u32,u64 --values none,u32 --dists all --counts host,gpu \
+    --reps 10 --gpu-check-from 16
+  t f32 --ops sort --algos auto --sizes $small --keys f32 --values u32 --counts host,gpu --reps 10
+  t scan --ops scan,compact --scan-algos lookback --sizes $small --reps 10
+  t cross --ops sort --algos msd,onesweep,small --sizes 12,13,14,15,16,17,18 --keys u32,u64 --values none,u32 --reps 10
+  t large --ops sort --algos auto --sizes 24,26,28 --keys u32,u64 --values none,u32 --reps 5
+  python3 scripts/anchor_tables.py "$OUT" > "$OUT/tables.md" && head -c 8000 "$OUT/tables.md"
 fi
