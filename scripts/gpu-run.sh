@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
-#   bash scripts/gpu-run.sh [tests|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
+#   bash scripts/gpu-run.sh [tests|tests-par|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
 #                           [wgpu] [creation] [huge] [table]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
-# others, tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
+# others, tests-par: every executable at once, 7 at a time, radix with $RADIX_THREADS (default 10) test threads
+# and the others with 2, particles $PARTICLES_RUNS times (default 4) beside them and once alone after; one line
+# per executable in $OUT/summary.txt, logs in $OUT/t/ (the whole suite in about the time of the radix file),
+# tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
 # minutes there); bench: `vksort bench $BENCH_ARGS` (its wall time printed last) with
 # CUB's figures from the same run (at $CUB_SIZES, default 16 20 24 28: CUB 3.5 built from .device's CCCL tarball,
@@ -80,6 +83,25 @@ if [ -z "$*" ] || [[ $what == *" tests"* ]]; then
 fi
 if [ -z "$*" ] || has tests; then
   run_tests .gpu/bin/test-*
+elif has tests-par; then
+  par() {  # label, executable, test threads
+    local s=$SECONDS
+    VKSORT_VALIDATION=1 timeout "${TEST_TIMEOUT:-560}" ".gpu/bin/test-$2" --test-threads="$3" > "$OUT/t/$1.log" 2>&1
+    echo "$1 rc=$? $((SECONDS - s)) s: $(grep -E '^test result' "$OUT/t/$1.log" | tail -n 1)" >> "$OUT/summary.txt"
+  }
+  mkdir -p "$OUT/t"; : > "$OUT/summary.txt"
+  par radix radix "${RADIX_THREADS:-10}" &
+  (for i in $(seq "${PARTICLES_RUNS:-4}"); do par "particles-beside-$i" particles 1; done) &
+  for exe in $(ls .gpu/bin | sed -n 's/^test-//p' | grep -vx 'radix\|particles'); do
+    while [ "$(jobs -rp | wc -l)" -ge 7 ]; do sleep 1; done
+    par "$exe" "$exe" 2 &
+  done
+  wait
+  par particles-alone particles 1
+  cat "$OUT/summary.txt"
+  grep -l "FAILED\|panicked" "$OUT"/t/*.log | while read -r f; do echo "== $f"; grep -E "panicked|---- " "$f" | head -n 12; done
+  grep -h "wg_scan" "$OUT/t/engine.log" 2>/dev/null | sort | uniq -c
+  grep -q "rc=[^0]" "$OUT/summary.txt" && echo "tests exit: 1" || echo "tests exit: 0"
 elif has tests-radix; then
   run_tests .gpu/bin/test-radix
 elif has tests-rest; then
