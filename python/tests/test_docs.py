@@ -52,3 +52,17 @@ def test_package_readme_example_runs():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=dict(os.environ)
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_bench_runs():
+    """python/README.md's `python -m vksort.bench` line, at 10^3 and 10^4 keys (its own sizes take minutes on
+    lavapipe): it exits 0 and prints a row per size and dtype."""
+    r = subprocess.run(
+        [sys.executable, "-m", "vksort.bench", "--sizes", "1e3,1e4", "--dtypes", "uint32,int64", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    for row in ("| 1,000 | uint32 |", "| 10,000 | uint32 |", "| 1,000 | int64 |", "| 10,000 | int64 |"):
+        assert row in r.stdout, r.stdout

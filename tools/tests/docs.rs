@@ -3,7 +3,8 @@
 //! what runs it. `vksort` commands run here, as written (`./dev vksort ...` and `vksort ...` through the built
 //! binary), on small input files made for them; Rust blocks are the crate's doctests; the Python lines run in
 //! python/tests/test_docs.py; a block that cannot run here says why. A new block, a new command line or a
-//! listed one that is gone fails the test, so the list and the docs move together.
+//! listed one that is gone fails the test, so the list and the docs move together. The commands written inline
+//! in the prose are listed the same way in [`PROSE`].
 
 #[path = "../../tests/common/skip.rs"]
 mod skip;
@@ -106,6 +107,124 @@ const BLOCKS: &[(&str, &str, How)] = &[
     ])),
     ("python/README.md", "import numpy as np, pandas as pd, vksort", Why("python/tests/test_docs.py runs it")),
 ];
+
+/// Every command written inline in the prose of the same files (a backticked span that starts with `./dev`,
+/// `cargo`, `vksort`, `python`, `pip`, `bash` or `maturin`, whitespace collapsed) with what runs it: the exact
+/// text, run here or said why not. docs/tuning.md is left out: it records what was run and measured, with
+/// dates (history, not instructions).
+const PROSE: &[(&str, Line)] = &[
+    ("./dev demo", Line::Why("the README's first block runs it (BLOCKS)")),
+    ("./dev mutants", Line::Why("a rebuild per mutant, minutes: run by hand; scripts/mutants.sh checks that each mutant applies once")),
+    ("./dev spirv", Line::Why("rewrites the committed spirv/: the `compile-shaders` build's drift check compares them instead")),
+    ("./dev test", Line::Why("CI's own command (.ci/run runs it)")),
+    ("./dev test --help", Line::Why("`dev` first installs what the machine lacks; the usage text is the script's own heredoc")),
+    ("./dev vksort ...", Line::Why("a form with a placeholder")),
+    ("./dev vksort ARGS", Line::Why("a form with a placeholder")),
+    ("./dev vksort info", Run),
+    ("bash scripts/gpu-run.sh tests bench", Line::Why("the GPU machine's script: no GPU here (BENCHMARKS.md, How to reproduce)")),
+    ("cargo +1.80 build -p vksort --locked", Line::Why("tools/tests/package.rs builds the package with its minimum Rust")),
+    ("cargo build", Line::Why("./dev test builds the workspace")),
+    ("cargo build --release", Line::Why("./dev test builds the workspace in release")),
+    ("cargo build --release -p vksort-capi", Line::Why("./dev test builds it; capi/tests/c_api.rs links examples/c/sort.c against its static library")),
+    ("cargo build -p vksort", Line::Why("tools/tests/package.rs builds the packaged crate alone, as a dependent does")),
+    ("cargo doc --open", Line::Why("opens a browser; the docs' Rust examples run as doctests")),
+    ("cargo install --path tools", Line::Why("installs into ~/.cargo/bin; it builds the same binary tools/tests/cli.rs runs")),
+    ("cargo package -p vksort", Line::Why("tools/tests/package.rs packages the crate and builds a dependent from it")),
+    ("cargo run --example ...", Line::Why("a form with a placeholder")),
+    ("cargo run --release --example creation", Line::Why("the example builds in ./dev test; its figures need a GPU (scripts/gpu-run.sh creation)")),
+    ("cargo run --release --features wgpu --example wgpu_sort -- --n 1048576", Line::Why(
+        "tests/wgpu.rs runs the example's program in-process at 100,003 and 1,000 keys")),
+    ("cargo run --release -p vksort-tools --bin vksort -- ARGS", Line::Why("a form with a placeholder")),
+    ("cargo test", Line::Why("./dev test runs the workspace's tests")),
+    ("cargo test --workspace", Line::Why("./dev test runs it (in release)")),
+    ("cargo tree -p vksort -e normal,build", Line::Why("tools/tests/deps.rs runs cargo tree on the package")),
+    ("cargo update -p wgpu --precise 30.0.0", Line::Why("changes Cargo.lock: the oldest wgpu 30 was checked by hand (docs/wgpu.md)")),
+    ("python -m vksort.bench --sizes 1e5,1e6,1e7", Line::Why(
+        "python/tests/test_docs.py runs the bench at 10^3 and 10^4 keys (these sizes take minutes on lavapipe)")),
+    ("vksort <command> --help", Line::Why("a form with a placeholder")),
+    ("vksort = { path = \".../vksort\" }", Line::Why("a dependency line: tools/tests/package.rs builds a dependent crate")),
+    ("vksort = { version = \"0.1\", features = [\"wgpu\"] }", Line::Why("a dependency line: capi's dev-dependency builds the feature in ./dev test")),
+    ("vksort calibrate", Line::Why("tools/tests/cli.rs `demo_and_calibrate_run` runs it as written")),
+    ("vksort info", Run),
+    ("vksort sort", Line::Why("names the command; tools/tests/cli.rs runs its forms")),
+    ("vksort sort --random 1M --keys f32 --check", Run),
+    ("vksort sort --random 1M --keys u64 --values u32 --check", Run),
+    ("vksort sort|scan|compact --capture", Line::Why("a form with alternatives: tools/tests/capture.rs captures each")),
+    ("vksort sort|scan|compact ... --capture FILE.rdc", Line::Why("a form with alternatives: tools/tests/capture.rs captures each")),
+];
+
+/// The inline commands of `text`'s prose (outside fenced blocks), whitespace collapsed.
+fn prose_commands(file: &str, text: &str) -> Vec<String> {
+    let starts = [
+        "./dev ", "cargo ", "vksort ", "python ", "python3 ", "pip ", "bash ", "maturin ",
+    ];
+    let mut prose = String::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            prose.push_str(line);
+            prose.push('\n');
+        }
+    }
+    assert!(!fenced, "{file}: a block is not closed");
+    prose
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|span| span.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|span| starts.iter().any(|s| span.starts_with(s)))
+        .collect()
+}
+
+#[test]
+fn every_command_in_prose_is_checked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    if !root.join("README.md").exists() {
+        return skip::skip(
+            "source-tree",
+            &format!("no README.md under {}", root.display()),
+        );
+    }
+    let dir = tmp_dir("docs", "prose");
+    inputs(&dir);
+    let mut seen = vec![false; PROSE.len()];
+    for path in doc_files(&root) {
+        let file = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if file == "docs/tuning.md" {
+            continue;
+        }
+        for cmd in prose_commands(&file, &std::fs::read_to_string(&path).unwrap()) {
+            let k = PROSE.iter().position(|(c, _)| *c == cmd).unwrap_or_else(|| {
+                panic!("{file}: the inline command `{cmd}` is not listed in tools/tests/docs.rs PROSE")
+            });
+            if !seen[k] {
+                match &PROSE[k].1 {
+                    Run => vksort_commands(&cmd).iter().for_each(|c| run(&dir, c)),
+                    RunAs(cmds, why) => {
+                        not_here(&file, &cmd, why);
+                        cmds.iter().for_each(|c| {
+                            run(&dir, &c.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+                        });
+                    }
+                    Line::Why(why) => not_here(&file, &cmd, why),
+                }
+            }
+            seen[k] = true;
+        }
+    }
+    if let Some(k) = seen.iter().position(|s| !s) {
+        panic!(
+            "the listed inline command `{}` is in no document",
+            PROSE[k].0
+        );
+    }
+}
 
 /// The files whose fenced blocks are listed.
 fn doc_files(root: &Path) -> Vec<PathBuf> {
