@@ -204,16 +204,7 @@ fn every_command_in_prose_is_checked() {
                 panic!("{file}: the inline command `{cmd}` is not listed in tools/tests/docs.rs PROSE")
             });
             if !seen[k] {
-                match &PROSE[k].1 {
-                    Run => vksort_commands(&cmd).iter().for_each(|c| run(&dir, c)),
-                    RunAs(cmds, why) => {
-                        not_here(&file, &cmd, why);
-                        cmds.iter().for_each(|c| {
-                            run(&dir, &c.iter().map(|s| s.to_string()).collect::<Vec<_>>())
-                        });
-                    }
-                    Line::Why(why) => not_here(&file, &cmd, why),
-                }
+                check_line(&dir, &file, &cmd, &PROSE[k].1);
             }
             seen[k] = true;
         }
@@ -313,6 +304,20 @@ fn not_here(file: &str, what: &str, why: &str) {
         std::io::stderr(),
         "docs: not run as written: {file}: `{what}`: {why}"
     );
+}
+
+/// Checks one command `line` of `file` as `how` says: runs it (or its listed forms) in `dir`, or lists why not.
+fn check_line(dir: &Path, file: &str, line: &str, how: &Line) {
+    match how {
+        Run => vksort_commands(line).iter().for_each(|c| run(dir, c)),
+        RunAs(cmds, why) => {
+            not_here(file, line, why);
+            for c in cmds.iter() {
+                run(dir, &c.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+            }
+        }
+        Line::Why(why) => not_here(file, line, why),
+    }
 }
 
 /// Runs `vksort args` in `dir`; fails the test on a non-zero exit.
@@ -425,16 +430,7 @@ fn every_documented_block_is_checked() {
                                 panic!("{file}: the line `{line}` is not listed in BLOCKS")
                             });
                         seen[k] = true;
-                        match &lines[k].1 {
-                            Run => vksort_commands(line).iter().for_each(|c| run(&dir, c)),
-                            RunAs(cmds, why) => {
-                                not_here(&file, line, why);
-                                for c in cmds.iter() {
-                                    run(&dir, &c.iter().map(|s| s.to_string()).collect::<Vec<_>>());
-                                }
-                            }
-                            Line::Why(why) => not_here(&file, line, why),
-                        }
+                        check_line(&dir, &file, line, &lines[k].1);
                     }
                     if let Some(k) = seen.iter().position(|s| !s) {
                         panic!("{file}: the listed line `{}` is gone", lines[k].0);
