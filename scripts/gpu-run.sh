@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests|tests-par|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
-#                           [wgpu] [creation] [huge] [table]
+#                           [wgpu] [creation] [huge] [table] [dask]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-par: every executable at once, 7 at a time, radix with $RADIX_THREADS (default 10) test threads
 # and the others with 2, particles $PARTICLES_RUNS times (default 4) beside them and once alone after; one line
@@ -19,7 +19,10 @@
 # first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30; LOG2:VALUES[:KEYS] each);
 # table: Auto beside CUB 3.5, CUB 3.0.1, vrdx and Fuchsia at every power 2^9-2^22 and 2^24, 2^26, 2^28 (every
 # distribution, keys and pairs, 32- and 64-bit keys, host and GPU-side counts below 2^24; scan and compaction;
-# the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md.
+# the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md;
+# dask (carry .whl/dask from scripts/gpu-python-wheels.sh): examples/python/dask_sort.py --baseline at $DASK_ROWS
+# (default 100000000) rows, $DASK_PARTITIONS (default 16) partitions, with $DASK_WORKERS (default "1 2")
+# workers, one run each, into $OUT/dask.txt.
 # $TEST_TIMEOUT (default 560) bounds each test executable (seconds). Results go to $OUT (or ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -235,4 +238,18 @@ if has table; then
   t cross --ops sort --algos msd,onesweep,small --sizes 12,13,14,15,16,17,18 --keys u32,u64 --values none,u32 --reps 10
   t large --ops sort --algos auto --sizes 24,26,28 --keys u32,u64 --values none,u32 --reps 5
   python3 scripts/anchor_tables.py "$OUT" > "$OUT/tables.md" && head -c 8000 "$OUT/tables.md"
+fi
+if has dask; then
+  # The wheels of this machine's Python (its numpy and pandas stay), installed into /tmp/pyd.
+  pv=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+  wheels="$(sed 's|^|.whl/dask/|' ".whl/dask/$pv.txt") $(ls .whl/dask/vksort-*.whl)"
+  python3 -m pip install -q --no-index --no-deps --ignore-requires-python --target /tmp/pyd $wheels > "$OUT/dask.txt" 2>&1
+  export PYTHONPATH=/tmp/pyd
+  python3 -c "import dask.dataframe, distributed, vksort; print(vksort.devices())" >> "$OUT/dask.txt" 2>&1
+  for w in ${DASK_WORKERS:-1 2}; do
+    echo "== workers $w" >> "$OUT/dask.txt"
+    python3 examples/python/dask_sort.py --rows "${DASK_ROWS:-100000000}" --partitions "${DASK_PARTITIONS:-16}" \
+      --workers "$w" --baseline >> "$OUT/dask.txt" 2>&1
+  done
+  cat "$OUT/dask.txt"
 fi
