@@ -86,6 +86,22 @@ impl Rng {
 pub mod skip;
 pub mod sorting;
 
+/// Records `record` in one submission and asserts that recording built no kernel: the objects it records
+/// built every kernel they may use when they were made. `what` names the case in the failure.
+pub fn assert_records_without_building(
+    ctx: &Arc<Context>,
+    what: &str,
+    record: impl FnOnce(&mut vksort::Recorder) -> vksort::Result<()>,
+) {
+    let built = ctx.kernel_count();
+    ctx.submit("test::record", record).unwrap();
+    assert_eq!(
+        ctx.kernel_count(),
+        built,
+        "{what}: recording built a kernel"
+    );
+}
+
 /// A visible skip note for want of `capability`, or a failure where `VKSORT_REQUIRE` names it ([`skip::skip`]).
 pub fn skip(capability: &str, why: &str) {
     skip::skip(capability, why)

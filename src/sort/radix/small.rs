@@ -73,5 +73,4 @@ impl RadixSort {
             flags: self.flags(),
         }
     }
-
 }
