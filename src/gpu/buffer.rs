@@ -9,9 +9,14 @@ use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+/// The size of the allocator's blocks of host-visible memory (the context's `AllocationSizes`).
+pub(crate) const HOST_BLOCK: u64 = 64 << 20;
+
 /// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate: larger transfers go in chunks,
-/// so a transfer pins at most this much host memory (docs/tuning.md, "Staging chunks").
-pub(crate) const STAGING_CHUNK: u64 = 64 << 20;
+/// so a transfer pins at most this much host memory. Half a host block: the block then also holds each
+/// submission's small host buffers and stays allocated between transfers, where a chunk filling it made every
+/// submission allocate and free a second block (docs/tuning.md, "Staging chunks").
+pub(crate) const STAGING_CHUNK: u64 = HOST_BLOCK / 2;
 
 /// Where a [`Buffer`]'s memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -404,9 +409,9 @@ impl Buffer {
         }
         if let Some(p) = self.mapped() {
             // SAFETY: the mapping covers `size` bytes; bounds checked above; no GPU work uses it now (host form).
-            unsafe {
-                std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.add(offset as usize), bytes.len())
-            };
+            let dst =
+                unsafe { std::slice::from_raw_parts_mut(p.add(offset as usize), bytes.len()) };
+            par_copy(bytes, dst);
             return Ok(());
         }
         let staging = Buffer::new(
@@ -416,8 +421,12 @@ impl Buffer {
             vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         )?;
+        let p = staging.mapped().expect("CpuToGpu staging memory is mapped");
         for (k, chunk) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
-            staging.write(0, chunk)?;
+            // SAFETY: the staging mapping covers STAGING_CHUNK >= chunk.len() bytes, and the last copy from it
+            // has completed (each copy's wait returned before the next chunk).
+            let dst = unsafe { std::slice::from_raw_parts_mut(p, chunk.len()) };
+            par_copy(chunk, dst);
             let region = vk::BufferCopy {
                 src_offset: 0,
                 dst_offset: offset + k as u64 * STAGING_CHUNK,
@@ -444,13 +453,8 @@ impl Buffer {
         }
         if let Some(p) = self.mapped() {
             // SAFETY: in bounds; the host form waited for the GPU before reading.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    p.add(offset as usize),
-                    out.as_mut_ptr(),
-                    len as usize,
-                )
-            };
+            let src = unsafe { std::slice::from_raw_parts(p.add(offset as usize), out.len()) };
+            par_copy(src, out);
             return Ok(());
         }
         let staging = Buffer::new(
@@ -508,7 +512,8 @@ fn copy_and_wait(label: &str, src: &Buffer, dst: &Buffer, region: vk::BufferCopy
     })
 }
 
-/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies (docs/tuning.md, "Staging chunks").
+/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies, into and out of staging memory
+/// (docs/tuning.md, "Staging chunks").
 fn par_copy(src: &[u8], dst: &mut [u8]) {
     const PART: usize = 8 << 20;
     let threads = std::thread::available_parallelism()

@@ -14,6 +14,7 @@ use super::requirements::{check_instance_version, OptionalFeatures};
 use crate::error::{Error, Result, VkContext};
 use ash::vk;
 use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use gpu_allocator::AllocationSizes;
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::mem::ManuallyDrop;
@@ -211,7 +212,7 @@ impl Context {
             physical_device: h.physical,
             debug_settings: Default::default(),
             buffer_device_address: caps.buffer_device_address,
-            allocation_sizes: Default::default(),
+            allocation_sizes: AllocationSizes::new(256 << 20, super::buffer::HOST_BLOCK),
         })
         .map_err(|source| Error::Allocation {
             name: "allocator".into(),
