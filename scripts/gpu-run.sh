@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
 #   bash scripts/gpu-run.sh [tests|tests-par|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
-#                           [wgpu] [creation] [huge] [table] [dask]
+#                           [wgpu] [creation] [huge] [table] [dask] [python]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-par: every executable at once, 7 at a time, radix with $RADIX_THREADS (default 10) test threads
 # and the others with 2, particles $PARTICLES_RUNS times (default 4) beside them and once alone after; one line
@@ -22,7 +22,9 @@
 # the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md;
 # dask (carry .whl/dask from scripts/gpu-python-wheels.sh): examples/python/dask_sort.py --baseline at $DASK_ROWS
 # (default 100000000) rows, $DASK_PARTITIONS (default 16) partitions, with $DASK_WORKERS (default "1 2")
-# workers, one run each, into $OUT/dask.txt.
+# workers, one run each, into $OUT/dask.txt; python (the same carry, with .whl/polars.tar.xz where polars should
+# run too): `python -m vksort.bench` at $PY_SIZES (default 1e5,1e6,1e7) (and 1e8 with PY_BIG=1), and vksort's transfers around
+# the 64 MiB staging chunk, into $OUT/python.txt.
 # $TEST_TIMEOUT (default 560) bounds each test executable (seconds). Results go to $OUT (or ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -104,6 +106,9 @@ elif has tests-par; then
   cat "$OUT/summary.txt"
   grep -l "FAILED\|panicked" "$OUT"/t/*.log | while read -r f; do echo "== $f"; grep -E "panicked|---- " "$f" | head -n 12; done
   grep -h "wg_scan" "$OUT/t/engine.log" 2>/dev/null | sort | uniq -c
+  # A lost device on NVIDIA leaves an Xid line in the kernel log (13: a shader exception, 31: a page fault):
+  # it tells an out-of-bounds access from a hang.
+  { dmesg 2>/dev/null || journalctl -k --no-pager 2>/dev/null; } | grep -iE "xid|nvrm" | tail -n 20 | tee "$OUT/xid.txt"
   grep -q "rc=[^0]" "$OUT/summary.txt" && echo "tests exit: 1" || echo "tests exit: 0"
 elif has tests-radix; then
   run_tests .gpu/bin/test-radix
@@ -239,13 +244,36 @@ if has table; then
   t large --ops sort --algos auto --sizes 24,26,28 --keys u32,u64 --values none,u32 --reps 5
   python3 scripts/anchor_tables.py "$OUT" > "$OUT/tables.md" && head -c 8000 "$OUT/tables.md"
 fi
-if has dask; then
-  # The wheels of this machine's Python (its numpy and pandas stay), installed into /tmp/pyd.
+if has dask || has python; then
+  # The wheels of this machine's Python (its numpy and pandas stay), installed into /tmp/pyd; polars, where
+  # .whl/polars.tar.xz travels (its installed files: the wheel alone is too large beside the rest), beside them.
   pv=$(python3 -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
   wheels="$(sed 's|^|.whl/dask/|' ".whl/dask/$pv.txt") $(ls .whl/dask/vksort-*.whl)"
-  python3 -m pip install -q --no-index --no-deps --ignore-requires-python --target /tmp/pyd $wheels > "$OUT/dask.txt" 2>&1
+  python3 -m pip install -q --no-index --no-deps --ignore-requires-python --target /tmp/pyd $wheels > "$OUT/pyinstall.txt" 2>&1
+  [ -f .whl/polars.tar.xz ] && tar -C /tmp/pyd -xJf .whl/polars.tar.xz
   export PYTHONPATH=/tmp/pyd
-  python3 -c "import dask.dataframe, distributed, vksort; print(vksort.devices())" >> "$OUT/dask.txt" 2>&1
+  python3 -c "import dask.dataframe, distributed, vksort; print(vksort.devices())" >> "$OUT/pyinstall.txt" 2>&1
+fi
+if has python; then
+  # python/README.md's bench (host array in and out, transfers apart) beside numpy, pandas and polars, then the
+  # transfers alone around the 64 MiB staging chunk (vksort only).
+  { python3 -c "import polars; print('polars', polars.__version__)" 2>&1
+    python3 -m vksort.bench --sizes "${PY_SIZES:-1e5,1e6,1e7}" --dtypes uint32,float32,int64 --repeat 2
+    [ -n "${PY_BIG:-}" ] && python3 -m vksort.bench --sizes 1e8 --dtypes float32 --repeat 1
+    probe() { python3 -m vksort.bench --sizes 8e6,1.6e7,1.7e7,3.2e7 --dtypes uint32 --repeat 3 --cpu-max 1
+              python3 -m vksort.bench --sizes 4e6,8e6,8.5e6,1e7 --dtypes int64 --repeat 3 --cpu-max 1; }
+    probe
+    # .whl/before: another build's vksort wheel (e.g. before a transfer change), the same probe beside.
+    if ls .whl/before/vksort-*.whl >/dev/null 2>&1; then
+      python3 -m pip install -q --no-index --no-deps --target /tmp/pyb .whl/before/vksort-*.whl
+      echo "== .whl/before"; PYTHONPATH=/tmp/pyb:/tmp/pyd probe
+      echo "== this build again"; probe
+    fi
+  } > "$OUT/python.txt" 2>&1
+  cat "$OUT/python.txt"
+fi
+if has dask; then
+  : > "$OUT/dask.txt"
   for w in ${DASK_WORKERS:-1 2}; do
     echo "== workers $w" >> "$OUT/dask.txt"
     python3 examples/python/dask_sort.py --rows "${DASK_ROWS:-100000000}" --partitions "${DASK_PARTITIONS:-16}" \
