@@ -13,10 +13,11 @@ use std::sync::Arc;
 pub(crate) const HOST_BLOCK: u64 = 64 << 20;
 
 /// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate: larger transfers go in chunks,
-/// so a transfer pins at most this much host memory. Half a host block: the block then also holds each
-/// submission's small host buffers and stays allocated between transfers, where a chunk filling it made every
-/// submission allocate and free a second block (docs/tuning.md, "Staging chunks").
-pub(crate) const STAGING_CHUNK: u64 = HOST_BLOCK / 2;
+/// so a transfer pins at most this much host memory. Short of a whole host block: the block then also holds
+/// each submission's small host buffers and stays allocated between transfers, where a chunk filling it made
+/// every submission allocate and free a second block; and as large as that allows, since each chunk costs a
+/// submission and a wait (docs/tuning.md, "Staging chunks").
+pub(crate) const STAGING_CHUNK: u64 = HOST_BLOCK - HOST_BLOCK / 8;
 
 /// Where a [`Buffer`]'s memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
