@@ -2,7 +2,7 @@
 # Run HERE before `gpu-run.sh dask`: the wheels the GPU machine's Python lacks (it has numpy, pandas, torch and
 # cupy, no network): vksort's abi3 wheel (maturin) and Dask with its dependencies for CPython 3.10-3.13, without
 # numpy, pandas and pyarrow (the machine's own are used), one list per Python version, into .whl/dask (ignored;
-# carry it, about 14 MB).
+# carry .whl, about 14 MB and polars' 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exclude=$(git rev-parse --git-path info/exclude)
@@ -20,4 +20,17 @@ for v in 3.10 3.11 3.12 3.13; do
   while read -r f; do cp -n "$all/$t/$f" .whl/dask/; done < ".whl/dask/$t.txt"
 done
 rm -rf "$all"
-du -sh .whl/dask
+# polars for the Python table (`gpu-run.sh python`): its runtime wheel (54 MB) does not fit the carry beside the
+# rest, so its installed files travel instead, the library stripped, as one xz tar (about 30 MB); NO_POLARS=1
+# skips it.
+if [ "${NO_POLARS:-0}" != 1 ]; then
+  pl=$(mktemp -d)
+  "$venv/bin/python" -m pip download -q polars --only-binary=:all: --platform manylinux2014_x86_64 \
+    --python-version 3.11 -d "$pl/whl"
+  ls "$pl"/whl/polars*.whl > "$pl/list"
+  "$venv/bin/python" -m pip install -q --no-deps --no-index --target "$pl/x" $(cat "$pl/list")
+  find "$pl/x" -name '*.so' -exec strip --strip-unneeded {} +
+  tar -C "$pl/x" -cf - . | xz -9 -T2 > .whl/polars.tar.xz
+  rm -rf "$pl"
+fi
+du -sh .whl/*
