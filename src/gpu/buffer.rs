@@ -17,7 +17,7 @@ pub(crate) const HOST_BLOCK: u64 = 64 << 20;
 /// each submission's small host buffers and stays allocated between transfers, where a chunk filling it made
 /// every submission allocate and free a second block; and as large as that allows, since each chunk costs a
 /// submission and a wait (docs/tuning.md, "Staging chunks").
-pub(crate) const STAGING_CHUNK: u64 = HOST_BLOCK - HOST_BLOCK / 8;
+pub const STAGING_CHUNK: u64 = HOST_BLOCK - HOST_BLOCK / 8;
 
 /// Where a [`Buffer`]'s memory lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -404,11 +404,23 @@ impl Buffer {
     /// Writes `bytes` at `offset` (directly when host-visible, else through staging chunks, one bounded wait
     /// each).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
+        self.write_through(offset, bytes, self.mapped())
+    }
+
+    /// [`Buffer::write`] through staging chunks even where the buffer is mapped: the path of device-local
+    /// memory, for tests on CPU drivers (whose memory is all mapped).
+    #[cfg(feature = "diagnostics")]
+    pub fn write_staged(&self, offset: u64, bytes: &[u8]) -> Result<()> {
+        self.write_through(offset, bytes, None)
+    }
+
+    /// Writes directly into `mapped` (the buffer's mapping) or, without one, through staging chunks.
+    fn write_through(&self, offset: u64, bytes: &[u8], mapped: Option<*mut u8>) -> Result<()> {
         self.check_range("write target", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
             return Ok(());
         }
-        if let Some(p) = self.mapped() {
+        if let Some(p) = mapped {
             // SAFETY: the mapping covers `size` bytes; bounds checked above; no GPU work uses it now (host form).
             let dst =
                 unsafe { std::slice::from_raw_parts_mut(p.add(offset as usize), bytes.len()) };
@@ -447,12 +459,24 @@ impl Buffer {
 
     /// Reads `out.len()` bytes at `offset` into `out` (directly when host-visible, else through staging chunks).
     pub fn read_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.read_through(offset, out, self.mapped())
+    }
+
+    /// [`Buffer::read_into`] through staging chunks even where the buffer is mapped (see
+    /// [`Buffer::write_staged`]).
+    #[cfg(feature = "diagnostics")]
+    pub fn read_staged_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
+        self.read_through(offset, out, None)
+    }
+
+    /// Reads directly from `mapped` (the buffer's mapping) or, without one, through staging chunks.
+    fn read_through(&self, offset: u64, out: &mut [u8], mapped: Option<*mut u8>) -> Result<()> {
         let len = out.len() as u64;
         self.check_range("read source", offset, len)?;
         if len == 0 {
             return Ok(());
         }
-        if let Some(p) = self.mapped() {
+        if let Some(p) = mapped {
             // SAFETY: in bounds; the host form waited for the GPU before reading.
             let src = unsafe { std::slice::from_raw_parts(p.add(offset as usize), out.len()) };
             par_copy(src, out);

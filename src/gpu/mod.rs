@@ -24,6 +24,8 @@ mod requirements;
 mod submit;
 mod workgroup_memory;
 
+#[cfg(feature = "diagnostics")]
+pub use buffer::STAGING_CHUNK;
 pub(crate) use buffer::{check_disjoint, Region};
 pub use buffer::{Buffer, BufferRef, MemoryLocation, DEFAULT_USAGE};
 pub use caps::DeviceCaps;
