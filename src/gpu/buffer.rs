@@ -12,11 +12,8 @@ use std::sync::Arc;
 /// The size of the allocator's blocks of host-visible memory (the context's `AllocationSizes`).
 pub(crate) const HOST_BLOCK: u64 = 64 << 20;
 
-/// The largest staging buffer [`Buffer::read`] and [`Buffer::write`] allocate: larger transfers go in chunks,
-/// so a transfer pins at most this much host memory. Short of a whole host block: the block then also holds
-/// each submission's small host buffers and stays allocated between transfers, where a chunk filling it made
-/// every submission allocate and free a second block; and as large as that allows, since each chunk costs a
-/// submission and a wait (docs/tuning.md, "Staging chunks").
+/// The largest staging buffer (larger transfers go in chunks, a submission each): short of a host block, which
+/// must also hold each submission's small host buffers (docs/tuning.md, "Staging chunks").
 pub const STAGING_CHUNK: u64 = HOST_BLOCK - HOST_BLOCK / 8;
 
 /// Where a [`Buffer`]'s memory lives.
@@ -401,20 +398,17 @@ impl Buffer {
         self.raw.mapped()
     }
 
-    /// Writes `bytes` at `offset` (directly when host-visible, else through staging chunks, one bounded wait
-    /// each).
+    /// Writes `bytes` at `offset` (directly when host-visible, else through staging chunks).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
         self.write_through(offset, bytes, self.mapped())
     }
 
-    /// [`Buffer::write`] through staging chunks even where the buffer is mapped: the path of device-local
-    /// memory, for tests on CPU drivers (whose memory is all mapped).
+    /// [`Buffer::write`] through staging chunks even where the buffer is mapped (tests on CPU drivers).
     #[cfg(feature = "diagnostics")]
     pub fn write_staged(&self, offset: u64, bytes: &[u8]) -> Result<()> {
         self.write_through(offset, bytes, None)
     }
 
-    /// Writes directly into `mapped` (the buffer's mapping) or, without one, through staging chunks.
     fn write_through(&self, offset: u64, bytes: &[u8], mapped: Option<*mut u8>) -> Result<()> {
         self.check_range("write target", offset, bytes.len() as u64)?;
         if bytes.is_empty() {
@@ -436,8 +430,7 @@ impl Buffer {
         )?;
         let p = staging.mapped().expect("CpuToGpu staging memory is mapped");
         for (k, chunk) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
-            // SAFETY: the staging mapping covers STAGING_CHUNK >= chunk.len() bytes, and the last copy from it
-            // has completed (each copy's wait returned before the next chunk).
+            // SAFETY: the mapping covers STAGING_CHUNK >= chunk.len() bytes; the last copy from it has waited.
             let dst = unsafe { std::slice::from_raw_parts_mut(p, chunk.len()) };
             par_copy(chunk, dst);
             let region = vk::BufferCopy {
@@ -462,14 +455,12 @@ impl Buffer {
         self.read_through(offset, out, self.mapped())
     }
 
-    /// [`Buffer::read_into`] through staging chunks even where the buffer is mapped (see
-    /// [`Buffer::write_staged`]).
+    /// [`Buffer::read_into`] through staging chunks even where the buffer is mapped (tests on CPU drivers).
     #[cfg(feature = "diagnostics")]
     pub fn read_staged_into(&self, offset: u64, out: &mut [u8]) -> Result<()> {
         self.read_through(offset, out, None)
     }
 
-    /// Reads directly from `mapped` (the buffer's mapping) or, without one, through staging chunks.
     fn read_through(&self, offset: u64, out: &mut [u8], mapped: Option<*mut u8>) -> Result<()> {
         let len = out.len() as u64;
         self.check_range("read source", offset, len)?;
@@ -537,8 +528,7 @@ fn copy_and_wait(label: &str, src: &Buffer, dst: &Buffer, region: vk::BufferCopy
     })
 }
 
-/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies, into and out of staging memory
-/// (docs/tuning.md, "Staging chunks").
+/// `dst.copy_from_slice(src)` on up to 8 host threads for large copies (docs/tuning.md, "Staging chunks").
 fn par_copy(src: &[u8], dst: &mut [u8]) {
     const PART: usize = 8 << 20;
     let threads = std::thread::available_parallelism()
