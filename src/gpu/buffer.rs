@@ -398,6 +398,14 @@ impl Buffer {
         self.raw.mapped()
     }
 
+    /// The mapping of a host-visible staging buffer (gpu-allocator maps every one; an error, not a panic).
+    fn mapped_or_error(&self) -> Result<*mut u8> {
+        self.mapped().ok_or_else(|| Error::Allocation {
+            name: self.name.clone(),
+            reason: "host-visible memory was not mapped".into(),
+        })
+    }
+
     /// Writes `bytes` at `offset` (directly when host-visible, else through staging chunks).
     pub fn write(&self, offset: u64, bytes: &[u8]) -> Result<()> {
         self.write_through(offset, bytes, self.mapped())
@@ -428,7 +436,7 @@ impl Buffer {
             vk::BufferUsageFlags::TRANSFER_SRC,
             MemoryLocation::CpuToGpu,
         )?;
-        let p = staging.mapped().expect("CpuToGpu staging memory is mapped");
+        let p = staging.mapped_or_error()?;
         for (k, chunk) in bytes.chunks(STAGING_CHUNK as usize).enumerate() {
             // SAFETY: the mapping covers STAGING_CHUNK >= chunk.len() bytes; the last copy from it has waited.
             let dst = unsafe { std::slice::from_raw_parts_mut(p, chunk.len()) };
@@ -487,7 +495,7 @@ impl Buffer {
                 size: chunk.len() as u64,
             };
             copy_and_wait("vksort::download", self, &staging, region)?;
-            let p = staging.mapped().expect("GpuToCpu staging memory is mapped");
+            let p = staging.mapped_or_error()?;
             // SAFETY: the staging mapping covers STAGING_CHUNK >= chunk.len() bytes, and the wait above returned.
             let src = unsafe { std::slice::from_raw_parts(p as *const u8, chunk.len()) };
             par_copy(src, chunk);
