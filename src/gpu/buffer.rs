@@ -488,6 +488,7 @@ impl Buffer {
             vk::BufferUsageFlags::TRANSFER_DST,
             MemoryLocation::GpuToCpu,
         )?;
+        let p = staging.mapped_or_error()?;
         for (k, chunk) in out.chunks_mut(STAGING_CHUNK as usize).enumerate() {
             let region = vk::BufferCopy {
                 src_offset: offset + k as u64 * STAGING_CHUNK,
@@ -495,7 +496,6 @@ impl Buffer {
                 size: chunk.len() as u64,
             };
             copy_and_wait("vksort::download", self, &staging, region)?;
-            let p = staging.mapped_or_error()?;
             // SAFETY: the staging mapping covers STAGING_CHUNK >= chunk.len() bytes, and the wait above returned.
             let src = unsafe { std::slice::from_raw_parts(p as *const u8, chunk.len()) };
             par_copy(src, chunk);
