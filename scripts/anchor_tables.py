@@ -21,9 +21,9 @@ def rows(path):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def anchor(path):
-    """{(op, n): ms} of an anchor CSV."""
-    return {(r["op"], int(r["n"])): float(r["ms_median"]) for r in rows(path)}
+def anchor(path, impl=None):
+    """{(op, n): ms} of an anchor CSV (of its rows of `impl` only, where given)."""
+    return {(r["op"], int(r["n"])): float(r["ms_median"]) for r in rows(path) if impl is None or r["impl"] == impl}
 
 
 def log2(n):
@@ -41,9 +41,7 @@ def ratio(a, b):
 def main(d):
     d = Path(d)
     cub35, cub30 = anchor(d / "cub350.csv"), anchor(d / "cub301.csv")
-    vk_rows = rows(d / "anchors.csv")
-    vrdx = {(r["op"], int(r["n"])): float(r["ms_median"]) for r in vk_rows if r["impl"] == "vrdx"}
-    fuchsia = {(r["op"], int(r["n"])): float(r["ms_median"]) for r in vk_rows if r["impl"] == "fuchsia"}
+    vrdx, fuchsia = anchor(d / "anchors.csv", "vrdx"), anchor(d / "anchors.csv", "fuchsia")
     sorts = [r for sub in ("dists", "f32", "large") for r in rows(d / sub / "bench.csv") if r["family"] == "sort"]
     t = defaultdict(dict)  # (base op, count) -> {(dist, n): ms}
     ran = {}
