@@ -27,8 +27,7 @@ if [ "${NO_POLARS:-0}" != 1 ]; then
   pl=$(mktemp -d)
   "$venv/bin/python" -m pip download -q polars --only-binary=:all: --platform manylinux2014_x86_64 \
     --python-version 3.11 -d "$pl/whl"
-  ls "$pl"/whl/polars*.whl > "$pl/list"
-  "$venv/bin/python" -m pip install -q --no-deps --no-index --target "$pl/x" $(cat "$pl/list")
+  "$venv/bin/python" -m pip install -q --no-deps --no-index --target "$pl/x" "$pl"/whl/polars*.whl
   find "$pl/x" -name '*.so' -exec strip --strip-unneeded {} +
   tar -C "$pl/x" -cf - . | xz -9 -T2 > .whl/polars.tar.xz
   rm -rf "$pl"

@@ -24,7 +24,7 @@
 # (default 100000000) rows, $DASK_PARTITIONS (default 16) partitions, with $DASK_WORKERS (default "1 2")
 # workers, one run each, into $OUT/dask.txt; python (the same carry, with .whl/polars.tar.xz where polars should
 # run too): `python -m vksort.bench` at $PY_SIZES (default 1e5,1e6,1e7) (and 1e8 with PY_BIG=1), and vksort's transfers around
-# the 64 MiB staging chunk, into $OUT/python.txt.
+# 64 MiB (a host memory block, the earlier staging chunk), into $OUT/python.txt.
 # $TEST_TIMEOUT (default 560) bounds each test executable (seconds). Results go to $OUT (or ./gpu-out).
 #
 # sorts (about 6 minutes on an H100; one call): CUB's radix sorts (cub_bench.cu) and merge sorts
@@ -256,7 +256,7 @@ if has dask || has python; then
 fi
 if has python; then
   # python/README.md's bench (host array in and out, transfers apart) beside numpy, pandas and polars, then the
-  # transfers alone around the 64 MiB staging chunk (vksort only).
+  # transfers alone around 64 MiB, a host memory block (vksort only; docs/tuning.md, "Staging chunks").
   { python3 -c "import polars; print('polars', polars.__version__)" 2>&1
     python3 -m vksort.bench --sizes "${PY_SIZES:-1e5,1e6,1e7}" --dtypes uint32,float32,int64 --repeat 2
     [ -n "${PY_BIG:-}" ] && python3 -m vksort.bench --sizes 1e8 --dtypes float32 --repeat 1
