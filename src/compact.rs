@@ -124,9 +124,9 @@ impl CompactPolicy {
         }
     }
 
-    /// Elements per invocation of a compaction of `n` elements.
+    /// Elements per invocation of a compaction of `n` elements (`n = 0` as 1: no small tier when `small_max` is 0).
     pub fn items_for(&self, n: u64) -> u32 {
-        if n <= self.small_max {
+        if n.max(1) <= self.small_max {
             self.small_items_per_invocation
         } else {
             self.scan.items_per_invocation

@@ -147,6 +147,8 @@ fn compactor_recording_builds_no_kernel() {
         let base = CompactPolicy::for_device(ctx.caps());
         let mut wide = base;
         wide.small_max = 0;
+        // A small tier shape unlike the large one, so that a count that strays into it builds a kernel.
+        wide.small_items_per_invocation = base.scan.items_per_invocation * 2;
         wide.scan.single_workgroup_size =
             (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
         // Kernels of its own (the context keeps every kernel another test built): a spin limit nobody uses.
