@@ -430,7 +430,7 @@ const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
         max_groups: 1024,
         ..RADIX_GENERIC.upfront
     },
-    // The rank sort up to 4096 keys: 0.75-0.96x the MSD sort's time at 2^9-2^12 (docs/tuning.md, "Issue 52").
+    // The rank sort up to 4096 keys, where it is faster than the MSD sort (docs/tuning.md, "Issue 52").
     small: SmallSort {
         max: 4096,
         items_per_invocation: 32,
