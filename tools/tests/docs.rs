@@ -122,6 +122,7 @@ const PROSE: &[(&str, Line)] = &[
     ("./dev vksort ARGS", Line::Why("a form with a placeholder")),
     ("./dev vksort info", Run),
     ("bash scripts/gpu-run.sh tests bench", Line::Why("the GPU machine's script: no GPU here (BENCHMARKS.md, How to reproduce)")),
+    ("bash scripts/gpu-run.sh table", Line::Why("the GPU machine's script: no GPU here (BENCHMARKS.md, Against CUB 3.5)")),
     ("cargo +1.80 build -p vksort --locked", Line::Why("tools/tests/package.rs builds the package with its minimum Rust")),
     ("cargo build", Line::Why("./dev test builds the workspace")),
     ("cargo build --release", Line::Why("./dev test builds the workspace in release")),
