@@ -19,7 +19,8 @@
 # first and second run per algorithm; huge: examples/huge at $HUGE_SPECS (issue 30; LOG2:VALUES[:KEYS] each);
 # table: Auto beside CUB 3.5, CUB 3.0.1, vrdx and Fuchsia at every power 2^9-2^22 and 2^24, 2^26, 2^28 (every
 # distribution, keys and pairs, 32- and 64-bit keys, host and GPU-side counts below 2^24; scan and compaction;
-# the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md;
+# the MSD / Onesweep / small crossover at 2^12-2^18), then scripts/anchor_tables.py's tables in $OUT/tables.md
+# and everything else in $OUT/table.tgz;
 # dask (carry .whl/dask from scripts/gpu-python-wheels.sh): examples/python/dask_sort.py --baseline at $DASK_ROWS
 # (default 100000000) rows, $DASK_PARTITIONS (default 16) partitions, with $DASK_WORKERS (default "1 2")
 # workers, one run each, into $OUT/dask.txt; python (the same carry, with .whl/polars.tar.xz where polars should
@@ -243,6 +244,12 @@ if has table; then
   t cross --ops sort --algos msd,onesweep,small --sizes 12,13,14,15,16,17,18 --keys u32,u64 --values none,u32 --reps 10
   t large --ops sort --algos auto --sizes 24,26,28 --keys u32,u64 --values none,u32 --reps 5
   python3 scripts/anchor_tables.py "$OUT" > "$OUT/tables.md" && head -c 8000 "$OUT/tables.md"
+  # The device tool returns at most 8 files: the sweeps' directories and the CSVs travel as one tar beside
+  # tables.md (scripts/anchor_tables.py remakes the tables from the unpacked tar).
+  packed="dists f32 scan cross large anchors.csv anchors.err cub301.csv cub301.err cub350.csv cub350.err"
+  packed="$packed dists.txt f32.txt scan.txt cross.txt large.txt"
+  (cd "$OUT" && tar czf table.tgz --exclude='*.svg' --exclude='*.png' --ignore-failed-read $packed 2>/dev/null \
+     && rm -rf $packed)
 fi
 if has dask || has python; then
   # The wheels of this machine's Python (its numpy and pandas stay), installed into /tmp/pyd; polars, where
