@@ -39,6 +39,7 @@ layout(push_constant) uniform Push {
     uint mode;    // predicate: 0 x != 0, 1 (x & a) == b, 2 x - a < b (unsigned: a <= x < a + b)
     uint a;
     uint b;
+    uint reset;   // 1: the status starts zeroed and is left so (lookback.glsl, LB_RESET)
 } pc;
 
 // Whether an element (or flag) x passes the predicate. `mode` is uniform: the branch costs nothing.
@@ -57,6 +58,7 @@ const uint TILE_VECS = WG_SIZE * VECS;
 #define LB_T uint
 #define LB_WORDS 2u
 #define LB_SINGLE (pc.groups == 1u)
+#define LB_RESET (pc.reset != 0u)
 #include "lookback.glsl"
 #include "wg_scan.glsl"
 

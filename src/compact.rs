@@ -4,10 +4,13 @@
 //! the predecessors' counts, scatter. [`Compactor::cmd_compact_if`] states the contract.
 
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, Buffer, BufferRef, Context, DeviceCaps, Recorder, Region};
+use crate::gpu::{
+    check_disjoint, Buffer, BufferRef, Context, DeviceCaps, Recorder, Region, StatusLease,
+};
 use crate::policy::SubgroupPlan;
 use crate::scan::{
-    check_count, check_data, check_device, min_items, status_bytes, ScanElem, ScanPolicy, MIN_TILE,
+    check_count, check_data, check_device, min_items, owns_status, status_bytes, ScanElem,
+    ScanPolicy, MIN_TILE,
 };
 use ash::vk;
 use std::sync::Arc;
@@ -22,6 +25,8 @@ internal struct CompactPush {
     pub mode: u32,
     pub a: u32,
     pub b: u32,
+    /// 1: the status is the Compactor's own, zero at the start and left so (`lookback.glsl`, `LB_RESET`).
+    pub reset: u32,
 }
 }
 
@@ -148,6 +153,20 @@ impl CompactPolicy {
         }
     }
 
+    /// Tiles (workgroups) of a compaction of `n` elements.
+    pub(crate) fn tiles(&self, n: u64) -> u64 {
+        let (wg, items) = self.shape(n);
+        n.div_ceil((wg * items) as u64).max(1)
+    }
+
+    /// Whether a [`Compactor`]'s run over `n` elements clears a status before it (one more dispatch and a
+    /// barrier): as [`ScanPolicy::clears_status`] for 32-bit elements, with this policy's tiles. The free
+    /// functions ([`cmd_compact`], [`compact_u32`]) clear it whenever they take more than one tile.
+    pub fn clears_status(&self, n: u64) -> bool {
+        let tiles = self.tiles(n);
+        tiles > 1 && !owns_status(&self.scan, tiles, ScanElem::U32)
+    }
+
     /// Checks both tile shapes against the device.
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
@@ -177,12 +196,17 @@ pub fn compact_scratch_bytes(max_n: u64) -> u64 {
 }
 
 /// A planned compaction (policy and kernels), for the context it was made on: recorded on another context's
-/// recorder it returns [`Error::WrongContext`] (its kernels live in its own context).
+/// recorder it returns [`Error::WrongContext`] (its kernels live in its own context). It holds a small zeroed
+/// status block of its context (64 KiB, returned to the context's pool on drop), so that its runs need no
+/// clear ([`CompactPolicy::clears_status`]); see [`Recorder::new`] for the one rule that adds.
 pub struct Compactor {
     policy: CompactPolicy,
     plan: SubgroupPlan,
     /// The id of the context whose kernels it built.
     ctx_id: u64,
+    /// The look-back's own zeroed status (`gpu/status.rs`): no clear before a run that fits it. None for the
+    /// free functions' compactors, which live for one recording.
+    status: Option<StatusLease>,
 }
 
 impl Compactor {
@@ -195,6 +219,7 @@ impl Compactor {
             policy,
             plan: SubgroupPlan::for_device(ctx.caps()),
             ctx_id: ctx.id,
+            status: Some(StatusLease::new(ctx)?),
         };
         // Every shape: each tier's first count (one workgroup where it fits) and the first past its single tile.
         let tiers = [
@@ -237,10 +262,6 @@ impl Compactor {
     pub fn tile_size(&self, n: u64) -> u32 {
         let (wg, items) = self.policy.shape(n);
         wg * items
-    }
-
-    fn tiles(&self, n: u64) -> u64 {
-        n.div_ceil(self.tile_size(n) as u64).max(1)
     }
 
     /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
@@ -301,27 +322,38 @@ impl Compactor {
         }
         output.check(ctx, "output", bytes, vk::BufferUsageFlags::STORAGE_BUFFER)?;
         count_out.check(ctx, "count_out", 4, vk::BufferUsageFlags::STORAGE_BUFFER)?;
-        let status_bytes = self.scratch_bytes(n);
+        let scratch_bytes = self.scratch_bytes(n);
         scratch.check(
             ctx,
             "scratch",
-            status_bytes,
+            scratch_bytes,
             vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST,
         )?;
         // What the pass writes shares no byte with anything else; input and flags, only read, may overlap.
         let written = [
             ("output", output, bytes),
             ("count_out", count_out, 4),
-            ("scratch", scratch, status_bytes),
+            ("scratch", scratch, scratch_bytes),
         ];
         check_disjoint(&[&[("input", input, bytes)], &written[..]].concat())?;
         if let Some(f) = flags {
             check_disjoint(&[&[("flags", f, bytes)], &written[..]].concat())?;
         }
         let kernel = self.kernel(ctx, flags.is_some(), n)?;
-        let tiles = self.tiles(n) as u32;
+        let tiles = self.policy.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
-        let status = scratch.slice(0, status_bytes);
+        // The Compactor's own status where the run fits it (CompactPolicy::clears_status).
+        let need = status_bytes(tiles as u64, ScanElem::U32);
+        let owned = match &self.status {
+            Some(block) if owns_status(&self.policy.scan, tiles as u64, ScanElem::U32) => {
+                Some(block.region())
+            }
+            _ => None,
+        };
+        let status = match owned {
+            Some(own) => own.slice(0, need),
+            None => scratch.slice(0, scratch_bytes),
+        };
         // Bindings may not be empty: with n = 0 (no element read or written) the count region stands in.
         let data = |b: Region| {
             if n == 0 {
@@ -336,8 +368,10 @@ impl Compactor {
         }
         bindings.extend([data(output), count_out.slice(0, 4), status]);
         rec.scope("vksort::compact", |rec| {
-            // One tile leaves the status alone (lookback.glsl, LB_SINGLE).
-            if tiles > 1 {
+            if owned.is_some() {
+                // The run before on this block zeroed it.
+                rec.barrier();
+            } else if tiles > 1 {
                 rec.fill_region("vksort::compact::clear", status, 0)?;
                 rec.barrier();
             }
@@ -347,6 +381,7 @@ impl Compactor {
                 mode,
                 a,
                 b,
+                reset: owned.is_some() as u32,
             };
             rec.pass("vksort::compact", &kernel)
                 .bind(&bindings)
@@ -389,6 +424,7 @@ pub fn cmd_compact_if(
         policy: CompactPolicy::for_device(ctx.caps()),
         plan: SubgroupPlan::for_device(ctx.caps()),
         ctx_id: ctx.id,
+        status: None,
     };
     c.cmd_compact_if(rec, input, flags, predicate, output, count_out, scratch, n)
 }

@@ -184,6 +184,67 @@ fn compactor_recording_builds_no_kernel() {
     });
 }
 
+/// A compaction over several tiles keeps its status in the Compactor's own block, and every run leaves it
+/// zeroed for the next, which clears nothing ([`CompactPolicy::clears_status`]): runs of different lengths,
+/// values and flags, back to back in one command buffer, then again with a second Compactor on the pooled
+/// block; all against the CPU. A run that left its tile counter or a flag behind would make the next one
+/// claim tiles past its end, or place its elements after a stale count.
+#[test]
+fn own_status_runs_back_to_back() {
+    with_gpu(|ctx| {
+        for round in 0..2u64 {
+            let c = Compactor::new(ctx, None).unwrap();
+            let p = CompactPolicy::for_device(ctx.caps());
+            let (single, tile) = (p.single_tile(1) as u64, c.tile_size(u64::MAX) as u64);
+            let sizes = [single + 1, 30 * tile + 3, 2 * single + 5];
+            let runs: Vec<_> = sizes
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    assert!(!p.clears_status(n), "n={n}");
+                    let (data, flags) = sparse(n as usize, n + 10 * round + i as u64, 3);
+                    let flags = (i % 2 == 1).then_some(flags);
+                    let want = cpu_compact_u32(&data, flags.as_deref());
+                    let input = Buffer::from_slice(ctx, "test::in", &data).unwrap();
+                    let flags = flags.map(|f| Buffer::from_slice(ctx, "test::flags", &f).unwrap());
+                    let output = Buffer::device_local(ctx, "test::out", n * 4).unwrap();
+                    let count = Buffer::from_slice(ctx, "test::count", &[0u32; 4]).unwrap();
+                    let scratch =
+                        Buffer::device_local(ctx, "test::scratch", c.scratch_bytes(n)).unwrap();
+                    (n, input, flags, output, count, scratch, want)
+                })
+                .collect();
+            ctx.submit("test::back_to_back", |rec| {
+                for (n, input, flags, output, count, scratch, _) in &runs {
+                    c.cmd_compact(
+                        rec,
+                        input.as_ref(),
+                        flags.as_ref().map(|f| f.as_ref()),
+                        output.as_ref(),
+                        count.as_ref(),
+                        scratch.as_ref(),
+                        *n,
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+            for (n, _, _, output, count, _, want) in &runs {
+                assert_eq!(
+                    count.read_vec::<u32>(1).unwrap()[0] as usize,
+                    want.len(),
+                    "round {round} n={n}"
+                );
+                assert_eq!(
+                    &output.read_vec::<u32>(want.len()).unwrap(),
+                    want,
+                    "round {round} n={n}"
+                );
+            }
+        }
+    });
+}
+
 /// Every predicate, on elements and on flags, with every staging mode, across tile boundaries.
 #[test]
 fn compact_predicates_and_staging() {

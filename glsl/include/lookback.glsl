@@ -7,13 +7,21 @@
 // called uniformly by one subgroup's lanes (it may use subgroup operations), returned in every lane.
 // LB_SINGLE (optional, a uniform bool expression): the dispatch is one workgroup over one tile, which takes
 // tile 0 and a prefix of 0 without touching the scratch (which the host then need not clear).
-// Scratch (cleared by the host): word 0 the tile counter (tiles are claimed in start order), word 1 the
-// fallback counter, then LB_WORDS status words per tile from word 4. The status protocol (split 16-bit words
+// LB_RESET (optional, a uniform bool expression): the run leaves the scratch as it found it, all zero. The
+// workgroup that finishes last (word 2 counts them) zeroes the header and the status words of every tile
+// claimed, so a status buffer that starts zeroed needs no clear before the next run (the host's barrier
+// between runs orders them).
+// Scratch (zero at the start: cleared by the host, or left so by the last LB_RESET run): word 0 the tile
+// counter (tiles are claimed in start order), word 1 the fallback counter, word 2 the finished workgroups
+// (LB_RESET), then LB_WORDS status words per tile from word 4. The status protocol (split 16-bit words
 // with a flag each, relaxed atomics), the bounded spin with its fallback, the in-place rule and the emulation
 // knobs are described in docs/architecture.md, "The decoupled look-back protocol".
 
 #ifndef LB_SINGLE
 #define LB_SINGLE false
+#endif
+#ifndef LB_RESET
+#define LB_RESET false
 #endif
 
 layout(constant_id = 6) const uint SPIN_LIMIT = 1024;
@@ -28,13 +36,14 @@ layout(constant_id = 5) const uint LB_FENCE = 1;   // fence between a fallback r
 layout(set = 0, binding = LB_BINDING, std430) buffer LbScratch {
     uint lb_counter;
     uint lb_fallbacks;
-    uint lb_reserved0;
-    uint lb_reserved1;
+    uint lb_done;
+    uint lb_sink;
     uint lb_status[];
 };
 
 shared uint lb_sh_tile;
 shared LB_T lb_sh_prefix;
+shared bool lb_sh_last;
 
 LB_T lb_fallback_aggregate(uint tile);
 
@@ -127,10 +136,36 @@ void lb_stall_delay() {
     uint rounds = min(SPIN_LIMIT * 4u + 64u, 60000u);
     uint sink = 0u;
     for (uint i = 0u; i < rounds; i++) {
-        sink += atomicLoad(lb_reserved0, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        sink += atomicLoad(lb_sink, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
     }
     sink = subgroupMax(sink);
-    if (sink == 0xdeadbeefu && gl_SubgroupInvocationID == 0u) lb_reserved1 = sink;   // keeps the loop
+    if (sink == 0xdeadbeefu && gl_SubgroupInvocationID == 0u) lb_sink = sink;   // keeps the loop
+}
+
+// The workgroups that claim a tile: those dispatched (an indirect dispatch may launch fewer), at most
+// pc.groups (the includer's push block names it).
+uint lb_participants() {
+    return min(gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z, pc.groups);
+}
+
+// LB_RESET: counts this workgroup as finished with the status; the last one to finish zeroes the status words
+// of every claimed tile and the header. Called in uniform control flow after the look-back's last barrier.
+// The fences run in every invocation (lavapipe mishandles fences and acquire / release atomics in divergent
+// control flow, see lookback.glsl's protocol notes); the count itself is a relaxed atomic of one invocation.
+void lb_finish() {
+    memoryBarrierBuffer();   // this workgroup's status loads and stores before its count
+    if (gl_LocalInvocationIndex == 0u) lb_sh_last = atomicAdd(lb_done, 1u) + 1u == lb_participants();
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
+    if (!lb_sh_last) return;
+    memoryBarrierBuffer();   // every other workgroup's count (and so its status accesses) before the zeroes
+    uint words = lb_participants() * LB_WORDS;
+    for (uint i = gl_LocalInvocationIndex; i < words; i += WG_SIZE) lb_status[i] = 0u;
+    if (gl_LocalInvocationIndex == 0u) {
+        lb_counter = 0u;
+        lb_fallbacks = 0u;
+        lb_done = 0u;
+    }
 }
 
 // Publishes this tile's aggregate, looks back (subgroup 0), publishes the inclusive prefix and returns the
@@ -164,5 +199,6 @@ LB_T lb_tile_prefix(uint tile, LB_T aggregate) {
     memoryBarrierBuffer();   // in place: publications before output writes (see the protocol above)
 #endif
     barrier();
+    if (LB_RESET) lb_finish();
     return lb_sh_prefix;
 }

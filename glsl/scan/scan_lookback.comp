@@ -27,6 +27,7 @@ BUFFER_OF(ELEM_V, 1, writeonly, out_v);
 layout(push_constant) uniform Push {
     uint n;       // elements
     uint groups;  // workgroups dispatched (= tiles)
+    uint reset;   // 1: the status starts zeroed and is left so (lookback.glsl, LB_RESET)
 } pc;
 
 #include "scan_tile.glsl"
@@ -39,6 +40,7 @@ layout(push_constant) uniform Push {
 #endif
 #define LB_BINDING 2
 #define LB_SINGLE (pc.groups == 1u)
+#define LB_RESET (pc.reset != 0u)
 #include "lookback.glsl"
 
 LB_T lb_fallback_aggregate(uint tile) {

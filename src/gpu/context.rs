@@ -57,6 +57,8 @@ pub struct Context {
     pub(crate) pipeline_times: Mutex<Vec<(&'static str, Duration)>>,
     pub(crate) creation_feedback: bool,
     pub(crate) kernels: Mutex<HashMap<KernelKey, Arc<Kernel>>>,
+    /// Zeroed look-back status blocks not leased now (`status.rs`), destroyed with the context.
+    pub(crate) status_pool: Mutex<Vec<super::buffer::RawBuffer>>,
     pub(crate) commands: Mutex<CommandSlot>,
     pub(crate) caps: DeviceCaps,
     pub(crate) wait_timeout: Duration,
@@ -286,6 +288,7 @@ impl Context {
             pipeline_cache_hits: AtomicUsize::new(0),
             creation_feedback,
             kernels: Mutex::new(HashMap::new()),
+            status_pool: Mutex::new(Vec::new()),
             pipeline_times: Mutex::new(Vec::new()),
             commands: Mutex::new(CommandSlot {
                 pool: command_pool,
@@ -425,6 +428,9 @@ impl Drop for Context {
             let _ = self.device.device_wait_idle();
             for (_, k) in self.kernels.lock().unwrap().drain() {
                 k.destroy(&self.device);
+            }
+            for mut raw in self.status_pool.lock().unwrap().drain(..) {
+                raw.destroy(self);
             }
             self.device
                 .destroy_command_pool(self.commands.lock().unwrap().pool, None);

@@ -21,6 +21,7 @@ mod push_layout;
 pub mod recorder;
 mod reflect;
 mod requirements;
+mod status;
 mod submit;
 mod workgroup_memory;
 
@@ -40,3 +41,4 @@ pub use profiler::{sum_by_label, PassTime, Profiler};
 pub(crate) use push_layout::{push_block, push_members, PushBlock};
 pub use recorder::Recorder;
 pub use requirements::{DeviceRequirements, MIN_API_VERSION, REQUIRED_SUBGROUP_OPS};
+pub(crate) use status::{StatusLease, STATUS_BLOCK_BYTES};

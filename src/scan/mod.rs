@@ -10,7 +10,7 @@ pub(crate) use passes::status_bytes;
 pub use passes::{add, blelloch_tile, downsweep, hillis_steele, lookback, reduce, spine};
 #[cfg(test)]
 pub(crate) use plan::TEST_POLICY;
-pub(crate) use plan::{min_items, MIN_TILE};
+pub(crate) use plan::{min_items, owns_status, MIN_TILE};
 pub use plan::{ScanPolicy, Scanner, StallMode};
 
 use crate::error::{Error, Result};

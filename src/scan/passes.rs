@@ -1,7 +1,7 @@
 //! The scan's passes as rows: each algorithm's recording, with the push-constant block of each shader
 //! (`glsl/scan/scan_<pass>.comp`). Scratch layouts and bytes per pass: docs/architecture.md "Scan passes".
 
-use super::plan::SIMPLE_ITEMS;
+use super::plan::{owns_status, SIMPLE_ITEMS};
 use super::{region_align, Scanner};
 use crate::error::Result;
 use crate::gpu::{push_block, Recorder, Region};
@@ -13,6 +13,8 @@ push_block! {
         pub n: u32,
         /// Workgroups dispatched (= tiles).
         pub groups: u32,
+        /// 1: the status is the Scanner's own, zero at the start and left so (`lookback.glsl`, `LB_RESET`).
+        pub reset: u32,
     }
 }
 
@@ -115,7 +117,8 @@ pub(super) struct ScanIo {
 }
 
 impl Scanner {
-    /// Decoupled look-back: the status clear, then one pass (its workgroup count read from `args` when given).
+    /// Decoupled look-back: one pass (its workgroup count read from `args` when given), after a barrier on the
+    /// Scanner's own status where it fits, else after a clear of the status in `scratch`.
     pub(super) fn record_lookback(
         &self,
         rec: &mut Recorder,
@@ -131,13 +134,35 @@ impl Scanner {
         } else {
             self.tiles(n as u64) as u32
         };
-        let status = scratch.slice(0, status_bytes(tiles as u64, self.config.elem));
+        let bytes = status_bytes(tiles as u64, self.config.elem);
         // A single tile (groups = 1) leaves the status alone (lookback.glsl, LB_SINGLE).
-        if tiles > 1 {
-            rec.fill_region("vksort::scan::clear", status, 0)?;
-            rec.barrier();
-        }
-        let (bindings, push) = ([input, output, status], LookbackPush { n, groups: tiles });
+        let owned = match &self.status {
+            Some(block) if owns_status(&self.policy, tiles as u64, self.config.elem) => {
+                Some(block.region().slice(0, bytes))
+            }
+            _ => None,
+        };
+        let status = match owned {
+            Some(own) => {
+                // The run before on this block (this Scanner's or an earlier one's) left it zeroed.
+                rec.barrier();
+                own
+            }
+            None => {
+                let status = scratch.slice(0, bytes);
+                if tiles > 1 {
+                    rec.fill_region("vksort::scan::clear", status, 0)?;
+                    rec.barrier();
+                }
+                status
+            }
+        };
+        let push = LookbackPush {
+            n,
+            groups: tiles,
+            reset: owned.is_some() as u32,
+        };
+        let (bindings, push) = ([input, output, status], push);
         let pass = rec
             .pass("vksort::scan::lookback", &kernel)
             .bind(&bindings)

@@ -3,7 +3,9 @@
 use super::passes::{status_bytes, ScanIo};
 use super::{check_device, region_align, ScanAlgorithm, ScanConfig, ScanElem, ScanKind};
 use crate::error::{Error, Result};
-use crate::gpu::{check_disjoint, BufferRef, Context, DeviceCaps, Kernel, Recorder, Region};
+use crate::gpu::{
+    check_disjoint, BufferRef, Context, DeviceCaps, Kernel, Recorder, Region, StatusLease,
+};
 use crate::policy::SubgroupPlan;
 use ash::vk;
 use std::sync::Arc;
@@ -159,6 +161,14 @@ impl ScanPolicy {
         self.single_workgroup() * self.items_per_invocation
     }
 
+    /// Whether a [`Scanner`]'s look-back run over `n` elements of `elem` clears a status before it (one more
+    /// dispatch and a barrier). One workgroup's tile ([`ScanPolicy::single_tile`]) needs no status; up to
+    /// 4,096 tiles of 64-bit or 8,192 of 32-bit elements use the Scanner's own status block, which every run
+    /// leaves zeroed; more tiles, or the stall emulation, keep the status in the caller's scratch and clear it.
+    pub fn clears_status(&self, elem: ScanElem, n: u64) -> bool {
+        n > self.single_tile() as u64 && !owns_status(self, n.div_ceil(self.tile() as u64), elem)
+    }
+
     /// The specialization constants of `lookback.glsl`.
     pub(crate) fn lookback_spec(&self) -> crate::shaders::Spec {
         use crate::shaders::include::lookback as lb;
@@ -174,15 +184,27 @@ impl ScanPolicy {
     }
 }
 
+/// Whether a look-back run of `tiles` tiles keeps its status in its Scanner's (or Compactor's) own block.
+pub(crate) fn owns_status(policy: &ScanPolicy, tiles: u64, elem: ScanElem) -> bool {
+    tiles > 1
+        && policy.stall_every == 0
+        && super::status_bytes(tiles, elem) <= crate::gpu::STATUS_BLOCK_BYTES
+}
+
 /// The three kernels of a multi-pass scan, in recording order.
 type ThreeKernels = (Arc<Kernel>, Arc<Kernel>, Arc<Kernel>);
 
-/// A planned scan: configuration, policy and kernels. Cheap to create (kernels are cached in the context).
+/// A planned scan: configuration, policy and kernels (cached in the context). A look-back Scanner also holds a
+/// small zeroed status block of its context (64 KiB, taken from the context's pool, returned to it on drop), so
+/// that its runs need no clear ([`ScanPolicy::clears_status`]); see [`Recorder::new`] for the one rule that
+/// adds.
 pub struct Scanner {
     pub(super) ctx: Arc<Context>,
     pub(super) config: ScanConfig,
     pub(super) policy: ScanPolicy,
     plan: SubgroupPlan,
+    /// The look-back's own zeroed status (`gpu/status.rs`): no clear before a run that fits it.
+    pub(super) status: Option<StatusLease>,
 }
 
 /// Elements per invocation of the Hillis-Steele and uniform-add passes.
@@ -197,11 +219,16 @@ impl Scanner {
             .policy
             .unwrap_or_else(|| ScanPolicy::for_device(ctx.caps()));
         policy.validate(ctx.caps())?;
+        let status = match config.algorithm {
+            ScanAlgorithm::DecoupledLookback => Some(StatusLease::new(ctx)?),
+            _ => None,
+        };
         let s = Self {
             ctx: ctx.clone(),
             config,
             policy,
             plan: SubgroupPlan::for_device(ctx.caps()),
+            status,
         };
         s.warm()?;
         Ok(s)
@@ -412,6 +439,8 @@ impl Scanner {
     /// [`crate::gpu::recorder`]. Checked before anything is recorded (a typed [`Error`]): sizes, `STORAGE_BUFFER`
     /// usage (and `TRANSFER_DST` on look-back scratch), 16-byte aligned input and output offsets, `n * elem`
     /// within `maxStorageBufferRange`, the device's subgroup operations and 64-bit support. `n = 0` records nothing.
+    /// A look-back run over several tiles records a barrier first (for the Scanner's status block, see
+    /// [`Recorder::new`]), or a clear and a barrier where [`ScanPolicy::clears_status`].
     pub fn cmd_scan(
         &self,
         rec: &mut Recorder,

@@ -64,6 +64,8 @@ pub enum Shape {
         tile: u64,
         /// The most elements the look-back scan takes in one workgroup, with no status cleared.
         single: u64,
+        /// Whether the look-back run clears a status first (`ScanPolicy::clears_status`).
+        clears: bool,
     },
     Compact {
         elem: ElemType,
@@ -72,6 +74,8 @@ pub enum Shape {
         kept_fraction: f64,
         /// As for the scan: the most elements of one workgroup.
         single: u64,
+        /// As for the scan: whether the run clears a status first (`CompactPolicy::clears_status`).
+        clears: bool,
     },
     Reduce {
         elem: ElemType,
@@ -128,6 +132,7 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             n,
             tile,
             single,
+            clears,
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
@@ -198,16 +203,20 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                     nf * e,
                     1.0,
                 )],
-                _ => vec![
-                    PassModel::new("vksort::scan::clear", 1, 0.0, 16.0 + tiles * 2.0 * e, 0.0),
-                    PassModel::new(
+                _ => {
+                    let mut passes = vec![PassModel::new(
                         "vksort::scan::lookback",
                         1,
                         nf * e + 2.0 * tiles * 2.0 * e,
                         nf * e + tiles * 2.0 * e,
                         2.0,
-                    ),
-                ],
+                    )];
+                    if *clears {
+                        let clear = 16.0 + tiles * 2.0 * e;
+                        passes.insert(0, PassModel::new("vksort::scan::clear", 1, 0.0, clear, 0.0));
+                    }
+                    passes
+                }
             }
         }
         Shape::Compact {
@@ -216,11 +225,12 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             flags,
             kept_fraction,
             single,
+            clears,
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
             let tiles = (nf / 4096.0).ceil().max(1.0);
-            // One workgroup (n <= single) clears no status.
+            // One workgroup (n <= single) clears no status, nor do runs within the Compactor's own block.
             let clear = PassModel::new("vksort::compact::clear", 1, 0.0, 16.0 + tiles * 8.0, 0.0);
             let pass = PassModel::new(
                 "vksort::compact",
@@ -229,7 +239,7 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 nf * e * kept_fraction + 4.0 + tiles * 8.0,
                 2.0,
             );
-            if n <= single {
+            if n <= single || !*clears {
                 vec![pass]
             } else {
                 vec![clear, pass]

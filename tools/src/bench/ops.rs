@@ -355,6 +355,7 @@ impl OpSpec {
                 n,
                 tile: scan_tile(caps),
                 single: ScanPolicy::for_device(caps).single_tile() as u64,
+                clears: ScanPolicy::for_device(caps).clears_status(scan_elem(*elem), n),
             },
             OpSpec::Compact { elem, flags } => Shape::Compact {
                 elem: *elem,
@@ -362,6 +363,7 @@ impl OpSpec {
                 flags: flags.has_flags(),
                 kept_fraction: 0.5,
                 single: vksort::compact::CompactPolicy::for_device(caps).single_tile(n) as u64,
+                clears: vksort::compact::CompactPolicy::for_device(caps).clears_status(n),
             },
             OpSpec::Reduce { elem, .. } => Shape::Reduce { elem: *elem, n },
             OpSpec::Copy { elem } => Shape::Copy { elem: *elem, n },
@@ -752,6 +754,14 @@ pub fn resolve_sort_algo(
         .auto_algorithm(n)
         .name()
         .into()
+}
+
+/// The scan's element type for a bench element type (u64, else u32).
+fn scan_elem(elem: ElemType) -> vksort::scan::ScanElem {
+    match elem {
+        ElemType::U64 => vksort::scan::ScanElem::U64,
+        _ => vksort::scan::ScanElem::U32,
+    }
 }
 
 /// Elements per tile of the scan policy.
