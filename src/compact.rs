@@ -159,9 +159,8 @@ impl CompactPolicy {
         n.div_ceil((wg * items) as u64).max(1)
     }
 
-    /// Whether a [`Compactor`]'s run over `n` elements clears a status before it (one more dispatch and a
-    /// barrier): as [`ScanPolicy::clears_status`] for 32-bit elements, with this policy's tiles. The free
-    /// functions ([`cmd_compact`], [`compact_u32`]) clear it whenever they take more than one tile.
+    /// [`ScanPolicy::clears_status`] for a [`Compactor`]'s run over `n` elements with this policy's tiles (the
+    /// free functions, [`cmd_compact`] and [`compact_u32`], clear it whenever they take several tiles).
     pub fn clears_status(&self, n: u64) -> bool {
         let tiles = self.tiles(n);
         tiles > 1 && !owns_status(&self.scan, tiles, ScanElem::U32)
@@ -196,16 +195,14 @@ pub fn compact_scratch_bytes(max_n: u64) -> u64 {
 }
 
 /// A planned compaction (policy and kernels), for the context it was made on: recorded on another context's
-/// recorder it returns [`Error::WrongContext`] (its kernels live in its own context). It holds a small zeroed
-/// status block of its context (64 KiB, returned to the context's pool on drop), so that its runs need no
-/// clear ([`CompactPolicy::clears_status`]); see [`Recorder::new`] for the one rule that adds.
+/// recorder it returns [`Error::WrongContext`] (its kernels live in its own context). Holds a status block as
+/// a [`Scanner`](crate::scan::Scanner) does.
 pub struct Compactor {
     policy: CompactPolicy,
     plan: SubgroupPlan,
     /// The id of the context whose kernels it built.
     ctx_id: u64,
-    /// The look-back's own zeroed status (`gpu/status.rs`): no clear before a run that fits it. None for the
-    /// free functions' compactors, which live for one recording.
+    /// The look-back's own zeroed status (`gpu/status.rs`); None for the free functions' one-off compactors.
     status: Option<StatusLease>,
 }
 
@@ -342,7 +339,6 @@ impl Compactor {
         let kernel = self.kernel(ctx, flags.is_some(), n)?;
         let tiles = self.policy.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
-        // The Compactor's own status where the run fits it (CompactPolicy::clears_status).
         let need = status_bytes(tiles as u64, ScanElem::U32);
         let owned = match &self.status {
             Some(block) if owns_status(&self.policy.scan, tiles as u64, ScanElem::U32) => {
@@ -369,7 +365,6 @@ impl Compactor {
         bindings.extend([data(output), count_out.slice(0, 4), status]);
         rec.scope("vksort::compact", |rec| {
             if owned.is_some() {
-                // The run before on this block zeroed it.
                 rec.barrier();
             } else if tiles > 1 {
                 rec.fill_region("vksort::compact::clear", status, 0)?;

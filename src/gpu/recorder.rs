@@ -47,11 +47,9 @@ impl<'a> Recorder<'a> {
     ///   buffers, `ctx` (whose pipelines and layouts the commands use) and an attached [`Profiler`] (whose query
     ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
     ///   freed without being submitted;
-    /// - command buffers recorded with look-back scans or compactions of `ctx` ([`crate::scan::Scanner`],
-    ///   [`crate::compact::Compactor`], and the split sorts, which scan) do not execute at the same time on
-    ///   two queues: keep them on one queue, or order them with semaphores. Those runs share zeroed status
-    ///   blocks of the context, each run leaving its block zeroed for the next; the barrier vksort records
-    ///   before each run orders them on one queue.
+    /// - command buffers with `ctx`'s look-back scans or compactions ([`crate::scan::Scanner`], the split sorts,
+    ///   [`crate::compact::Compactor`]) never execute at once on two queues: their runs share status blocks, each
+    ///   left zeroed for the next, and only a queue's order (vksort records a barrier before each) keeps them apart.
     ///
     /// vksort checks sizes, offsets and the usage flags the caller states, but cannot check handles.
     pub unsafe fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {

@@ -1,12 +1,6 @@
-//! Look-back status words that vksort owns. A run that binds them leaves them as it found them, all zero
-//! (`glsl/include/lookback.glsl`, `LB_RESET`), so a scan or compaction over several tiles needs no clear and no
-//! barrier after it: one dispatch fewer in its dependency chain. Each [`crate::scan::Scanner`] and
-//! [`crate::compact::Compactor`] leases one block at creation; the block goes back to its context's pool on drop (work
-//! recorded before may still use it) and is destroyed with the context.
-//!
-//! Contract (stated in [`super::Recorder::new`]): runs that bind one block execute one after the other. vksort
-//! records a barrier before each; the caller must not run two command buffers that use one context's blocks at
-//! the same time on two queues.
+//! Look-back status blocks: every run that binds one leaves it zeroed (`lookback.glsl`, `LB_RESET`), so the next
+//! needs no clear dispatch. Leased by Scanners and Compactors, pooled by their context on drop (recorded work
+//! may still use them), destroyed with it; runs on one block must not overlap ([`super::Recorder::new`]).
 
 use super::buffer::RawBuffer;
 use super::{Context, MemoryLocation, Region};
@@ -51,8 +45,7 @@ impl StatusLease {
             rec.fill_region("vksort::status::clear", region, 0)
         });
         if let Err(e) = cleared {
-            // Never pooled uncleared. SAFETY: the failed submission waited for its work, or left the context
-            // lost (then `destroy` leaks).
+            // SAFETY: the failed submission waited for its work, or left the context lost (`destroy` leaks).
             if let Some(mut raw) = block.raw.take() {
                 unsafe { raw.destroy(ctx) };
             }
@@ -61,7 +54,6 @@ impl StatusLease {
         Ok(block)
     }
 
-    /// The whole block.
     pub(crate) fn region(&self) -> Region {
         let raw = self
             .raw

@@ -117,8 +117,7 @@ pub(super) struct ScanIo {
 }
 
 impl Scanner {
-    /// Decoupled look-back: one pass (its workgroup count read from `args` when given), after a barrier on the
-    /// Scanner's own status where it fits, else after a clear of the status in `scratch`.
+    /// Decoupled look-back: one pass (its workgroup count read from `args` when given) after a status barrier or clear.
     pub(super) fn record_lookback(
         &self,
         rec: &mut Recorder,
@@ -144,7 +143,6 @@ impl Scanner {
         };
         let status = match owned {
             Some(own) => {
-                // The run before on this block (this Scanner's or an earlier one's) left it zeroed.
                 rec.barrier();
                 own
             }

@@ -161,10 +161,8 @@ impl ScanPolicy {
         self.single_workgroup() * self.items_per_invocation
     }
 
-    /// Whether a [`Scanner`]'s look-back run over `n` elements of `elem` clears a status before it (one more
-    /// dispatch and a barrier). One workgroup's tile ([`ScanPolicy::single_tile`]) needs no status; up to
-    /// 4,096 tiles of 64-bit or 8,192 of 32-bit elements use the Scanner's own status block, which every run
-    /// leaves zeroed; more tiles, or the stall emulation, keep the status in the caller's scratch and clear it.
+    /// Whether a [`Scanner`]'s look-back run over `n` elements clears its status in the scratch first (one more
+    /// dispatch): past 4,096 tiles of u64 / 8,192 of u32 (its own block's size), or with the stall emulation.
     pub fn clears_status(&self, elem: ScanElem, n: u64) -> bool {
         n > self.single_tile() as u64 && !owns_status(self, n.div_ceil(self.tile() as u64), elem)
     }
@@ -194,10 +192,8 @@ pub(crate) fn owns_status(policy: &ScanPolicy, tiles: u64, elem: ScanElem) -> bo
 /// The three kernels of a multi-pass scan, in recording order.
 type ThreeKernels = (Arc<Kernel>, Arc<Kernel>, Arc<Kernel>);
 
-/// A planned scan: configuration, policy and kernels (cached in the context). A look-back Scanner also holds a
-/// small zeroed status block of its context (64 KiB, taken from the context's pool, returned to it on drop), so
-/// that its runs need no clear ([`ScanPolicy::clears_status`]); see [`Recorder::new`] for the one rule that
-/// adds.
+/// A planned scan: configuration, policy and kernels (cached in the context). A look-back Scanner holds a 64 KiB
+/// zeroed status block of its context, so its runs need no clear ([`ScanPolicy::clears_status`], [`Recorder::new`]).
 pub struct Scanner {
     pub(super) ctx: Arc<Context>,
     pub(super) config: ScanConfig,
@@ -439,8 +435,7 @@ impl Scanner {
     /// [`crate::gpu::recorder`]. Checked before anything is recorded (a typed [`Error`]): sizes, `STORAGE_BUFFER`
     /// usage (and `TRANSFER_DST` on look-back scratch), 16-byte aligned input and output offsets, `n * elem`
     /// within `maxStorageBufferRange`, the device's subgroup operations and 64-bit support. `n = 0` records nothing.
-    /// A look-back run over several tiles records a barrier first (for the Scanner's status block, see
-    /// [`Recorder::new`]), or a clear and a barrier where [`ScanPolicy::clears_status`].
+    /// A look-back run over several tiles records a barrier (or [`ScanPolicy::clears_status`]: a clear) first.
     pub fn cmd_scan(
         &self,
         rec: &mut Recorder,

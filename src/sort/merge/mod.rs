@@ -338,8 +338,7 @@ impl ItemsFamily for MergeSort {
         let nf = n as f64;
         let kv = nf * (k + v);
         let log_b = p.block_tile().trailing_zeros() as f64;
-        // Per key: the odd-even transposition of the invocation's keys, then per round a search share and a
-        // merge step.
+        // Per key: the odd-even transposition of the invocation's keys, then per round a search share and a merge step.
         let kpt = p.block_items_per_invocation as f64;
         let rounds_b = p.block_workgroup_size.trailing_zeros() as f64;
         let mut passes = vec![PassModel::new(

@@ -78,20 +78,17 @@ crate::policy::tunable! {
         pub block_items_per_invocation: u32,
         /// Invocations per workgroup of the merge passes (`vksort::merge::merge`), as `block_workgroup_size`.
         pub merge_workgroup_size: u32,
-        /// Keys each invocation of a merge pass outputs (a power of two, 1..=32; the tile divides twice the
-        /// block's).
+        /// Keys each invocation of a merge pass outputs (a power of two, 1..=32; the tile divides twice the block's).
         pub merge_items_per_invocation: u32,
         /// The per-workgroup merge (0 serial, 1 network). Default [`MergeKernel::Serial`].
         pub merge_kernel: MergeKernel,
         /// Where the split points are found (0 pass, 1 fused, 2 mixed). Default [`Partition::Mixed`].
         pub partition: Partition,
-        /// With [`Partition::Mixed`]: the largest sorts (the capacity with a GPU-side count) that fuse their
-        /// searches.
+        /// With [`Partition::Mixed`]: the largest sorts (the capacity with a GPU-side count) that fuse their searches.
         pub fused_max_keys: u32,
         /// Invocations per workgroup of the partition pass (`vksort::merge::partition`). Default 64.
         pub partition_workgroup_size: u32,
-        /// Probes per round of a tile's split search: a power of two, 2..=the smallest subgroup size (32 if it
-        /// varies).
+        /// Probes per round of a tile's split search: a power of two, 2..=the smallest subgroup size (32 if it varies).
         pub partition_lanes: u32,
     }
 }

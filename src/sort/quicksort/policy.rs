@@ -35,8 +35,7 @@ crate::policy::tunable! {
         pub local_workgroup_size: u32,
         /// Keys per invocation of phase two (1..=32, a power of two). Default as `items_per_invocation`; NVIDIA 2.
         pub local_items_per_invocation: u32,
-        /// Sequences of at most this many keys (at least a block and a tile) go to phase two. Default 8 tiles
-        /// (CPU 4).
+        /// Sequences of at most this many keys (at least a block and a tile) go to phase two. Default 8 tiles (CPU 4).
         pub local_max: u32,
         /// Phase-one rounds recorded beyond ceil(log2(n / local_max)), for uneven splits. Default 4.
         pub extra_rounds: u32,

@@ -6,8 +6,7 @@ use crate::shaders::include::radix_common as glsl;
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::count::CTRL_WORDS;
 
-/// Radix control block words (generated from radix_common.glsl), after the sort-wide ones of
-/// [`crate::sort::count`].
+/// Radix control block words (generated from radix_common.glsl), after the sort-wide ones of [`crate::sort::count`].
 pub const CTRL_TILES: u64 = glsl::CTRL_TILES as u64;
 pub(crate) const CTRL_UPFRONT_ARGS: u64 = glsl::CTRL_UPFRONT_ARGS as u64;
 pub(crate) const CTRL_COPY_ARGS: u64 = glsl::CTRL_COPY_ARGS as u64;

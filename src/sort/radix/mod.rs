@@ -424,8 +424,7 @@ impl RadixSort {
         Ok(())
     }
 
-    /// The upfront pass, the plan (sorts of several portions) and every place's passes, each followed by a
-    /// barrier.
+    /// The upfront pass, the plan (sorts of several portions) and every place's passes, each followed by a barrier.
     fn record_places(
         &self,
         rec: &mut Recorder,

@@ -297,8 +297,7 @@ impl RadixPolicy {
         self.small.workgroup_size * self.small.items_per_invocation
     }
 
-    /// Keys per tile of the MSD differ and split passes (sorts of one tile:
-    /// [`Self::msd_split_items_per_invocation`]).
+    /// Keys per tile of the MSD differ and split passes (sorts of one tile: [`Self::msd_split_items_per_invocation`]).
     pub fn msd_split_tile(&self) -> u32 {
         self.msd_split.workgroup_size * self.msd_split.items_per_invocation
     }

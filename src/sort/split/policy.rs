@@ -19,8 +19,7 @@ crate::policy::tunable! {
     /// How the split radix sort's passes are tiled (override keys: the field paths, e.g. `scan.workgroup_size`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct SplitPolicy {
-        /// Invocations per workgroup of the tile passes: a power of two, a multiple of the subgroup size.
-        /// Default 256.
+        /// Invocations per workgroup of the tile passes: a power of two, a multiple of the subgroup size. Default 256.
         pub workgroup_size: u32,
         /// Keys per invocation of the tile passes, 1..=32 (a tile is at most 2^16 keys). Default 8, less if it
         /// won't fit.

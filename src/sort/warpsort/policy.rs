@@ -53,8 +53,7 @@ crate::policy::tunable! {
     /// the field paths (`split.rows=16`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct WarpSortPolicy {
-        /// Lanes of a group (sorts a chunk, merges two runs): a power of two <= the smallest subgroup size
-        /// (default).
+        /// Lanes of a group (sorts a chunk, merges two runs): a power of two <= the smallest subgroup size (default).
         pub group_lanes: u32,
         /// Invocations per workgroup of the chunk, merge and piece passes. Default 256 on GPUs, 64 on CPUs.
         pub workgroup_size: u32,
@@ -555,8 +554,7 @@ mod tests {
         assert!(split.pieces >= 2 && split.rows <= p.split.rows as u64);
     }
 
-    /// Override keys are the field paths (the parts' under `split.` and `sample.`); the old short keys are
-    /// refused.
+    /// Override keys are the field paths (the parts' under `split.` and `sample.`); the old short keys are refused.
     #[test]
     fn overrides() {
         use crate::policy::Policy;
