@@ -424,6 +424,15 @@ fn push_constant_structs_match_reflection() {
     }
 }
 
+/// The labels of a profiled run's passes, in order.
+fn labels_of(prof: &Profiler) -> Vec<String> {
+    prof.results()
+        .unwrap()
+        .into_iter()
+        .map(|p| p.label)
+        .collect()
+}
+
 #[test]
 fn names_round_trip_and_passes_are_labelled() {
     for a in ScanAlgorithm::ALL {
@@ -469,13 +478,7 @@ fn names_round_trip_and_passes_are_labelled() {
             };
             let got = scan::scan_u32_profiled(ctx, &d, &config, &mut prof).unwrap();
             assert_eq!(got, cpu_scan_u32(&d, ScanKind::Exclusive));
-            let passes: Vec<String> = prof
-                .results()
-                .unwrap()
-                .into_iter()
-                .map(|p| p.label)
-                .collect();
-            assert_eq!(&passes, labels, "{algorithm:?} n={n}");
+            assert_eq!(&labels_of(&prof), labels, "{algorithm:?} n={n}");
         }
         // Past the block (4,096 tiles of u64), the status lives in the scratch and is cleared first.
         if ctx.caps().int64 {
@@ -494,18 +497,12 @@ fn names_round_trip_and_passes_are_labelled() {
                 if got != cpu_scan_u64(&d, ScanKind::Exclusive) {
                     report_difference(&config, n, &got, &cpu_scan_u64(&d, ScanKind::Exclusive));
                 }
-                let passes: Vec<String> = prof
-                    .results()
-                    .unwrap()
-                    .into_iter()
-                    .map(|p| p.label)
-                    .collect();
                 let want: &[&str] = if clears {
                     &["vksort::scan::clear", "vksort::scan::lookback"]
                 } else {
                     &["vksort::scan::lookback"]
                 };
-                assert_eq!(passes, want, "n={n}");
+                assert_eq!(labels_of(&prof), want, "n={n}");
             }
         }
         for algorithm in [ScanAlgorithm::Blelloch, ScanAlgorithm::HillisSteele] {
