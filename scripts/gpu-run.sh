@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Run THERE (the GPU machine), from the repository root, carrying .gl .device .gpu/pack.tar.xz:
-#   bash scripts/gpu-run.sh [tests|tests-par|tests-radix|tests-rest|tests-sorts|tests-some] [bench] [cub] [anchors] [sorts]
+#   bash scripts/gpu-run.sh [tests|tests-par|tests-radix|tests-rest|tests-sorts|tests-some|particles] [bench] [cub] [anchors] [sorts]
 #                           [wgpu] [creation] [huge] [table] [dask] [python]
 # tests: every test executable under the validation layer (tests-radix: the radix tests alone, tests-rest: the
 # others, tests-par: every executable at once, 7 at a time, radix with $RADIX_THREADS (default 10) test threads
 # and the others with 2, particles $PARTICLES_RUNS times (default 4) beside them and once alone after; one line
 # per executable in $OUT/summary.txt, logs in $OUT/t/ (the whole suite in about the time of the radix file),
+# particles: test-particles alone $PARTICLES_RUNS times (default 3), then twice beside test-engine, and the Xid lines
+# (about a minute; the device losses of docs/tuning.md); every particles run is bounded by $PARTICLES_TIMEOUT (180 s);
 # tests-sorts: the comparison sorts' test executables that exist: bitonic, merge, warpsort, quicksort,
 # split, particles; tests-some: those $GPU_TESTS names, e.g. "engine cli"; under validation the radix tests take
 # minutes there); bench: `vksort bench $BENCH_ARGS` (its wall time printed last) with
@@ -89,13 +91,24 @@ if [ -z "$*" ] || [[ $what == *" tests"* ]]; then
 fi
 if [ -z "$*" ] || has tests; then
   run_tests .gpu/bin/test-*
-elif has tests-par; then
-  par() {  # label, executable, test threads
-    local s=$SECONDS
-    VKSORT_VALIDATION=1 timeout "${TEST_TIMEOUT:-560}" ".gpu/bin/test-$2" --test-threads="$3" > "$OUT/t/$1.log" 2>&1
+elif has tests-par || has particles; then
+  par() {  # label, executable, test threads; particles runs get at most $PARTICLES_TIMEOUT (default 180) s
+    local s=$SECONDS limit=${TEST_TIMEOUT:-560}
+    [ "$2" = particles ] && limit=$(( limit < ${PARTICLES_TIMEOUT:-180} ? limit : ${PARTICLES_TIMEOUT:-180} ))
+    VKSORT_VALIDATION=1 timeout "$limit" ".gpu/bin/test-$2" --test-threads="$3" > "$OUT/t/$1.log" 2>&1
     echo "$1 rc=$? $((SECONDS - s)) s: $(grep -E '^test result' "$OUT/t/$1.log" | tail -n 1)" >> "$OUT/summary.txt"
   }
   mkdir -p "$OUT/t"; : > "$OUT/summary.txt"
+  if has particles; then
+    # The particle test's device losses: alone $PARTICLES_RUNS times, then beside test-engine (whose
+    # waits_are_bounded leaves a polling kernel in a lost context) twice, then the kernel log's Xid lines.
+    for i in $(seq "${PARTICLES_RUNS:-3}"); do par "particles-alone-$i" particles 1; done
+    for i in 1 2; do par "particles-beside-engine-$i" particles 1 & par "engine-$i" engine 2; wait; done
+    cat "$OUT/summary.txt"
+    grep -h -A3 "panicked" "$OUT"/t/*.log | head -n 20
+    { dmesg 2>/dev/null || journalctl -k --no-pager 2>/dev/null; } | grep -iE "xid|nvrm" | tail -n 20 | tee "$OUT/xid.txt"
+    exit 0
+  fi
   par radix radix "${RADIX_THREADS:-10}" &
   (for i in $(seq "${PARTICLES_RUNS:-4}"); do par "particles-beside-$i" particles 1; done) &
   for exe in $(ls .gpu/bin | sed -n 's/^test-//p' | grep -vx 'radix\|particles'); do
