@@ -9,8 +9,8 @@ use crate::gpu::{
 };
 use crate::policy::SubgroupPlan;
 use crate::scan::{
-    check_count, check_data, check_device, min_items, owns_status, status_bytes, ScanElem,
-    ScanPolicy, MIN_TILE,
+    check_count, check_data, check_device, min_items, owns_status, record_status, status_bytes,
+    ScanElem, ScanPolicy, MIN_TILE,
 };
 use ash::vk;
 use std::sync::Arc;
@@ -339,17 +339,6 @@ impl Compactor {
         let kernel = self.kernel(ctx, flags.is_some(), n)?;
         let tiles = self.policy.tiles(n) as u32;
         let (mode, a, b) = predicate.push();
-        let need = status_bytes(tiles as u64, ScanElem::U32);
-        let owned = match &self.status {
-            Some(block) if owns_status(&self.policy.scan, tiles as u64, ScanElem::U32) => {
-                Some(block.region())
-            }
-            _ => None,
-        };
-        let status = match owned {
-            Some(own) => own.slice(0, need),
-            None => scratch.slice(0, scratch_bytes),
-        };
         // Bindings may not be empty: with n = 0 (no element read or written) the count region stands in.
         let data = |b: Region| {
             if n == 0 {
@@ -362,21 +351,25 @@ impl Compactor {
         if let Some(f) = flags {
             bindings.push(data(f));
         }
-        bindings.extend([data(output), count_out.slice(0, 4), status]);
+        bindings.extend([data(output), count_out.slice(0, 4)]);
         rec.scope("vksort::compact", |rec| {
-            if owned.is_some() {
-                rec.barrier();
-            } else if tiles > 1 {
-                rec.fill_region("vksort::compact::clear", status, 0)?;
-                rec.barrier();
-            }
+            let (status, reset) = record_status(
+                rec,
+                self.status.as_ref(),
+                &self.policy.scan,
+                ScanElem::U32,
+                tiles,
+                scratch.slice(0, scratch_bytes),
+                "vksort::compact::clear",
+            )?;
+            bindings.push(status);
             let push = CompactPush {
                 n: n as u32,
                 groups: tiles,
                 mode,
                 a,
                 b,
-                reset: owned.is_some() as u32,
+                reset,
             };
             rec.pass("vksort::compact", &kernel)
                 .bind(&bindings)

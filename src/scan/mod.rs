@@ -5,9 +5,9 @@
 mod passes;
 mod plan;
 
-pub(crate) use passes::status_bytes;
 #[cfg(feature = "diagnostics")]
 pub use passes::{add, blelloch_tile, downsweep, hillis_steele, lookback, reduce, spine};
+pub(crate) use passes::{record_status, status_bytes};
 #[cfg(test)]
 pub(crate) use plan::TEST_POLICY;
 pub(crate) use plan::{min_items, owns_status, MIN_TILE};

@@ -4,7 +4,7 @@
 use super::plan::{owns_status, SIMPLE_ITEMS};
 use super::{region_align, Scanner};
 use crate::error::Result;
-use crate::gpu::{push_block, Recorder, Region};
+use crate::gpu::{push_block, Recorder, Region, StatusLease};
 
 push_block! {
     /// Push constants of `glsl/scan/scan_lookback.comp` (all variants: u32, u64 and their in-place forms).
@@ -82,6 +82,35 @@ pub fn status_bytes(tiles: u64, elem: super::ScanElem) -> u64 {
     16 + tiles * 2 * elem.bytes()
 }
 
+/// Records what a look-back run over `tiles` tiles needs before its pass; returns its status region and the
+/// `reset` push constant. Where the owner's block fits the run ([`owns_status`]): the block, behind a barrier that
+/// orders it after the block's last run, reset 1. Else `scratch`, cleared (labelled `clear`) and behind a barrier,
+/// reset 0; one tile touches no status (`LB_SINGLE`) and records nothing.
+pub(crate) fn record_status(
+    rec: &mut Recorder,
+    block: Option<&StatusLease>,
+    policy: &super::ScanPolicy,
+    elem: super::ScanElem,
+    tiles: u32,
+    scratch: Region,
+    clear: &str,
+) -> Result<(Region, u32)> {
+    let tiles = tiles as u64;
+    match block {
+        Some(block) if owns_status(policy, tiles, elem) => {
+            rec.barrier();
+            Ok((block.region().slice(0, status_bytes(tiles, elem)), 1))
+        }
+        _ => {
+            if tiles > 1 {
+                rec.fill_region(clear, scratch, 0)?;
+                rec.barrier();
+            }
+            Ok((scratch, 0))
+        }
+    }
+}
+
 /// Byte offset in the status region of the count of predecessor tiles that waiting workgroups reduced themselves.
 #[cfg(feature = "diagnostics")]
 pub const FALLBACK_COUNTER_OFFSET: u64 = 4;
@@ -133,34 +162,23 @@ impl Scanner {
         } else {
             self.tiles(n as u64) as u32
         };
-        let bytes = status_bytes(tiles as u64, self.config.elem);
-        // A single tile (groups = 1) leaves the status alone (lookback.glsl, LB_SINGLE).
-        let owned = match &self.status {
-            Some(block) if owns_status(&self.policy, tiles as u64, self.config.elem) => {
-                Some(block.region().slice(0, bytes))
-            }
-            _ => None,
-        };
-        let status = match owned {
-            Some(own) => {
-                rec.barrier();
-                own
-            }
-            None => {
-                let status = scratch.slice(0, bytes);
-                if tiles > 1 {
-                    rec.fill_region("vksort::scan::clear", status, 0)?;
-                    rec.barrier();
-                }
-                status
-            }
-        };
+        let (elem, status) = (self.config.elem, self.status.as_ref());
+        let scratch = scratch.slice(0, status_bytes(tiles as u64, elem));
+        let (status, reset) = record_status(
+            rec,
+            status,
+            &self.policy,
+            elem,
+            tiles,
+            scratch,
+            "vksort::scan::clear",
+        )?;
         let push = LookbackPush {
             n,
             groups: tiles,
-            reset: owned.is_some() as u32,
+            reset,
         };
-        let (bindings, push) = ([input, output, status], push);
+        let bindings = [input, output, status];
         let pass = rec
             .pass("vksort::scan::lookback", &kernel)
             .bind(&bindings)
