@@ -72,9 +72,7 @@ pub enum Shape {
         n: u64,
         flags: bool,
         kept_fraction: f64,
-        /// As for the scan: the most elements of one workgroup.
-        single: u64,
-        /// As for the scan: whether the run clears a status first (`CompactPolicy::clears_status`).
+        /// Whether the run clears a status first (`CompactPolicy::clears_status`: never in one workgroup).
         clears: bool,
     },
     Reduce {
@@ -224,13 +222,11 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
             n,
             flags,
             kept_fraction,
-            single,
             clears,
         } => {
             let e = elem.bytes() as f64;
             let nf = *n as f64;
             let tiles = (nf / 4096.0).ceil().max(1.0);
-            // One workgroup (n <= single) clears no status, nor do runs within the Compactor's own block.
             let clear = PassModel::new("vksort::compact::clear", 1, 0.0, 16.0 + tiles * 8.0, 0.0);
             let pass = PassModel::new(
                 "vksort::compact",
@@ -239,10 +235,10 @@ pub fn passes(shape: &Shape) -> Vec<PassModel> {
                 nf * e * kept_fraction + 4.0 + tiles * 8.0,
                 2.0,
             );
-            if n <= single || !*clears {
-                vec![pass]
-            } else {
+            if *clears {
                 vec![clear, pass]
+            } else {
+                vec![pass]
             }
         }
         Shape::Reduce { elem, n } => {

@@ -349,20 +349,22 @@ impl OpSpec {
                     n,
                 }
             }
-            OpSpec::Scan { algo, elem, .. } => Shape::Scan {
-                algo: algo.clone(),
-                elem: *elem,
-                n,
-                tile: scan_tile(caps),
-                single: ScanPolicy::for_device(caps).single_tile() as u64,
-                clears: ScanPolicy::for_device(caps).clears_status(scan_elem(*elem), n),
-            },
+            OpSpec::Scan { algo, elem, .. } => {
+                let policy = ScanPolicy::for_device(caps);
+                Shape::Scan {
+                    algo: algo.clone(),
+                    elem: *elem,
+                    n,
+                    tile: policy.tile() as u64,
+                    single: policy.single_tile() as u64,
+                    clears: policy.clears_status(scan_elem(*elem), n),
+                }
+            }
             OpSpec::Compact { elem, flags } => Shape::Compact {
                 elem: *elem,
                 n,
                 flags: flags.has_flags(),
                 kept_fraction: 0.5,
-                single: vksort::compact::CompactPolicy::for_device(caps).single_tile(n) as u64,
                 clears: vksort::compact::CompactPolicy::for_device(caps).clears_status(n),
             },
             OpSpec::Reduce { elem, .. } => Shape::Reduce { elem: *elem, n },
@@ -762,11 +764,6 @@ fn scan_elem(elem: ElemType) -> vksort::scan::ScanElem {
         ElemType::U64 => vksort::scan::ScanElem::U64,
         _ => vksort::scan::ScanElem::U32,
     }
-}
-
-/// Elements per tile of the scan policy.
-pub fn scan_tile(caps: &DeviceCaps) -> u64 {
-    ScanPolicy::for_device(caps).tile() as u64
 }
 
 /// The policies vksort picks on a device, one line each (for `vksort info`).
