@@ -360,7 +360,8 @@ fn plan_skips_the_bits_that_do_not_vary() {
 
 /// The look-back scan with its workgroup count read on the GPU (what the split sorts' scans are): g groups scan
 /// a prefix of g tiles, 0 groups nothing; the rest of the output is untouched. The buffers run two tiles past
-/// `max_n` (the regions end at it), so more groups than tiles (9 for 4) would show a write past the end.
+/// `max_n` (the regions end at it), so more groups than tiles (9 for 4) would show a write past the end. A `z`
+/// above 1 (outside the contract: `x * y` workgroups) launches copies that must claim nothing.
 #[test]
 fn indirect_scan_scans_a_prefix() {
     with_gpu(|ctx| {
@@ -370,19 +371,21 @@ fn indirect_scan_scans_a_prefix() {
         let room = 2 * t;
         let data: Vec<u32> = common::Rng(8).vec_u32(n).iter().map(|x| x % 100).collect();
         const FILL: u32 = 0xdead_beef;
-        for (groups, in_place) in [
-            (0u32, false),
-            (1, true),
-            (2, false),
-            (4, true),
-            (9, false),
-            (9, true),
+        for (groups, in_place, z) in [
+            (0u32, false, 1u32),
+            (1, true, 1),
+            (2, false, 1),
+            (4, true, 1),
+            (9, false, 1),
+            (9, true, 1),
+            (2, false, 3),
+            (1, true, 2),
         ] {
             let mut padded = data.clone();
             padded.resize(n + room, FILL);
             let input = Buffer::from_slice(ctx, "test::in", &padded).unwrap();
             let output = Buffer::from_slice(ctx, "test::out", &vec![FILL; n + room]).unwrap();
-            let args = Buffer::from_slice(ctx, "test::args", &[groups, 1, 1]).unwrap();
+            let args = Buffer::from_slice(ctx, "test::args", &[groups, 1, z]).unwrap();
             let scratch =
                 Buffer::device_local(ctx, "test::scratch", scanner.scratch_bytes(n as u64))
                     .unwrap();

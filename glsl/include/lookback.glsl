@@ -143,9 +143,10 @@ void lb_stall_delay() {
 }
 
 // The workgroups that claim a tile: those dispatched (an indirect dispatch may launch fewer), at most
-// pc.groups (the includer's push block names it).
+// pc.groups (the includer's push block names it); the includer returns from any with a z above 0, which a
+// caller's indirect arguments could launch.
 uint lb_participants() {
-    return min(gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z, pc.groups);
+    return min(gl_NumWorkGroups.x * gl_NumWorkGroups.y, pc.groups);
 }
 
 // LB_RESET: counts this workgroup as finished with the status; the last one to finish zeroes the status words
