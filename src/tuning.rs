@@ -383,6 +383,8 @@ pub(crate) const RADIX_GENERIC: RadixPolicy = RadixPolicy {
         workgroup_size: 256,
         items_per_invocation: 16,
         targets_per_subgroup: 4,
+        few_max: 0,
+        few_targets_per_subgroup: 2,
     },
     short: ShortTiles {
         max: 0,
@@ -430,10 +432,12 @@ const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
         max_groups: 1024,
         ..RADIX_GENERIC.upfront
     },
-    // The rank sort up to 4096 keys, where it is faster than the MSD sort (docs/tuning.md, "Issue 52").
+    // The rank sort up to 4096 keys, where it is faster than the MSD sort; two targets per subgroup up to 2048
+    // (docs/tuning.md, "Issue 52").
     small: SmallSort {
         max: 4096,
         items_per_invocation: 32,
+        few_max: 2048,
         ..RADIX_GENERIC.small
     },
     short: ShortTiles {

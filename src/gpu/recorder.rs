@@ -48,8 +48,9 @@ impl<'a> Recorder<'a> {
     ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
     ///   freed without being submitted;
     /// - command buffers with `ctx`'s look-back scans or compactions ([`crate::scan::Scanner`], the split sorts,
-    ///   [`crate::compact::Compactor`]) never execute at once on two queues: their runs share status blocks, each
-    ///   left zeroed for the next, and only a queue's order (vksort records a barrier before each) keeps them apart.
+    ///   [`crate::compact::Compactor`]) or small sorts (Auto's at a few thousand keys) never execute at once on
+    ///   two queues: their runs share status blocks, each left zeroed for the next, and only a queue's order
+    ///   (vksort records a barrier before each) keeps them apart.
     ///
     /// vksort checks sizes, offsets and the usage flags the caller states, but cannot check handles.
     pub unsafe fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {

@@ -33,7 +33,7 @@ pub use policy::{
 };
 
 use crate::error::{Error, Result};
-use crate::gpu::{Context, Kernel, Recorder, Region};
+use crate::gpu::{Context, Kernel, Recorder, Region, StatusLease};
 use crate::policy::{Policy, SubgroupPlan};
 use crate::sort::algorithm::SortAlgorithm;
 use crate::sort::backend::{
@@ -104,6 +104,9 @@ pub struct RadixSort {
     /// The same sort with the policy's short tiles (`short.items_per_invocation`), for sorts of at most
     /// `short.max` keys.
     pub(crate) short: Option<Box<RadixSort>>,
+    /// The small sort's zeroed block of its context (`radix_small.comp`), where the sorter may record it; shared
+    /// with `short`.
+    pub(crate) small_block: Option<Arc<StatusLease>>,
 }
 
 impl RadixSort {
@@ -124,7 +127,7 @@ impl RadixSort {
             [one] => *one,
             _ => SortAlgorithm::Auto,
         };
-        Self::with_policy(ctx, config, policy, debug, algorithm, reachable.len() > 1)
+        Self::with_policy(ctx, config, policy, debug, algorithm, reachable.len() > 1, true)
     }
 
     fn with_policy(
@@ -134,6 +137,7 @@ impl RadixSort {
         debug: RadixDebug,
         algorithm: SortAlgorithm,
         any: bool,
+        lease: bool,
     ) -> Result<Self> {
         let caps = ctx.caps();
         let plan = SubgroupPlan::for_device(caps);
@@ -144,6 +148,12 @@ impl RadixSort {
         crate::policy::require_sort_subgroup_ops(ctx)?;
         let (lo, hi) = crate::sort::items::bit_range(config)?;
         let places = (hi - lo).div_ceil(policy.tile.digit_bits);
+        let small_block = match algorithm {
+            _ if !lease => None,
+            SortAlgorithm::Small | SortAlgorithm::Auto => Some(Arc::new(StatusLease::new(ctx)?)),
+            _ if any => Some(Arc::new(StatusLease::new(ctx)?)),
+            _ => None,
+        };
         let short = if policy.short.max > 0
             && policy.short.items_per_invocation != policy.tile.items_per_invocation
         {
@@ -153,20 +163,17 @@ impl RadixSort {
             short_policy.tile.sub_tiles = 1;
             short_policy.tile.exchange_parts = 1;
             short_policy.short.max = 0;
-            Some(Box::new(Self::with_policy(
-                ctx,
-                config,
-                short_policy,
-                debug,
-                algorithm,
-                any,
-            )?))
+            let mut short =
+                Self::with_policy(ctx, config, short_policy, debug, algorithm, any, false)?;
+            short.small_block = small_block.clone();
+            Some(Box::new(short))
         } else {
             None
         };
         let mut s = Self {
             ctx: ctx.clone(),
             short,
+            small_block,
             policy,
             plan,
             key: config.key,
@@ -514,6 +521,7 @@ impl RadixSort {
         let p = &self.policy;
         let widest = (self.key_words.max(self.val_words).max(1) * 4) as u64;
         let thresholds = [
+            p.small.few_max as u64,
             p.small.max as u64,
             self.small_capacity() as u64,
             p.msd.max as u64,

@@ -112,6 +112,10 @@ tunable! {
         pub items_per_invocation: u32,
         /// Keys each subgroup places: a workgroup places this many per subgroup, every key compared with all n.
         pub targets_per_subgroup: u32,
+        /// Sorts of at most this many keys place `few_targets_per_subgroup` instead (0: none).
+        pub few_max: u32,
+        /// Keys each subgroup places in sorts of at most `few_max` keys: more workgroups, each shorter.
+        pub few_targets_per_subgroup: u32,
     }
 }
 
@@ -625,11 +629,13 @@ impl RadixPolicy {
                 ));
             }
         }
-        if !(1..=64).contains(&self.small.targets_per_subgroup) {
-            return invalid(format!(
-                "small.targets_per_subgroup {} not in 1..=64",
-                self.small.targets_per_subgroup
-            ));
+        for (what, tps) in [
+            ("targets_per_subgroup", self.small.targets_per_subgroup),
+            ("few_targets_per_subgroup", self.small.few_targets_per_subgroup),
+        ] {
+            if !(1..=64).contains(&tps) {
+                return invalid(format!("small.{what} {tps} not in 1..=64"));
+            }
         }
         if self.small.max > self.small_capacity() {
             return invalid(format!(

@@ -1,11 +1,11 @@
-//! The small sort (`SortAlgorithm::Small`, `radix_small.comp`): a copy to the scratch, then a rank pass.
+//! The small sort (`SortAlgorithm::Small`, `radix_small.comp`): one rank pass, in place.
 
 use super::{policy, Bindings, RadixSort};
-use crate::error::Result;
-use crate::gpu::{push_block, Recorder};
+use crate::error::{Error, Result};
+use crate::gpu::{push_block, Recorder, STATUS_BLOCK_BYTES};
 
 push_block! {
-    /// Push constants of `radix_small` (flags bit 1: the rank phase; and the first fields of the MSD split pass's).
+    /// Push constants of `radix_small` (and the first fields of the MSD split pass's).
     pub struct SmallPush {
         pub n_host: u32,
         pub use_count: u32,
@@ -19,45 +19,51 @@ push_block! {
 }
 
 impl RadixSort {
-    /// The most keys the small sort holds: the policy's capacity, within the device's shared memory.
+    /// The most keys the small sort holds: the policy's capacity, within the device's shared memory and the
+    /// status block (a place per key and an entry per workgroup, past its 16-byte header).
     pub(crate) fn small_capacity(&self) -> u32 {
         let fit = policy::small_shared_keys(self.ctx.caps().max_shared_memory, self.key_words);
-        self.policy.small_capacity().min(fit)
+        let p = &self.policy.small;
+        let placed = self.small_placed(p.targets_per_subgroup.min(p.few_targets_per_subgroup)) as u64;
+        let words = STATUS_BLOCK_BYTES / 4 - 4;
+        let block = (words * placed / (placed + 1)) as u32;
+        self.policy.small_capacity().min(fit).min(block)
     }
 
-    /// The small sort (`radix_small`): the copy of the keys (and values) to the scratch arrays, then the rank
-    /// pass, whose workgroups each place `targets_per_subgroup` keys per subgroup into the caller's arrays.
+    /// Keys a workgroup of the small sort places with `tps` targets per subgroup, for the fewest subgroups it
+    /// may have (the largest size).
+    fn small_placed(&self, tps: u32) -> u32 {
+        tps * (self.policy.small.workgroup_size / self.plan.max).max(1)
+    }
+
+    /// The small sort (`radix_small`), one pass behind a barrier that orders it after the status block's last
+    /// run: its workgroups each place `targets_per_subgroup` keys per subgroup, `few_targets_per_subgroup` up to
+    /// `few_max` keys (see the shader for the in-place rule).
     pub(super) fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::{radix_small as sh, Spec};
-        let p = &self.policy;
-        let wg = p.small.workgroup_size;
+        let p = &self.policy.small;
+        let n = b.max_n.min(self.small_capacity() as u64).max(1);
+        let tps = match n <= p.few_max as u64 {
+            true => p.few_targets_per_subgroup,
+            false => p.targets_per_subgroup,
+        };
         let spec = Spec::new()
-            .with(sh::TPS, p.small.targets_per_subgroup)
+            .with(sh::TPS, tps)
             .with(sh::MAX_KEYS, self.small_capacity())
             .with(sh::KEY_WORDS, self.key_words)
             .with(sh::VAL_WORDS, self.val_words);
-        let k = self.kernel(sh::SHADER, wg, spec)?;
+        let k = self.kernel(sh::SHADER, p.workgroup_size, spec)?;
         let (count, _) = b.count.unwrap_or((b.meta, 0));
         let (va, vb) = b.vals();
-        let n = b.max_n.min(self.small_capacity() as u64).max(1);
-        // Workgroups for the fewest subgroups a workgroup may have (the largest subgroup size).
-        let placed = (p.small.targets_per_subgroup * (wg / self.plan.max).max(1)) as u64;
-        let copy = n.div_ceil(wg as u64 * 4) as u32;
-        let push = self.count_push(b);
-        let bindings = [b.keys, va, b.alt_keys, vb, count, b.meta];
-        rec.pass("vksort::radix::small::copy", &k)
-            .bind(&bindings)
-            .push(&push)
-            .groups(copy)?;
+        let block = self.small_block.as_ref().ok_or(Error::UnsupportedAlgorithm {
+            algorithm: "small",
+            reason: "this sorter was made for other algorithms".into(),
+        })?;
         rec.barrier();
-        let rank = SmallPush {
-            flags: push.flags | 2,
-            ..push
-        };
-        rec.pass("vksort::radix::small::rank", &k)
-            .bind(&bindings)
-            .push(&rank)
-            .groups(n.div_ceil(placed) as u32)
+        rec.pass("vksort::radix::small", &k)
+            .bind(&[b.keys, va, b.alt_keys, vb, count, b.meta, block.region()])
+            .push(&self.count_push(b))
+            .groups(n.div_ceil(self.small_placed(tps) as u64) as u32)
     }
 
     /// The count and key fields the small sort shares with the MSD split pass.

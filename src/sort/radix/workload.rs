@@ -42,11 +42,8 @@ pub(crate) fn passes(
     };
     match algorithm {
         SortAlgorithm::Small => {
-            // The copy to the scratch, then the rank pass: every key compared with all n.
-            vec![
-                PassModel::new("vksort::radix::small::copy", 1, sh.kv, sh.kv, 0.0),
-                PassModel::new("vksort::radix::small::rank", 1, sh.kv, sh.kv, nf * 3.0),
-            ]
+            // One rank pass: every key compared with all n.
+            vec![PassModel::new("vksort::radix::small", 1, sh.kv, sh.kv, nf * 3.0)]
         }
         SortAlgorithm::Msd => msd(policy, &sh),
         _ => lsd(policy, algorithm, key_bits, &sh),
