@@ -829,7 +829,10 @@ unsafe fn region(r: *const VksortBufferRegion) -> BufferRef<'static> {
 /// The caller promises: `commandBuffer` is in the recording state, of the context's device, from a pool of a
 /// queue family with compute, not recorded into from another thread meanwhile; every region's buffer is a
 /// live buffer of the device created with at least the stated usage, the region lies within it, and the
-/// buffers, the sorter and the context stay alive until the GPU has finished the command buffer.
+/// buffers, the sorter and the context stay alive until the GPU has finished the command buffer; command
+/// buffers with this context's sorts never execute at the same time on two queues (small sorts share status
+/// blocks of the context, each left zeroed for the next run; one queue's order, behind vksort's barriers, keeps
+/// them apart).
 #[no_mangle]
 pub unsafe extern "C" fn vksortCmdSort(
     sorter: *const VksortSorter,

@@ -125,7 +125,7 @@ mod tests {
     #[test]
     fn legend_lists_every_path_once_and_each_is_settable() {
         let legend = RadixPolicy::legend();
-        assert_eq!(legend.len(), 41);
+        assert_eq!(legend.len(), 43);
         let mut paths: Vec<&str> = legend.iter().map(|(p, _)| p.as_str()).collect();
         assert!(legend
             .iter()
