@@ -125,7 +125,7 @@ uint masks[VECS];
 uint offs[VECS];
 
 void main() {
-    if (flat_group_id() >= pc.groups || gl_WorkGroupID.z != 0u) return;   // z: lb_participants()
+    if (lb_idle()) return;
     uint tile = lb_claim_tile();
     uint first = tile * TILE_VECS + gl_SubgroupID * gl_SubgroupSize * VECS + gl_SubgroupInvocationID;
     uint carry = 0u;

@@ -143,10 +143,15 @@ void lb_stall_delay() {
 }
 
 // The workgroups that claim a tile: those dispatched (an indirect dispatch may launch fewer), at most
-// pc.groups (the includer's push block names it); the includer returns from any with a z above 0, which a
-// caller's indirect arguments could launch.
+// pc.groups (the includer's push block names it), in the first z layer only.
 uint lb_participants() {
     return min(gl_NumWorkGroups.x * gl_NumWorkGroups.y, pc.groups);
+}
+
+// A workgroup outside lb_participants(), which the includer returns from before lb_claim_tile(): past
+// pc.groups, or above the first z layer (which a caller's indirect arguments could launch).
+bool lb_idle() {
+    return flat_group_id() >= pc.groups || gl_WorkGroupID.z != 0u;
 }
 
 // LB_RESET: counts this workgroup as finished with the status; the last one to finish zeroes the status words

@@ -53,7 +53,7 @@ LB_T lb_fallback_aggregate(uint tile) {
 }
 
 void main() {
-    if (flat_group_id() >= pc.groups || gl_WorkGroupID.z != 0u) return;   // z: lb_participants()
+    if (lb_idle()) return;
     uint tile = lb_claim_tile();
     tile_load(tile, pc.n);
     ELEM_T total = tile_scan(INCLUSIVE != 0u);
