@@ -148,12 +148,11 @@ impl RadixSort {
         crate::policy::require_sort_subgroup_ops(ctx)?;
         let (lo, hi) = crate::sort::items::bit_range(config)?;
         let places = (hi - lo).div_ceil(policy.tile.digit_bits);
-        let small_block = match algorithm {
-            _ if !lease => None,
-            SortAlgorithm::Small | SortAlgorithm::Auto => Some(Arc::new(StatusLease::new(ctx)?)),
-            _ if any => Some(Arc::new(StatusLease::new(ctx)?)),
-            _ => None,
-        };
+        // A block wherever the small sort may be recorded (the short-tile sibling shares its parent's).
+        let records_small = any || matches!(algorithm, SortAlgorithm::Small | SortAlgorithm::Auto);
+        let small_block = (lease && records_small)
+            .then(|| StatusLease::new(ctx).map(Arc::new))
+            .transpose()?;
         let short = if policy.short.max > 0
             && policy.short.items_per_invocation != policy.tile.items_per_invocation
         {

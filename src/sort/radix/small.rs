@@ -41,15 +41,15 @@ impl RadixSort {
     /// `few_max` keys (see the shader for the in-place rule).
     pub(super) fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::{radix_small as sh, Spec};
-        let p = &self.policy.small;
-        let n = b.max_n.min(self.small_capacity() as u64).max(1);
+        let (p, capacity) = (&self.policy.small, self.small_capacity());
+        let n = b.max_n.min(capacity as u64).max(1);
         let tps = match n <= p.few_max as u64 {
             true => p.few_targets_per_subgroup,
             false => p.targets_per_subgroup,
         };
         let spec = Spec::new()
             .with(sh::TPS, tps)
-            .with(sh::MAX_KEYS, self.small_capacity())
+            .with(sh::MAX_KEYS, capacity)
             .with(sh::KEY_WORDS, self.key_words)
             .with(sh::VAL_WORDS, self.val_words);
         let k = self.kernel(sh::SHADER, p.workgroup_size, spec)?;
