@@ -709,6 +709,56 @@ fn small_sort_few_targets() {
     });
 }
 
+/// Small sorts recorded back to back through one recorder, with no barrier of the caller's between them (each
+/// on buffers and a scratch of its own, so the contract asks for none): their runs share the sorter's status
+/// block, and vksort must order them itself. Without that order the GPU overlaps them, and their counts mix.
+/// No profiler: its timestamps would order the passes.
+#[test]
+fn small_sorts_back_to_back_in_one_recorder() {
+    with_gpu(|ctx| {
+        let mut c = Case::new(KeyType::U32);
+        c.value = ValueType::U32;
+        c.algorithm = SortAlgorithm::Small;
+        let n = small_capacity(ctx, &c);
+        let s = c.sorter(ctx, n).unwrap();
+        let scratch_bytes = s.storage_requirements(n as u64).unwrap().scratch_bytes;
+        let runs: Vec<_> = (0..6u64)
+            .map(|i| {
+                let keys = Rng(40 + i).vec_u32(n);
+                let vals: Vec<u32> = (0..n as u32).collect();
+                let kb = Buffer::from_slice(ctx, "test::keys", &keys).unwrap();
+                let vb = Buffer::from_slice(ctx, "test::vals", &vals).unwrap();
+                let sb = Buffer::device_local(ctx, "test::scratch", scratch_bytes).unwrap();
+                (keys, kb, vb, sb)
+            })
+            .collect();
+        common::record_unprofiled(ctx, |rec| {
+            for (_, kb, vb, sb) in &runs {
+                s.cmd_sort(rec, kb.as_ref(), Some(vb.as_ref()), sb.as_ref(), n as u64)
+                    .unwrap();
+            }
+        });
+        for (i, (keys, kb, vb, _)) in runs.iter().enumerate() {
+            let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
+            want.sort_by_key(|&(k, _)| k);
+            let got: Vec<(u32, u32)> = kb
+                .read_vec::<u32>(n)
+                .unwrap()
+                .into_iter()
+                .zip(vb.read_vec::<u32>(n).unwrap())
+                .collect();
+            let keys_only = |v: &[(u32, u32)]| v.iter().map(|p| p.0).collect::<Vec<_>>();
+            assert_eq!(keys_only(&got), keys_only(&want), "run {i}: keys");
+            for (k, v) in &got {
+                assert_eq!(
+                    keys[*v as usize], *k,
+                    "run {i}: a value not its key's index"
+                );
+            }
+        }
+    });
+}
+
 /// Digit widths 4..=8 (digits straddling the 32-bit word boundary of 64-bit keys, odd bit ranges).
 #[test]
 fn digit_widths() {

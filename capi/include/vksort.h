@@ -321,9 +321,12 @@ VksortResult vksortGetSorterControlOffset(const VksortSorter *sorter,
 // alignment and their overlap (VKSORT_ERROR_BUFFER), values present exactly when the sorter has them
 // (VKSORT_ERROR_INVALID_ARGUMENT).
 //
-// Barriers: before this command the caller records a barrier that makes its writes of the keys and values
-// visible to `VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT` reads (`VK_ACCESS_SHADER_READ_BIT`) and orders earlier uses
-// of the scratch before compute and transfer writes; vksort records its own barriers between its dispatches;
+// Barriers: before this command the caller records a global memory barrier (`VkMemoryBarrier`) that makes its
+// writes of the keys and values visible to `VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT` reads
+// (`VK_ACCESS_SHADER_READ_BIT`), orders earlier uses of the scratch before compute and transfer writes, and
+// orders earlier vksort commands of the context on this queue before this one (its source scope includes
+// `VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT` with `VK_ACCESS_SHADER_WRITE_BIT`; semaphores between submissions
+// do too); vksort records its own barriers between its dispatches;
 // after it, the caller records a barrier from `VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT` writes
 // (`VK_ACCESS_SHADER_WRITE_BIT`) to whatever reads the results (vertex shaders, transfers, the host).
 // State overwritten: the bound compute pipeline, compute push constants and push descriptor set 0; graphics
@@ -334,8 +337,8 @@ VksortResult vksortGetSorterControlOffset(const VksortSorter *sorter,
 // live buffer of the device created with at least the stated usage, the region lies within it, and the
 // buffers, the sorter and the context stay alive until the GPU has finished the command buffer; command
 // buffers with this context's sorts never execute at the same time on two queues (small sorts share status
-// blocks of the context, each left zeroed for the next run; one queue's order, behind vksort's barriers, keeps
-// them apart).
+// blocks of the context, each left zeroed for the next run; one queue's order, behind the caller's barrier
+// before each command, keeps them apart).
 VksortResult vksortCmdSort(const VksortSorter *sorter,
                            VkCommandBuffer commandBuffer,
                            const VksortBufferRegion *pKeys,

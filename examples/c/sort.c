@@ -367,9 +367,11 @@ static int run(Engine *e, VksortContext *ctx, uint32_t key_type, int gpu_count, 
         /* Earlier GPU work leaves the count (here a fill; in a renderer, an atomic counter). */
         vkCmdFillBuffer(e->cmd, count.buffer, 0, 4, m);
     }
-    /* The caller's barrier before the sort: its writes visible to compute reads, earlier uses ordered. */
-    barrier(e, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT,
-            VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+    /* The caller's barrier before the sort: its writes visible to compute reads, earlier uses (and earlier
+     * vksort commands: compute writes) ordered. */
+    barrier(e, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+            VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_WRITE_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+            VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
             VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
             VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
                 VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_INDIRECT_COMMAND_READ_BIT);

@@ -1,7 +1,9 @@
 //! Recording passes into a command buffer: labels, push descriptors, push constants, dispatches, barriers,
 //! timestamps. Barrier contract of every vksort `cmd_*` primitive (recorded through a [`Recorder`]):
-//! - Before: the caller's writes to the inputs (and count buffer) visible to `COMPUTE_SHADER` reads, and any
-//!   earlier use of the output and scratch ordered before `COMPUTE_SHADER` / `TRANSFER` writes.
+//! - Before: a global memory barrier (`VkMemoryBarrier`) making the caller's writes to the inputs (and count)
+//!   visible to `COMPUTE_SHADER` reads, ordering earlier uses of the output and scratch before `COMPUTE_SHADER` /
+//!   `TRANSFER` writes, and ordering earlier vksort commands on this queue (`COMPUTE_SHADER` `SHADER_WRITE`)
+//!   before this one: their status blocks rely on it (each run leaves its block zeroed for the next).
 //! - Between its own passes vksort records [`Recorder::barrier`] (`COMPUTE_SHADER | TRANSFER` writes to
 //!   `COMPUTE_SHADER | TRANSFER | DRAW_INDIRECT` reads and writes).
 //! - After: the caller owes a barrier from `COMPUTE_SHADER` writes to whatever reads the results.
@@ -12,8 +14,7 @@ use super::{BufferRef, Context, Kernel, Profiler, Region};
 use crate::error::{Error, Result};
 use ash::vk;
 
-/// Breadcrumbs of a host submission: one u32 slot per pass, set to 1 right before it starts; after a timeout
-/// the highest set slot names the last pass the GPU started.
+/// Breadcrumbs of a host submission: a u32 slot per pass, set to 1 as it starts (a timeout names the last).
 pub(super) struct Crumbs {
     pub(super) buffer: RawBuffer,
     pub(super) labels: Vec<String>,
@@ -29,6 +30,8 @@ pub struct Recorder<'a> {
     pub(super) cmd: vk::CommandBuffer,
     pub(super) profiler: Option<&'a mut Profiler>,
     pub(super) crumbs: Option<Crumbs>,
+    /// Nothing recorded since a barrier ordering all earlier work (the caller's, a submission's, or its own).
+    pub(super) ordered: bool,
 }
 
 impl<'a> Recorder<'a> {
@@ -47,10 +50,12 @@ impl<'a> Recorder<'a> {
     ///   buffers, `ctx` (whose pipelines and layouts the commands use) and an attached [`Profiler`] (whose query
     ///   pool they write) stay alive until the GPU has finished executing `cmd`, or until `cmd` is reset or
     ///   freed without being submitted;
+    /// - a global memory barrier from `COMPUTE_SHADER` `SHADER_WRITE` to `COMPUTE_SHADER` reads and writes (or a
+    ///   semaphore) orders every earlier vksort command of `ctx` on this queue before this recorder's first one;
+    ///   vksort orders the commands of one recorder itself;
     /// - command buffers with `ctx`'s look-back scans or compactions ([`crate::scan::Scanner`], the split sorts,
-    ///   [`crate::compact::Compactor`]) or small sorts (Auto's at a few thousand keys) never execute at once on
-    ///   two queues: their runs share status blocks, each left zeroed for the next, and only a queue's order
-    ///   (vksort records a barrier before each) keeps them apart.
+    ///   [`crate::compact::Compactor`]) or small sorts never execute at once on two queues: their runs share
+    ///   status blocks, and only one queue's order behind the barrier above keeps them apart.
     ///
     /// vksort checks sizes, offsets and the usage flags the caller states, but cannot check handles.
     pub unsafe fn new(ctx: &'a Context, cmd: vk::CommandBuffer) -> Self {
@@ -59,6 +64,7 @@ impl<'a> Recorder<'a> {
             cmd,
             profiler: None,
             crumbs: None,
+            ordered: true,
         }
     }
 
@@ -70,6 +76,7 @@ impl<'a> Recorder<'a> {
             cmd: vk::CommandBuffer::null(),
             profiler: None,
             crumbs: None,
+            ordered: true,
         }
     }
 
@@ -111,6 +118,7 @@ impl<'a> Recorder<'a> {
     }
 
     fn before_pass(&mut self, label: &str) {
+        self.ordered = false;
         if let Some(c) = self.crumbs.as_mut().filter(|c| c.active) {
             let slot = c.labels.len() as u64;
             if slot < CRUMB_SLOTS {
@@ -282,6 +290,7 @@ impl<'a> Recorder<'a> {
         if self.is_planning() {
             return;
         }
+        self.ordered = true;
         let mb = vk::MemoryBarrier::default()
             .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
             .dst_access_mask(
@@ -305,6 +314,14 @@ impl<'a> Recorder<'a> {
                 &[],
             )
         };
+    }
+
+    /// Orders a status block's run after its previous one: [`Recorder::barrier`] unless nothing was recorded
+    /// since the last barrier (the caller's before this recorder's first command included).
+    pub(crate) fn order_block_run(&mut self) {
+        if !self.ordered {
+            self.barrier();
+        }
     }
 
     /// Fills `region` (size rounded down to 4 bytes) with `value` (`TRANSFER_DST` usage); then [`Recorder::barrier`].
@@ -391,5 +408,33 @@ impl<'a> Recorder<'a> {
         };
         self.after_pass(label);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Buffer, ContextOptions};
+    use super::*;
+
+    /// A status block's run records a barrier after any pass since the last barrier, not at a submission's start.
+    #[test]
+    fn a_block_run_is_ordered_after_what_the_recorder_recorded() {
+        let Ok(ctx) = Context::new(ContextOptions::default()) else {
+            return; // no Vulkan device: nothing to check here
+        };
+        let buf = Buffer::device_local(&ctx, "test::fill", 64).unwrap();
+        ctx.submit("test::order", |rec| {
+            assert!(rec.ordered, "a submission starts behind its full barrier");
+            rec.fill("test::fill", buf.as_ref(), 0)?;
+            assert!(!rec.ordered, "a pass since the last barrier");
+            rec.order_block_run();
+            assert!(rec.ordered, "the block's run is ordered by a barrier");
+            rec.fill("test::fill", buf.as_ref(), 1)?;
+            rec.barrier();
+            assert!(rec.ordered, "a barrier orders what came before");
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(buf.read_vec::<u32>(1).unwrap(), [1]);
     }
 }

@@ -118,12 +118,13 @@ impl Context {
         );
         // `Recorder::new`'s promises hold by construction: `cmd` is this device's, from the context's compute
         // pool, recording until ended after `rec` drops, only on this thread (the pool is locked); the context
-        // and profiler are borrowed until the wait returns.
+        // and profiler are borrowed until the wait returns. The full barrier above orders all earlier work.
         let mut rec = Recorder {
             ctx: self,
             cmd,
             profiler,
             crumbs: Some(crumbs),
+            ordered: true,
         };
         if let Some(p) = rec.profiler.as_deref_mut() {
             // SAFETY: as above; the profiler's pool is of this device (`Profiler::new` takes the context).

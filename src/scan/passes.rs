@@ -83,8 +83,8 @@ pub fn status_bytes(tiles: u64, elem: super::ScanElem) -> u64 {
 }
 
 /// Records what a look-back run over `tiles` tiles needs before its pass; returns its status region and the
-/// `reset` push constant. Where the owner's block fits the run ([`owns_status`]): the block, behind a barrier that
-/// orders it after the block's last run, reset 1. Else `scratch`, cleared (labelled `clear`) and behind a barrier,
+/// `reset` push constant. Where the owner's block fits the run ([`owns_status`]): the block, ordered after its last
+/// run ([`Recorder::order_block_run`]), reset 1. Else `scratch`, cleared (labelled `clear`) and behind a barrier,
 /// reset 0; one tile touches no status (`LB_SINGLE`) and records nothing.
 pub(crate) fn record_status(
     rec: &mut Recorder,
@@ -98,7 +98,7 @@ pub(crate) fn record_status(
     let tiles = tiles as u64;
     match block {
         Some(block) if owns_status(policy, tiles, elem) => {
-            rec.barrier();
+            rec.order_block_run();
             Ok((block.region().slice(0, status_bytes(tiles, elem)), 1))
         }
         _ => {

@@ -108,17 +108,32 @@ pub fn skip(capability: &str, why: &str) {
 }
 
 /// Records `f` into a command buffer of the test's own (`Recorder::new`), with a profiler attached where the
-/// device has timestamps, then the barrier the caller owes (compute and transfer writes to host reads);
+/// device has timestamps, between the barriers the caller owes (before: compute and transfer writes to compute
+/// reads and writes; after: to host reads);
 /// submits it with a fence of its own and waits. Returns the labels of the passes recorded (None without
 /// timestamps). The caller holds the test lock ([`with_gpu`]) for `ctx`'s queue.
 pub fn record_own(
     ctx: &Arc<Context>,
     f: impl FnOnce(&mut vksort::Recorder),
 ) -> Option<Vec<String>> {
+    record_own_with(ctx, true, f)
+}
+
+/// [`record_own`] without a profiler: no timestamp between the passes, which on some GPUs (NVIDIA's) waits for
+/// the work before it, so passes that lack a barrier between them may overlap, as in a renderer's frame.
+pub fn record_unprofiled(ctx: &Arc<Context>, f: impl FnOnce(&mut vksort::Recorder)) {
+    record_own_with(ctx, false, f);
+}
+
+fn record_own_with(
+    ctx: &Arc<Context>,
+    profiled: bool,
+    f: impl FnOnce(&mut vksort::Recorder),
+) -> Option<Vec<String>> {
     use ash::vk;
     use vksort::gpu::Profiler;
     use vksort::Recorder;
-    let mut prof = Profiler::new(ctx, 256).ok();
+    let mut prof = profiled.then(|| Profiler::new(ctx, 256).ok()).flatten();
     let dev = ctx.device();
     // SAFETY: plain Vulkan on the context's device; the command buffer is recorded on this thread only, from
     // `begin` to `end`, with buffers (and the profiler) the caller keeps alive until the fence wait below has
@@ -147,6 +162,20 @@ pub fn record_own(
         if let Some(p) = prof.as_mut() {
             p.begin(dev, cmd);
         }
+        // The caller's barrier before vksort's commands: earlier ones (other tests' runs on this queue) ordered
+        // before them, as `Recorder::new` asks.
+        let before = vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE);
+        dev.cmd_pipeline_barrier(
+            cmd,
+            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+            vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
+            vk::DependencyFlags::empty(),
+            &[before],
+            &[],
+            &[],
+        );
         {
             let rec = Recorder::new(ctx, cmd);
             let mut rec = match prof.as_mut() {

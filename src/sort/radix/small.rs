@@ -36,8 +36,8 @@ impl RadixSort {
         tps * (self.policy.small.workgroup_size / self.plan.max).max(1)
     }
 
-    /// The small sort (`radix_small`), one pass behind a barrier that orders it after the status block's last
-    /// run: its workgroups each place `targets_per_subgroup` keys per subgroup, `few_targets_per_subgroup` up to
+    /// The small sort (`radix_small`), one pass ordered after the status block's last run
+    /// ([`Recorder::order_block_run`]): its workgroups each place `targets_per_subgroup` keys per subgroup, `few_targets_per_subgroup` up to
     /// `few_max` keys (see the shader for the in-place rule).
     pub(super) fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::{radix_small as sh, Spec};
@@ -59,7 +59,7 @@ impl RadixSort {
             algorithm: "small",
             reason: "this sorter was made for other algorithms".into(),
         })?;
-        rec.barrier();
+        rec.order_block_run();
         rec.pass("vksort::radix::small", &k)
             .bind(&[b.keys, va, b.alt_keys, vb, count, b.meta, block.region()])
             .push(&self.count_push(b))
