@@ -106,6 +106,8 @@ crate::policy::tunable! {
         pub staging: CompactStaging,
         /// Elements per invocation of compactions of at most [`CompactPolicy::small_max`] elements (default 16).
         pub small_items_per_invocation: u32,
+        /// Invocations per workgroup of those compactions when tiled (default: the scan's; NVIDIA 512).
+        pub small_workgroup_size: u32,
         /// Elements up to which `small_items_per_invocation` applies (default 2^22, CPU 0; docs/tuning.md).
         pub small_max: u64,
     }
@@ -120,36 +122,42 @@ impl CompactPolicy {
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
         let t = &crate::tuning::for_class(caps.class).compact;
+        let small_wg = match t.small_workgroup_size {
+            0 => scan.workgroup_size,
+            w => w
+                .min(caps.max_workgroup_invocations)
+                .max(scan.workgroup_size),
+        };
         Self {
-            small_items_per_invocation: t
-                .small_items_per_invocation
-                .max(min_items(scan.workgroup_size)),
+            small_items_per_invocation: t.small_items_per_invocation.max(min_items(small_wg)),
+            small_workgroup_size: small_wg,
             small_max: t.small_max,
             ..Self::from(scan)
         }
     }
 
-    /// Elements per invocation of a compaction of `n` elements (`n = 0` as 1: no small tier when `small_max` is 0).
-    pub fn items_for(&self, n: u64) -> u32 {
+    /// (invocations, elements per invocation) of a tile of a compaction of `n` elements (`n = 0` as 1: no small
+    /// tier when `small_max` is 0).
+    pub fn tile_for(&self, n: u64) -> (u32, u32) {
         if n.max(1) <= self.small_max {
-            self.small_items_per_invocation
+            (self.small_workgroup_size, self.small_items_per_invocation)
         } else {
-            self.scan.items_per_invocation
+            (self.scan.workgroup_size, self.scan.items_per_invocation)
         }
     }
 
     /// The most elements one workgroup takes in a compaction of `n` ([`ScanPolicy::single_workgroup_size`]).
     pub fn single_tile(&self, n: u64) -> u32 {
-        self.scan.single_workgroup() * self.items_for(n)
+        self.scan.single_workgroup() * self.tile_for(n).1
     }
 
     /// (invocations, elements per invocation) of a compaction of `n` elements: one workgroup where it fits.
     pub(crate) fn shape(&self, n: u64) -> (u32, u32) {
-        let items = self.items_for(n);
+        let (wg, items) = self.tile_for(n);
         if n <= self.single_tile(n) as u64 {
             (self.scan.single_workgroup(), items)
         } else {
-            (self.scan.workgroup_size, items)
+            (wg, items)
         }
     }
 
@@ -170,6 +178,7 @@ impl CompactPolicy {
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
         ScanPolicy {
+            workgroup_size: self.small_workgroup_size,
             items_per_invocation: self.small_items_per_invocation,
             ..self.scan
         }
@@ -184,6 +193,7 @@ impl From<ScanPolicy> for CompactPolicy {
             scan,
             staging: CompactStaging::Subgroup,
             small_items_per_invocation: scan.items_per_invocation,
+            small_workgroup_size: scan.workgroup_size,
             small_max: 0,
         }
     }
@@ -264,9 +274,7 @@ impl Compactor {
     /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
         let p = &self.policy;
-        let small = p.scan.workgroup_size
-            * p.small_items_per_invocation
-                .min(p.scan.items_per_invocation);
+        let small = (p.small_workgroup_size * p.small_items_per_invocation).min(p.scan.tile());
         status_bytes(max_n.div_ceil(small as u64).max(1), ScanElem::U32)
     }
 
@@ -516,8 +524,13 @@ mod policy_keys {
         let keys = crate::policy::legend_paths::<CompactPolicy>();
         assert_eq!(keys[0], "scan.workgroup_size");
         assert_eq!(
-            keys[keys.len() - 3..],
-            ["staging", "small_items_per_invocation", "small_max"]
+            keys[keys.len() - 4..],
+            [
+                "staging",
+                "small_items_per_invocation",
+                "small_workgroup_size",
+                "small_max"
+            ]
         );
         let p = CompactPolicy::from(crate::scan::TEST_POLICY);
         let q = p

@@ -56,6 +56,8 @@ pub(crate) struct ScanTuning {
 pub(crate) struct CompactTuning {
     /// Elements per invocation of small compactions (raised to the smallest tile).
     pub small_items_per_invocation: u32,
+    /// Invocations per workgroup of small tiled compactions (0: the scan's).
+    pub small_workgroup_size: u32,
     /// The most elements of a small compaction (0: none is small).
     pub small_max: u64,
 }
@@ -181,6 +183,7 @@ pub(crate) const GENERIC: ClassTuning = ClassTuning {
     },
     compact: CompactTuning {
         small_items_per_invocation: 16,
+        small_workgroup_size: 0,
         small_max: 1 << 22,
     },
     copy: CopyTuning {
@@ -258,6 +261,10 @@ pub(crate) const NVIDIA: ClassTuning = ClassTuning {
     quicksort: QuicksortTuning {
         local_workgroup_size: Some(1024),
         ..GENERIC.quicksort
+    },
+    compact: CompactTuning {
+        small_workgroup_size: 512,
+        ..GENERIC.compact
     },
     crossovers: &[
         nvidia_merge(0, 1 << 19),

@@ -269,9 +269,12 @@ fn compact_predicates_and_staging() {
             Predicate::InRange { lo: 10, hi: 3 },
         ];
         let base = CompactPolicy::for_device(ctx.caps());
-        // Two tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation (lavapipe: 128 x 8).
+        // Two tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation, twice as many
+        // invocations where the device allows (lavapipe: 256 x 8).
         let mut tiered = base;
-        tiered.small_items_per_invocation = 8.max(512 / base.scan.workgroup_size);
+        tiered.small_workgroup_size =
+            (2 * base.scan.workgroup_size).min(ctx.caps().max_workgroup_invocations);
+        tiered.small_items_per_invocation = 8.max(512 / tiered.small_workgroup_size);
         tiered.small_max = 3 * base.scan.tile() as u64;
         for (staging, tiers) in [
             (CompactStaging::Direct, base),
@@ -282,7 +285,7 @@ fn compact_predicates_and_staging() {
             let mut policy = tiers;
             policy.staging = staging;
             let tile = policy.scan.tile() as usize;
-            let small = (policy.scan.workgroup_size * policy.small_items_per_invocation) as usize;
+            let small = (policy.small_workgroup_size * policy.small_items_per_invocation) as usize;
             for n in [
                 0,
                 1,
