@@ -124,8 +124,8 @@ impl CompactPolicy {
         let t = &crate::tuning::for_class(caps.class).compact;
         let small_wg = match t.small_workgroup_size {
             0 => scan.workgroup_size,
-            w => w
-                .min(caps.max_workgroup_invocations)
+            w => SubgroupPlan::for_device(caps)
+                .pow2_workgroup_size(caps, w)
                 .max(scan.workgroup_size),
         };
         Self {

@@ -56,6 +56,12 @@ impl SubgroupPlan {
         wg / self.max * self.max
     }
 
+    /// [`SubgroupPlan::workgroup_size`] rounded down to a power of two (at least the largest subgroup size).
+    pub fn pow2_workgroup_size(&self, caps: &DeviceCaps, wish: u32) -> u32 {
+        let w = self.workgroup_size(caps, wish);
+        (1u32 << (31 - w.leading_zeros())).max(self.max)
+    }
+
     /// The kernel `shader` with workgroup size `wg`, this plan's subgroup sizes and the constants of `spec`.
     pub fn kernel(
         &self,

@@ -73,10 +73,7 @@ impl ScanPolicy {
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let t = &crate::tuning::for_class(caps.class).scan;
         let plan = SubgroupPlan::for_device(caps);
-        let pow2 = |wish: u32| {
-            let w = plan.workgroup_size(caps, wish);
-            (1u32 << (31 - w.leading_zeros())).max(plan.max)
-        };
+        let pow2 = |wish: u32| plan.pow2_workgroup_size(caps, wish);
         let wg = pow2(t.workgroup_size);
         let single = match t.single_workgroup_size {
             0 => 0,

@@ -36,9 +36,8 @@ impl RadixSort {
         tps * (self.policy.small.workgroup_size / self.plan.max).max(1)
     }
 
-    /// The small sort (`radix_small`), one pass ordered after the status block's last run
-    /// ([`Recorder::order_block_run`]): its workgroups each place `targets_per_subgroup` keys per subgroup, `few_targets_per_subgroup` up to
-    /// `few_max` keys (see the shader for the in-place rule).
+    /// The small sort (`radix_small`), one pass after [`Recorder::order_block_run`]: each subgroup places
+    /// `targets_per_subgroup` keys, `few_targets_per_subgroup` up to `few_max` (the shader: the in-place rule).
     pub(super) fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::{radix_small as sh, Spec};
         let (p, capacity) = (&self.policy.small, self.small_capacity());
