@@ -52,7 +52,7 @@ fn pass_sizes(b: usize) -> Vec<usize> {
 #[test]
 fn push_constant_structs_match_reflection() {
     for (shader, size, bindings) in [
-        ("merge_block", std::mem::size_of::<block::BlockPush>(), 5),
+        ("merge_block", std::mem::size_of::<block::BlockPush>(), 6),
         (
             "merge_partition",
             std::mem::size_of::<partition::PartitionPush>(),

@@ -12,7 +12,7 @@
 //
 // Push constants: every pass's block starts with ITEM_PUSH (the Rust `ItemPush`):
 //   n_host      the host's count (use_count == 0)
-//   use_count   1: n is the GPU-side count, clamped, that `sort_count` left in meta[CTRL_N]
+//   use_count   1: n is the GPU-side count, clamped, that the first pass left in meta[CTRL_N]
 //   capacity    the count the sort was recorded for (n <= capacity)
 //   key_kind    keys.glsl KEY_KIND_* or KEY_KIND_U128
 //   flags       bit 0: descending

@@ -17,7 +17,5 @@ layout(push_constant) uniform Push {
 void main() {
     if (gl_LocalInvocationID.x != 0u || flat_group_id() != 0u) return;
     uint raw = count[pc.count_word];
-    meta[CTRL_N] = min(raw, pc.capacity);
-    meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
-    meta[CTRL_RAW_COUNT] = raw;
+    CTRL_RECORD_COUNT(meta, min(raw, pc.capacity), raw, pc.capacity)
 }

@@ -2,8 +2,8 @@
 //! the bit range as a mask), the push constants every comparison pass starts with (`ITEM_PUSH`,
 //! `glsl/include/items.glsl`), the buffer checks, the GPU-side count pass, scratch regions after the control
 //! block (at offset 0, so `control_offset` is 0) and the planning recordings that build pipelines ahead of
-//! time. With a GPU-side count the first pass (`vksort::sort::count`) clamps it into the control block and the
-//! passes, recorded for the capacity, read n from there (docs/architecture.md, "Layers").
+//! time. With a GPU-side count the first pass (`vksort::sort::count`, or merge's block pass) clamps it into the
+//! control block and the passes, recorded for the capacity, read n from there (docs/architecture.md, "Layers").
 
 use super::algorithm::SortAlgorithm;
 use super::backend::{Capabilities, Overrides, SortBackend, SortBuffers, StorageRequirements};

@@ -25,11 +25,13 @@ const uint TAG_WORDS = WG_SIZE * KPT / 2u * ((VAL_WORDS + 1u) / 2u);
 #include "merge_side.glsl"
 #include "merge_tile.glsl"
 
-BUFFER(4, readonly, meta);
+BUFFER(4, , meta);
+BUFFER(5, readonly, count);
 
 layout(push_constant) uniform Push {
     ITEM_PUSH
     uint block_tile;   // the policy's tile (the merge passes' unit): decides P(n) and so the side written
+    uint count_word;   // use_count: the count's word in binding `count`
 } pc;
 
 // With values, every key carries its tag through the rounds.
@@ -134,7 +136,13 @@ void store_tile(uint base, uint m, uint side) {
 
 void main() {
     items_init(pc.key_kind, pc.flags, ITEM_MASK(pc));
-    uint n = ITEM_N(pc);
+    // The first pass reads a GPU-side count itself (no sort_count pass before it): one dependent dispatch less.
+    uint n = pc.n_host;
+    if (pc.use_count != 0u) {
+        uint raw = count[pc.count_word];
+        n = min(raw, pc.capacity);
+        if (flat_group_id() == 0u && gl_LocalInvocationIndex == 0u) CTRL_RECORD_COUNT(meta, n, raw, pc.capacity)
+    }
     uint base = flat_group_id() * TILE;
     if (base >= n) return;
     uint side = merge_passes(n, pc.block_tile) & 1u;

@@ -43,11 +43,7 @@ void main() {
     uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
     uint n = min(raw, pc.capacity);
     if (t == 0u) {
-        if (lid == 0u) {
-            meta[CTRL_N] = n;
-            meta[CTRL_RAW_COUNT] = raw;
-            meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
-        }
+        if (lid == 0u) CTRL_RECORD_COUNT(meta, n, raw, pc.capacity)
         // The counts row, then the bucket pass's cooperative-helper control words (4 per bucket).
         for (uint d = lid; d < 5u * RADIX; d += WG_SIZE) tables[(4u + RADIX) * pc.stride + d] = 0u;
     }

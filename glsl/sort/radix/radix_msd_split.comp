@@ -71,11 +71,7 @@ uint w0[KPT], w1[KPT], v0[KPT], v1[KPT];
 uint read_count(uint t) {
     uint raw = pc.use_count != 0u ? count[pc.count_word] : pc.n_host;
     uint n = min(raw, pc.capacity);
-    if (pc.one_tile != 0u && t == 0u && gl_LocalInvocationID.x == 0u) {
-        meta[CTRL_N] = n;
-        meta[CTRL_RAW_COUNT] = raw;
-        meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
-    }
+    if (pc.one_tile != 0u && t == 0u && gl_LocalInvocationID.x == 0u) CTRL_RECORD_COUNT(meta, n, raw, pc.capacity)
     return n;
 }
 

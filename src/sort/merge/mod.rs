@@ -81,6 +81,9 @@ pub(crate) struct Sides {
     pub sides: [Region; 4],
     pub meta: Region,
     pub partition: Region,
+    /// A GPU-side count, which the block pass reads (the control block as a stand-in for a host count).
+    pub count: Region,
+    pub count_word: u32,
 }
 
 impl MergeSort {
@@ -149,10 +152,7 @@ impl MergeSort {
             return Ok(());
         }
         let s = self.sides(&c, &layout);
-        rec.scope("vksort::sort", |rec| {
-            items::record_count(ctx, &self.plan, rec, &c, n)?;
-            self.record_passes(rec, &s, &count)
-        })
+        rec.scope("vksort::sort", |rec| self.record_passes(rec, &s, &count))
     }
 
     /// A kernel of the merge sort: `shader` with workgroup size `wg`, the items' constants, `MASKED` and `spec`.
@@ -185,7 +185,7 @@ impl MergeSort {
         }
     }
 
-    /// The block pass, then per merge pass its partition pass (unless fused) and the merge pass.
+    /// The block pass (it reads a GPU-side count), then per merge pass its partition pass (unless fused) and merge.
     fn record_passes(&self, rec: &mut Recorder, s: &Sides, count: &Count) -> Result<()> {
         let (ctx, p, n) = (rec.ctx(), &self.policy, count.max_n());
         let items = self.items.push(count);
@@ -194,8 +194,12 @@ impl MergeSort {
         let kpt = Spec::new().with(merge_block::KPT, p.block_items_per_invocation);
         let k = self.kernel(ctx, merge_block::SHADER, false, p.block_workgroup_size, kpt)?;
         rec.pass("vksort::merge::block", &k)
-            .bind(&[k0, v0, k1, v1, s.meta])
-            .push(&BlockPush { items, block_tile })
+            .bind(&[k0, v0, k1, v1, s.meta, s.count])
+            .push(&BlockPush {
+                items,
+                block_tile,
+                count_word: s.count_word,
+            })
             .groups(n.div_ceil(p.block_tile()) as u32)?;
         let tiles = n.div_ceil(p.merge_tile());
         let (wg, lanes) = (p.partition_workgroup_size, p.partition_lanes);
@@ -252,6 +256,8 @@ impl MergeSort {
             ],
             meta: c.meta,
             partition: region(layout.partition),
+            count: c.count.map_or(c.meta, |b| b.buffer),
+            count_word: c.count.map_or(0, |b| b.word),
         }
     }
 }
@@ -262,6 +268,8 @@ crate::gpu::push_block! {
         pub items: ItemPush,
         /// The policy's block tile (decides P(n), and so the side written).
         pub block_tile: u32,
+        /// The GPU-side count's word in its binding.
+        pub count_word: u32,
     }
 }
 
