@@ -685,7 +685,8 @@ fn small_capacity_is_the_sorters() {
 }
 
 /// The small sort with fewer targets per subgroup up to `few_max` keys (more, shorter workgroups; NVIDIA's policy
-/// has it, lavapipe's not): sizes on both sides of `few_max`, host and GPU-side counts, keys and pairs.
+/// has it, lavapipe's not): sizes on both sides of `few_max`, host and GPU-side counts, keys and pairs; GPU-side
+/// counts on both sides of `few_max` under a capacity past it (the kernel then chooses by the count).
 #[test]
 fn small_sort_few_targets() {
     with_gpu(|ctx| {
@@ -704,7 +705,9 @@ fn small_sort_few_targets() {
                 check(ctx, &c, &gen(key, Dist::Entropy(2), n, n as u64), None);
             }
             check(ctx, &c, &gen(key, Dist::Uniform, 1000, 5), Some(700));
-            check(ctx, &c, &gen(key, Dist::Uniform, 1400, 6), Some(1200));
+            for m in [2, 33, 700, 1000, 1001, 1200] {
+                check(ctx, &c, &gen(key, Dist::Uniform, 1400, m as u64), Some(m));
+            }
         }
     });
 }

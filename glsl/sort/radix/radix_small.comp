@@ -9,7 +9,8 @@
 // with their places, and the last workgroup to finish moves the deferred ones. That last one also zeroes the
 // block's header, so the next run (ordered by the host's barrier) finds it as this one did.
 // n is the host's (push constant) or read from the count buffer and clamped to the capacity (workgroup 0 then
-// records n and the overflow flag in the control block).
+// records n and the overflow flag in the control block). A GPU-side count of at most FEW_MAX keys places
+// FEW_TPS keys per subgroup (more, shorter workgroups: the host's grid covers both), as a host count would.
 #extension GL_KHR_memory_scope_semantics : require
 #include "common.glsl"
 #include "keys.glsl"
@@ -19,6 +20,8 @@ layout(constant_id = 2) const uint TPS = 4;          // targets per subgroup
 layout(constant_id = 3) const uint MAX_KEYS = 2048;  // the capacity: keys held in shared memory
 layout(constant_id = 4) const uint KEY_WORDS = 1;
 layout(constant_id = 5) const uint VAL_WORDS = 0;
+layout(constant_id = 6) const uint FEW_TPS = 4;      // <= TPS
+layout(constant_id = 7) const uint FEW_MAX = 0;      // 0: TPS whatever the count
 
 const uint LOAD_BATCH = 8u;   // key loads issued before their shared stores
 const uint READ_BATCH = 4u;   // shared keys read per step of the counting loop
@@ -97,28 +100,19 @@ void finish_last(uint n, uint placed) {
     }
 }
 
-void main() {
-    uint n = pc.n_host;
-    if (pc.use_count != 0u) {
-        uint raw = count[pc.count_word];
-        n = min(raw, pc.capacity);
-        if (flat_group_id() == 0u && gl_LocalInvocationID.x == 0u) {
-            meta[CTRL_N] = n;
-            meta[CTRL_RAW_COUNT] = raw;
-            meta[CTRL_OVERFLOW] = raw > pc.capacity ? 1u : 0u;
-        }
-    }
-    n = min(n, MAX_KEYS);
-    if (n <= 1u) return;
-    uint placed = TPS * gl_NumSubgroups;
+// Ranks the targets of this workgroup, `tps` per subgroup (TPS or FEW_TPS: a constant once inlined), and
+// writes them in place or defers them.
+void rank(uint n, uint tps) {
+    uint placed = tps * gl_NumSubgroups;
     uint group = flat_group_id();
     uint groups = (n + placed - 1u) / placed;
     if (group >= groups) return;
     bool desc = (pc.flags & 1u) != 0u;
     load_keys(n, desc, range_mask(pc.lo, pc.hi));
-    uint t0 = group * placed + gl_SubgroupID * TPS;
+    uint t0 = group * placed + gl_SubgroupID * tps;
     uvec2 raw_key[TPS], raw_val[TPS];
     [[unroll]] for (uint a = 0u; a < TPS; a++) {
+        if (a >= tps) break;
         uint ti = min(t0 + a, n - 1u);
         raw_key[a] = load_key(ti);
         raw_val[a] = uvec2(0u);
@@ -130,6 +124,7 @@ void main() {
     uvec2 target[TPS];
     uint ahead[TPS];
     [[unroll]] for (uint a = 0u; a < TPS; a++) {
+        if (a >= tps) break;
         uint ti = min(t0 + a, n - 1u);
         target[a] = uvec2(s_lo[ti], KEY_WORDS == 2u ? s_hi[ti] : 0u);
         ahead[a] = 0u;
@@ -143,19 +138,24 @@ void main() {
         }
         [[unroll]] for (uint q = 0u; q < READ_BATCH; q++) {
             [[unroll]] for (uint a = 0u; a < TPS; a++) {
+                if (a >= tps) break;
                 ahead[a] += before(kq[q], j + q * gl_SubgroupSize, target[a], t0 + a) ? 1u : 0u;
             }
         }
     }
     for (; j < n; j += gl_SubgroupSize) {
         uvec2 kj = uvec2(s_lo[j], KEY_WORDS == 2u ? s_hi[j] : 0u);
-        [[unroll]] for (uint a = 0u; a < TPS; a++) ahead[a] += before(kj, j, target[a], t0 + a) ? 1u : 0u;
+        [[unroll]] for (uint a = 0u; a < TPS; a++) {
+            if (a >= tps) break;
+            ahead[a] += before(kj, j, target[a], t0 + a) ? 1u : 0u;
+        }
     }
     if (gl_LocalInvocationIndex == 0u) s_flag = atomicAdd(sb_readers, 0u) == groups ? 1u : 0u;
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                    gl_SemanticsAcquireRelease);
     bool in_place = s_flag != 0u;
     [[unroll]] for (uint a = 0u; a < TPS; a++) {
+        if (a >= tps) break;
         uint place = subgroupAdd(ahead[a]);
         uint ti = t0 + a;
         if (ti < n && gl_SubgroupInvocationID == a % gl_SubgroupSize) {
@@ -178,4 +178,17 @@ void main() {
     controlBarrier(gl_ScopeWorkgroup, gl_ScopeDevice, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
                    gl_SemanticsAcquireRelease);
     if (s_flag != 0u) finish_last(n, placed);
+}
+
+void main() {
+    uint n = pc.n_host;
+    if (pc.use_count != 0u) {
+        uint raw = count[pc.count_word];
+        n = min(raw, pc.capacity);
+        if (flat_group_id() == 0u && gl_LocalInvocationID.x == 0u) CTRL_RECORD_COUNT(meta, n, raw, pc.capacity)
+    }
+    n = min(n, MAX_KEYS);
+    if (n <= 1u) return;
+    if (FEW_MAX != 0u && n <= FEW_MAX) rank(n, FEW_TPS);
+    else rank(n, TPS);
 }

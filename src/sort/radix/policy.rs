@@ -112,7 +112,7 @@ tunable! {
         pub items_per_invocation: u32,
         /// Keys each subgroup places: a workgroup places this many per subgroup, every key compared with all n.
         pub targets_per_subgroup: u32,
-        /// Sorts of at most this many keys place `few_targets_per_subgroup` instead (0: none).
+        /// Sorts of at most this many keys (0: none; GPU-side counts: on the GPU) place `few_targets_per_subgroup`.
         pub few_max: u32,
         /// Keys each subgroup places in sorts of at most `few_max` keys: more workgroups, each shorter.
         pub few_targets_per_subgroup: u32,

@@ -38,19 +38,30 @@ impl RadixSort {
 
     /// The small sort (`radix_small`), one pass after [`Recorder::order_block_run`]: each subgroup places
     /// `targets_per_subgroup` keys, `few_targets_per_subgroup` up to `few_max` (the shader: the in-place rule).
+    /// A GPU-side count whose capacity is past `few_max` chooses on the GPU, over a grid that covers both.
     pub(super) fn record_small(&self, rec: &mut Recorder, b: &Bindings) -> Result<()> {
         use crate::shaders::{radix_small as sh, Spec};
         let (p, capacity) = (&self.policy.small, self.small_capacity());
         let n = b.max_n.min(capacity as u64).max(1);
-        let tps = match n <= p.few_max as u64 {
+        let few = n <= p.few_max as u64;
+        let tps = match few {
             true => p.few_targets_per_subgroup,
             false => p.targets_per_subgroup,
         };
+        let few_max = match b.count.is_some() && !few && p.few_targets_per_subgroup <= tps {
+            true => p.few_max,
+            false => 0,
+        };
+        let groups = n
+            .div_ceil(self.small_placed(tps) as u64)
+            .max((few_max as u64).div_ceil(self.small_placed(p.few_targets_per_subgroup) as u64));
         let spec = Spec::new()
             .with(sh::TPS, tps)
             .with(sh::MAX_KEYS, capacity)
             .with(sh::KEY_WORDS, self.key_words)
-            .with(sh::VAL_WORDS, self.val_words);
+            .with(sh::VAL_WORDS, self.val_words)
+            .with(sh::FEW_TPS, p.few_targets_per_subgroup)
+            .with(sh::FEW_MAX, few_max);
         let k = self.kernel(sh::SHADER, p.workgroup_size, spec)?;
         let (count, _) = b.count.unwrap_or((b.meta, 0));
         let (va, vb) = b.vals();
@@ -62,7 +73,7 @@ impl RadixSort {
         rec.pass("vksort::radix::small", &k)
             .bind(&[b.keys, va, b.alt_keys, vb, count, b.meta, block.region()])
             .push(&self.count_push(b))
-            .groups(n.div_ceil(self.small_placed(tps) as u64) as u32)
+            .groups(groups as u32)
     }
 
     /// The count and key fields the small sort shares with the MSD split pass.
