@@ -9,7 +9,7 @@
 // tile 0 and a prefix of 0 without touching the scratch (which the host then need not clear).
 // LB_RESET (optional, a uniform bool expression): the run leaves the scratch as it found it, all zero. The
 // workgroup that finishes last (word 2 counts them) zeroes the header and the status words of every tile
-// claimed, so a status buffer that starts zeroed needs no clear before the next run (the host's barrier
+// claimed, so a status buffer that starts zeroed needs no clear before the next run (a barrier
 // between runs orders them).
 // Scratch (zero at the start: cleared by the host, or left so by the last LB_RESET run): word 0 the tile
 // counter (tiles are claimed in start order), word 1 the fallback counter, word 2 the finished workgroups

@@ -7,7 +7,7 @@
 // In place without a copy: a workgroup writes its targets into the caller's arrays only once every workgroup
 // has read them (the block's reader count is complete); else it defers, parking them in the scratch (alt_*)
 // with their places, and the last workgroup to finish moves the deferred ones. That last one also zeroes the
-// block's header, so the next run (ordered by the host's barrier) finds it as this one did.
+// block's header, so the next run (ordered by a barrier: the caller's, or vksort's) finds it as this one did.
 // n is the host's (push constant) or read from the count buffer and clamped to the capacity (workgroup 0 then
 // records n and the overflow flag in the control block). A GPU-side count of at most FEW_MAX keys places
 // FEW_TPS keys per subgroup (more, shorter workgroups: the host's grid covers both), as a host count would.
