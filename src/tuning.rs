@@ -427,8 +427,7 @@ pub(crate) const RADIX_GENERIC: RadixPolicy = RadixPolicy {
 };
 
 /// NVIDIA: tiles that keep 3 workgroups per SM within 48 KiB of shared memory, lane-mask peer matching,
-/// short tiles up to 2^18 keys, the rank sort up to 4096 keys, Onesweep fused up to 2^21 keys (a GPU-side
-/// count's capacity of 2^21 then runs the form its count of 2^20 runs).
+/// short tiles up to 2^18 keys, the rank sort up to 4096 keys, Onesweep fused up to 2^21 keys.
 const RADIX_NVIDIA: RadixPolicy = RadixPolicy {
     tile: RankTile {
         rank_counters: RankCounters::Packed16,
