@@ -275,10 +275,6 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
     })
     .unwrap();
     let m = gpu_n.unwrap_or(n);
-    let perm = sort::types::reference_permutation(c.key, &raw[..m], c.order, c.bits);
-    let mut want_k: Vec<u64> = perm.iter().map(|&i| raw[i]).collect();
-    want_k.extend_from_slice(&raw[m..]);
-    let got_k = kb.read_vec::<u32>(kw.len()).unwrap();
     let label = format!(
         "{:?} {:?} {:?} {:?} {:?} n={n} gpu_n={gpu_n:?} -> {:?}",
         c.key,
@@ -288,7 +284,26 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
         c.algorithm,
         sorter.algorithm_for(n as u64)
     );
+    verify(c, raw, m, &kb, &vb, &label);
+    if gpu_n.is_some() {
+        let meta = scratch
+            .read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize)
+            .unwrap();
+        let base = (sorter.control_offset(n as u64) / 4) as usize;
+        assert_eq!(meta[base + count::CTRL_N as usize], m as u32, "{label}");
+        assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 0, "{label}");
+    }
+}
+
+/// Checks that `kb` and `vb` hold `raw`'s first `m` keys (with [`values_for`]'s values) as the CPU reference
+/// sorts them, equal keys in input order, and the rest as they were.
+fn verify(c: &Case, raw: &[u64], m: usize, kb: &Buffer, vb: &Buffer, label: &str) {
+    let vals = values_for(raw.len(), c.value);
+    let perm = sort::types::reference_permutation(c.key, &raw[..m], c.order, c.bits);
+    let mut want_k: Vec<u64> = perm.iter().map(|&i| raw[i]).collect();
+    want_k.extend_from_slice(&raw[m..]);
     let want_kw = to_words(&want_k, c.key.bytes());
+    let got_k = kb.read_vec::<u32>(want_kw.len()).unwrap();
     if got_k != want_kw {
         let first = got_k.iter().zip(&want_kw).position(|(a, b)| a != b);
         panic!("keys differ: {label}; first difference at word {first:?}");
@@ -302,14 +317,6 @@ fn check(ctx: &Arc<Context>, c: &Case, raw: &[u64], gpu_n: Option<usize>) {
             let first = got_v.iter().zip(&want_vw).position(|(a, b)| a != b);
             panic!("values differ (stability): {label}; first difference at word {first:?}");
         }
-    }
-    if gpu_n.is_some() {
-        let meta = scratch
-            .read_vec::<u32>((sorter.control_offset(n as u64) / 4 + 4) as usize)
-            .unwrap();
-        let base = (sorter.control_offset(n as u64) / 4) as usize;
-        assert_eq!(meta[base + count::CTRL_N as usize], m as u32, "{label}");
-        assert_eq!(meta[base + count::CTRL_OVERFLOW as usize], 0, "{label}");
     }
 }
 
@@ -725,14 +732,14 @@ fn small_sorts_back_to_back_in_one_recorder() {
         let n = small_capacity(ctx, &c);
         let s = c.sorter(ctx, n).unwrap();
         let scratch_bytes = s.storage_requirements(n as u64).unwrap().scratch_bytes;
+        let vw = to_words(&values_for(n, c.value), 4);
         let runs: Vec<_> = (0..6u64)
             .map(|i| {
-                let keys = Rng(40 + i).vec_u32(n);
-                let vals: Vec<u32> = (0..n as u32).collect();
-                let kb = Buffer::from_slice(ctx, "test::keys", &keys).unwrap();
-                let vb = Buffer::from_slice(ctx, "test::vals", &vals).unwrap();
+                let raw = gen(c.key, Dist::Uniform, n, 40 + i);
+                let kb = Buffer::from_slice(ctx, "test::keys", &to_words(&raw, 4)).unwrap();
+                let vb = Buffer::from_slice(ctx, "test::vals", &vw).unwrap();
                 let sb = Buffer::device_local(ctx, "test::scratch", scratch_bytes).unwrap();
-                (keys, kb, vb, sb)
+                (raw, kb, vb, sb)
             })
             .collect();
         common::record_unprofiled(ctx, |rec| {
@@ -741,23 +748,8 @@ fn small_sorts_back_to_back_in_one_recorder() {
                     .unwrap();
             }
         });
-        for (i, (keys, kb, vb, _)) in runs.iter().enumerate() {
-            let mut want: Vec<(u32, u32)> = keys.iter().copied().zip(0..).collect();
-            want.sort_by_key(|&(k, _)| k);
-            let got: Vec<(u32, u32)> = kb
-                .read_vec::<u32>(n)
-                .unwrap()
-                .into_iter()
-                .zip(vb.read_vec::<u32>(n).unwrap())
-                .collect();
-            let keys_only = |v: &[(u32, u32)]| v.iter().map(|p| p.0).collect::<Vec<_>>();
-            assert_eq!(keys_only(&got), keys_only(&want), "run {i}: keys");
-            for (k, v) in &got {
-                assert_eq!(
-                    keys[*v as usize], *k,
-                    "run {i}: a value not its key's index"
-                );
-            }
+        for (i, (raw, kb, vb, _)) in runs.iter().enumerate() {
+            verify(&c, raw, n, kb, vb, &format!("back-to-back run {i}"));
         }
     });
 }
