@@ -96,20 +96,31 @@ crate::policy::leaf_field! {
 }
 
 crate::policy::tunable! {
-    /// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]) and the stores (override keys: the
-    /// field paths, e.g. `scan.workgroup_size`).
+    /// A size tier of the compaction: the tile of compactions of at most `max` elements.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct CompactTier {
+        /// Elements up to which this tier's tile applies (0: no tier).
+        pub max: u64,
+        /// Invocations per workgroup when tiled.
+        pub workgroup_size: u32,
+        /// Elements per invocation.
+        pub items_per_invocation: u32,
+    }
+}
+
+crate::policy::tunable! {
+    /// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]), the stores, and two size tiers
+    /// below the scan's tile (override keys: the field paths, e.g. `scan.workgroup_size`, `mid.max`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct CompactPolicy {
         /// Tile shape and look-back. Default: [`ScanPolicy::for_device_compact`].
         pub scan: ScanPolicy,
         /// How kept elements are stored (0 direct, 1 tile, 2 subgroup). Default: [`CompactStaging::Subgroup`].
         pub staging: CompactStaging,
-        /// Elements per invocation of compactions of at most [`CompactPolicy::small_max`] elements (default 16).
-        pub small_items_per_invocation: u32,
-        /// Invocations per workgroup of those compactions when tiled (default: the scan's; NVIDIA 512).
-        pub small_workgroup_size: u32,
-        /// Elements up to which `small_items_per_invocation` applies (default 2^22, CPU 0; docs/tuning.md).
-        pub small_max: u64,
+        /// The tile up to `small.max` elements (default 16 per invocation up to 2^22; NVIDIA 512 x 16 up to 2^21).
+        pub small: CompactTier,
+        /// The tile above `small.max`, up to `mid.max` elements (default none; NVIDIA 1024 x 16 up to 2^23).
+        pub mid: CompactTier,
     }
 }
 
@@ -122,27 +133,34 @@ impl CompactPolicy {
     pub fn for_device(caps: &DeviceCaps) -> Self {
         let scan = ScanPolicy::for_device_compact(caps);
         let t = &crate::tuning::for_class(caps.class).compact;
-        let small_wg = match t.small_workgroup_size {
-            0 => scan.workgroup_size,
-            w => SubgroupPlan::for_device(caps)
-                .pow2_workgroup_size(caps, w)
-                .max(scan.workgroup_size),
+        // A tier's workgroup: 0 is the scan's; else a power of two the device takes, at least the scan's.
+        let tier = |t: &CompactTier| {
+            let wg = match t.workgroup_size {
+                0 => scan.workgroup_size,
+                w => SubgroupPlan::for_device(caps)
+                    .pow2_workgroup_size(caps, w)
+                    .max(scan.workgroup_size),
+            };
+            CompactTier {
+                max: t.max,
+                workgroup_size: wg,
+                items_per_invocation: t.items_per_invocation.max(min_items(wg)),
+            }
         };
         Self {
-            small_items_per_invocation: t.small_items_per_invocation.max(min_items(small_wg)),
-            small_workgroup_size: small_wg,
-            small_max: t.small_max,
+            small: tier(&t.small),
+            mid: tier(&t.mid),
             ..Self::from(scan)
         }
     }
 
-    /// (invocations, elements per invocation) of a tile of a compaction of `n` elements (`n = 0` as 1: no small
-    /// tier when `small_max` is 0).
+    /// (invocations, elements per invocation) of a tile of a compaction of `n` elements (`n = 0` as 1): the
+    /// first tier whose `max` it is within, else the scan's.
     pub fn tile_for(&self, n: u64) -> (u32, u32) {
-        if n.max(1) <= self.small_max {
-            (self.small_workgroup_size, self.small_items_per_invocation)
-        } else {
-            (self.scan.workgroup_size, self.scan.items_per_invocation)
+        let n = n.max(1);
+        match [self.small, self.mid].into_iter().find(|t| n <= t.max) {
+            Some(t) => (t.workgroup_size, t.items_per_invocation),
+            None => (self.scan.workgroup_size, self.scan.items_per_invocation),
         }
     }
 
@@ -174,27 +192,42 @@ impl CompactPolicy {
         tiles > 1 && !owns_status(&self.scan, tiles, ScanElem::U32)
     }
 
-    /// Checks both tile shapes against the device.
+    /// Checks every tile shape against the device.
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
-        ScanPolicy {
-            workgroup_size: self.small_workgroup_size,
-            items_per_invocation: self.small_items_per_invocation,
-            ..self.scan
+        for t in [self.small, self.mid] {
+            ScanPolicy {
+                workgroup_size: t.workgroup_size,
+                items_per_invocation: t.items_per_invocation,
+                ..self.scan
+            }
+            .validate(caps)?;
         }
-        .validate(caps)
+        Ok(())
+    }
+
+    /// The smallest tile of any tier (and the scan's): the status's size.
+    fn smallest_tile(&self) -> u32 {
+        [self.small, self.mid]
+            .iter()
+            .map(|t| t.workgroup_size * t.items_per_invocation)
+            .fold(self.scan.tile(), u32::min)
     }
 }
 
 impl From<ScanPolicy> for CompactPolicy {
-    /// `scan`'s tile for every size (no small tier), with the default staging.
+    /// `scan`'s tile for every size (no tiers), with the default staging.
     fn from(scan: ScanPolicy) -> Self {
+        let none = CompactTier {
+            max: 0,
+            workgroup_size: scan.workgroup_size,
+            items_per_invocation: scan.items_per_invocation,
+        };
         Self {
             scan,
             staging: CompactStaging::Subgroup,
-            small_items_per_invocation: scan.items_per_invocation,
-            small_workgroup_size: scan.workgroup_size,
-            small_max: 0,
+            small: none,
+            mid: none,
         }
     }
 }
@@ -229,9 +262,11 @@ impl Compactor {
             status: Some(StatusLease::new(ctx)?),
         };
         // Every shape: each tier's first count (one workgroup where it fits) and the first past its single tile.
+        let (small, mid) = (policy.small.max, policy.mid.max);
         let tiers = [
-            (policy.small_max > 0).then_some(1),
-            Some(policy.small_max + 1),
+            Some(1),
+            (small > 0).then_some(small + 1),
+            (mid > small).then_some(mid + 1),
         ];
         for first in tiers.into_iter().flatten() {
             let tiled = first.max(policy.single_tile(first) as u64 + 1);
@@ -265,7 +300,7 @@ impl Compactor {
         self.plan.kernel(ctx, shader, wg, spec)
     }
 
-    /// Elements per tile of a compaction of `n` elements ([`CompactPolicy::small_max`], one workgroup).
+    /// Elements per tile of a compaction of `n` elements ([`CompactPolicy::tile_for`], one workgroup).
     pub fn tile_size(&self, n: u64) -> u32 {
         let (wg, items) = self.policy.shape(n);
         wg * items
@@ -273,9 +308,8 @@ impl Compactor {
 
     /// Scratch bytes of a compaction of up to `max_n` elements (sized by the smaller tile).
     pub fn scratch_bytes(&self, max_n: u64) -> u64 {
-        let p = &self.policy;
-        let small = (p.small_workgroup_size * p.small_items_per_invocation).min(p.scan.tile());
-        status_bytes(max_n.div_ceil(small as u64).max(1), ScanElem::U32)
+        let smallest = self.policy.smallest_tile() as u64;
+        status_bytes(max_n.div_ceil(smallest).max(1), ScanElem::U32)
     }
 
     /// [`Compactor::cmd_compact_if`] keeping the non-zero elements (or those with a non-zero flag).
@@ -524,23 +558,26 @@ mod policy_keys {
         let keys = crate::policy::legend_paths::<CompactPolicy>();
         assert_eq!(keys[0], "scan.workgroup_size");
         assert_eq!(
-            keys[keys.len() - 4..],
+            keys[keys.len() - 7..],
             [
                 "staging",
-                "small_items_per_invocation",
-                "small_workgroup_size",
-                "small_max"
+                "small.max",
+                "small.workgroup_size",
+                "small.items_per_invocation",
+                "mid.max",
+                "mid.workgroup_size",
+                "mid.items_per_invocation"
             ]
         );
         let p = CompactPolicy::from(crate::scan::TEST_POLICY);
         let q = p
-            .with_overrides("staging=0, small_max=4096, scan.workgroup_size=256")
+            .with_overrides("staging=0, small.max=4096, mid.max=65536, scan.workgroup_size=256")
             .unwrap();
         assert_eq!(
-            (q.staging, q.small_max, q.scan.workgroup_size),
-            (CompactStaging::Direct, 4096, 256)
+            (q.staging, q.small.max, q.mid.max, q.scan.workgroup_size),
+            (CompactStaging::Direct, 4096, 65536, 256)
         );
-        for bad in ["staging=3", "small_items_per_thread=8", "workgroup_size=64"] {
+        for bad in ["staging=3", "small_max=8", "small=8", "workgroup_size=64"] {
             assert!(p.with_overrides(bad).is_err(), "{bad}");
         }
     }

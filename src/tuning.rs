@@ -3,6 +3,7 @@
 //! [`for_class`] and derives the rest from the device's limits (subgroup sizes, shared memory, invocations).
 //! docs/tuning.md holds the measurements behind each value. Workgroup sizes here are wishes, cut to the device.
 
+use crate::compact::CompactTier;
 use crate::gpu::DeviceClass;
 use crate::sort::auto::Crossover;
 use crate::sort::radix::policy::{
@@ -54,12 +55,11 @@ pub(crate) struct ScanTuning {
 /// Compaction values.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct CompactTuning {
-    /// Elements per invocation of small compactions (raised to the smallest tile).
-    pub small_items_per_invocation: u32,
-    /// Invocations per workgroup of small tiled compactions (0: the scan's).
-    pub small_workgroup_size: u32,
-    /// The most elements of a small compaction (0: none is small).
-    pub small_max: u64,
+    /// The small tier (workgroup size 0: the scan's; elements per invocation raised to the smallest tile; max
+    /// 0: none).
+    pub small: CompactTier,
+    /// The middle tier, above the small one (as `small`).
+    pub mid: CompactTier,
 }
 
 /// Copy roofline values.
@@ -182,9 +182,16 @@ pub(crate) const GENERIC: ClassTuning = ClassTuning {
         single_workgroup_size: 1024,
     },
     compact: CompactTuning {
-        small_items_per_invocation: 16,
-        small_workgroup_size: 0,
-        small_max: 1 << 22,
+        small: CompactTier {
+            max: 1 << 22,
+            workgroup_size: 0,
+            items_per_invocation: 16,
+        },
+        mid: CompactTier {
+            max: 0,
+            workgroup_size: 0,
+            items_per_invocation: 16,
+        },
     },
     copy: CopyTuning {
         roofline_warm_ns: 300e6,
@@ -250,7 +257,9 @@ pub(crate) const WEAK_FORWARD_PROGRESS: ClassTuning = ClassTuning {
     ..GENERIC
 };
 
-/// NVIDIA: the measured radix tables, wider quicksort phase two, merge sort crossovers for 64-bit keys.
+/// NVIDIA: the measured radix tables, wider quicksort phase two, merge sort crossovers for 64-bit keys, and
+/// compaction tiers by residency: 512 x 16 up to 2^21, then 1024 x 16 up to 2^23 (that kernel takes 32
+/// registers, so two workgroups stay resident per SM and 2^22's 256 tiles run in one wave; 512 x 16 takes 55).
 pub(crate) const NVIDIA: ClassTuning = ClassTuning {
     radix: RadixTuning {
         policy: RADIX_NVIDIA,
@@ -263,8 +272,16 @@ pub(crate) const NVIDIA: ClassTuning = ClassTuning {
         ..GENERIC.quicksort
     },
     compact: CompactTuning {
-        small_workgroup_size: 512,
-        ..GENERIC.compact
+        small: CompactTier {
+            max: 1 << 21,
+            workgroup_size: 512,
+            ..GENERIC.compact.small
+        },
+        mid: CompactTier {
+            max: 1 << 23,
+            workgroup_size: 1024,
+            ..GENERIC.compact.mid
+        },
     },
     crossovers: &[
         nvidia_merge(0, 1 << 19),
@@ -295,7 +312,10 @@ pub(crate) const CPU: ClassTuning = ClassTuning {
         single_workgroup_size: 0,
     },
     compact: CompactTuning {
-        small_max: 0,
+        small: CompactTier {
+            max: 0,
+            ..GENERIC.compact.small
+        },
         ..GENERIC.compact
     },
     copy: CopyTuning {

@@ -146,9 +146,10 @@ fn compactor_recording_builds_no_kernel() {
     with_gpu(|ctx| {
         let base = CompactPolicy::for_device(ctx.caps());
         let mut wide = base;
-        wide.small_max = 0;
-        // A small tier shape unlike the large one, so that a count that strays into it builds a kernel.
-        wide.small_items_per_invocation = base.scan.items_per_invocation * 2;
+        (wide.small.max, wide.mid.max) = (0, 0);
+        // Tier shapes unlike the large one, so that a count that strays into one builds a kernel.
+        wide.small.items_per_invocation = base.scan.items_per_invocation * 2;
+        wide.mid.items_per_invocation = base.scan.items_per_invocation * 2;
         wide.scan.single_workgroup_size =
             (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
         // Kernels of its own (the context keeps every kernel another test built): a spin limit nobody uses.
@@ -156,7 +157,13 @@ fn compactor_recording_builds_no_kernel() {
         for policy in [wide, base] {
             let c = Compactor::new(ctx, Some(policy)).unwrap();
             let mut sizes = vec![0u64, 1, 1 << 16];
-            for n in [1, policy.small_max, policy.small_max + 1] {
+            for n in [
+                1,
+                policy.small.max,
+                policy.small.max + 1,
+                policy.mid.max,
+                policy.mid.max + 1,
+            ] {
                 let edge = policy.single_tile(n) as u64;
                 sizes.extend([edge, edge + 1, 3 * edge + 5]);
             }
@@ -269,13 +276,17 @@ fn compact_predicates_and_staging() {
             Predicate::InRange { lo: 10, hi: 3 },
         ];
         let base = CompactPolicy::for_device(ctx.caps());
-        // Two tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation, twice as many
-        // invocations where the device allows (lavapipe: 256 x 8).
+        // Three tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation, twice as many
+        // invocations where the device allows (lavapipe: 256 x 8); up to 6 large tiles, the scan's invocations
+        // with 16 elements each; above, the scan's tile.
         let mut tiered = base;
-        tiered.small_workgroup_size =
+        tiered.small.workgroup_size =
             (2 * base.scan.workgroup_size).min(ctx.caps().max_workgroup_invocations);
-        tiered.small_items_per_invocation = 8.max(512 / tiered.small_workgroup_size);
-        tiered.small_max = 3 * base.scan.tile() as u64;
+        tiered.small.items_per_invocation = 8.max(512 / tiered.small.workgroup_size);
+        tiered.small.max = 3 * base.scan.tile() as u64;
+        tiered.mid.workgroup_size = base.scan.workgroup_size;
+        tiered.mid.items_per_invocation = 16.max(512 / base.scan.workgroup_size);
+        tiered.mid.max = 6 * base.scan.tile() as u64;
         for (staging, tiers) in [
             (CompactStaging::Direct, base),
             (CompactStaging::Tile, base),
@@ -285,8 +296,9 @@ fn compact_predicates_and_staging() {
             let mut policy = tiers;
             policy.staging = staging;
             let tile = policy.scan.tile() as usize;
-            let small = (policy.small_workgroup_size * policy.small_items_per_invocation) as usize;
-            for n in [
+            let small = (policy.small.workgroup_size * policy.small.items_per_invocation) as usize;
+            let (small_max, mid_max) = (policy.small.max as usize, policy.mid.max as usize);
+            let mut sizes = vec![
                 0,
                 1,
                 5,
@@ -296,8 +308,19 @@ fn compact_predicates_and_staging() {
                 tile + 1,
                 3 * tile,
                 3 * tile + 7,
+            ];
+            sizes.extend([
+                small_max,
+                small_max + 1,
+                mid_max,
+                mid_max + 1,
+                mid_max + 5,
                 (1 << 16) + 3,
-            ] {
+            ]);
+            sizes.retain(|&n| n <= 1 << 18);
+            sizes.sort_unstable();
+            sizes.dedup();
+            for n in sizes {
                 let mut r = Rng(n as u64 * 31 + 7);
                 // A third zeros, the rest uniform; flags from the same mix.
                 let mut draw = || match r.next_u32() % 3 {
@@ -311,8 +334,9 @@ fn compact_predicates_and_staging() {
                         assert_eq!(
                             compact::compact_u32_if(ctx, &data, f, pred, Some(policy)).unwrap(),
                             compact::cpu_compact_u32_if(&data, f, pred),
-                            "{staging:?} small_max={} {pred:?} flags={} n={n}",
-                            policy.small_max,
+                            "{staging:?} tiers {:?} {:?} {pred:?} flags={} n={n}",
+                            policy.small,
+                            policy.mid,
                             f.is_some()
                         );
                     }
