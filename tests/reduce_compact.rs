@@ -139,8 +139,8 @@ fn compact_matches_cpu() {
 }
 
 /// A compactor builds every kernel when it is made: recording compactions of any count, on both sides of
-/// each tier's one-workgroup tile, builds none (with the default policy, and with no small tier and a one
-/// workgroup larger than the tiles').
+/// each tier's one-workgroup tile and of each tier's end, builds none (with the default policy, with two tiers
+/// of their own shapes, and with no tier and a one workgroup larger than the tiles').
 #[test]
 fn compactor_recording_builds_no_kernel() {
     with_gpu(|ctx| {
@@ -154,9 +154,18 @@ fn compactor_recording_builds_no_kernel() {
             (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
         // Kernels of its own (the context keeps every kernel another test built): a spin limit nobody uses.
         wide.scan.spin_limit = 777;
-        for policy in [wide, base] {
+        // Both tiers below the large tile, each of its own shape, their boundaries within the sizes below.
+        let mut tiered = base;
+        let wg = base.scan.workgroup_size;
+        (tiered.small.max, tiered.small.workgroup_size) = (3 * base.scan.tile() as u64, wg);
+        tiered.small.items_per_invocation = 8.max(512 / wg);
+        (tiered.mid.max, tiered.mid.workgroup_size) = (6 * base.scan.tile() as u64, wg);
+        tiered.mid.items_per_invocation = (2 * base.scan.items_per_invocation).min(64);
+        tiered.scan.spin_limit = 778;
+        for policy in [wide, tiered, base] {
             let c = Compactor::new(ctx, Some(policy)).unwrap();
-            let mut sizes = vec![0u64, 1, 1 << 16];
+            let (small, mid) = (policy.small.max, policy.mid.max);
+            let mut sizes = vec![0u64, 1, 1 << 16, small, small + 1, mid, mid + 1];
             for n in [
                 1,
                 policy.small.max,
@@ -278,14 +287,14 @@ fn compact_predicates_and_staging() {
         let base = CompactPolicy::for_device(ctx.caps());
         // Three tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation, twice as many
         // invocations where the device allows (lavapipe: 256 x 8); up to 6 large tiles, the scan's invocations
-        // with 16 elements each; above, the scan's tile.
+        // with twice its elements each (at most 64); above, the scan's tile.
         let mut tiered = base;
         tiered.small.workgroup_size =
             (2 * base.scan.workgroup_size).min(ctx.caps().max_workgroup_invocations);
         tiered.small.items_per_invocation = 8.max(512 / tiered.small.workgroup_size);
         tiered.small.max = 3 * base.scan.tile() as u64;
         tiered.mid.workgroup_size = base.scan.workgroup_size;
-        tiered.mid.items_per_invocation = 16.max(512 / base.scan.workgroup_size);
+        tiered.mid.items_per_invocation = (2 * base.scan.items_per_invocation).min(64);
         tiered.mid.max = 6 * base.scan.tile() as u64;
         for (staging, tiers) in [
             (CompactStaging::Direct, base),
