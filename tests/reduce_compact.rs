@@ -90,12 +90,17 @@ fn sparse(n: usize, seed: u64, keep_one_in: u32) -> (Vec<u32>, Vec<u32>) {
 #[test]
 fn compact_matches_cpu() {
     with_gpu(|ctx| {
-        // Both tiles of the default policy (the small inputs' and the large ones').
+        // The tiles of the default policy (the small inputs', the large ones'), and each tier's end (NVIDIA:
+        // 2^21 and 2^23 elements; CPU devices have no tier).
         let c = Compactor::new(ctx, None).unwrap();
         let (small, tile) = (c.tile_size(0) as usize, c.tile_size(u64::MAX) as usize);
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
         sizes.extend(tile - 2..=tile + 2);
         sizes.extend(small - 2..=small + 2);
+        let p = CompactPolicy::for_device(ctx.caps());
+        for end in [p.small.max, p.mid.max].into_iter().filter(|&e| e > 0) {
+            sizes.extend([end as usize, end as usize + 1]);
+        }
         // One workgroup up to its tile (no status cleared), tiles beyond: both sides of the edge.
         let single = c.tile_size(1) as usize;
         sizes.extend(single - 1..=single + 1);
