@@ -97,8 +97,11 @@ fn compact_matches_cpu() {
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
         sizes.extend(tile - 2..=tile + 2);
         sizes.extend(small - 2..=small + 2);
-        let p = CompactPolicy::for_device(ctx.caps());
-        for end in [p.small.max, p.mid.max].into_iter().filter(|&e| e > 0) {
+        let base = CompactPolicy::for_device(ctx.caps());
+        for end in [base.small.max, base.mid.max]
+            .into_iter()
+            .filter(|&e| e > 0)
+        {
             sizes.extend([end as usize, end as usize + 1]);
         }
         // One workgroup up to its tile (no status cleared), tiles beyond: both sides of the edge.
@@ -120,7 +123,6 @@ fn compact_matches_cpu() {
             }
         }
         // A one-workgroup form larger than the tiles' workgroup, both sides of its edge.
-        let base = CompactPolicy::for_device(ctx.caps());
         let single = (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
         if single > base.scan.workgroup_size {
             let mut p = base;
@@ -171,13 +173,7 @@ fn compactor_recording_builds_no_kernel() {
             let c = Compactor::new(ctx, Some(policy)).unwrap();
             let (small, mid) = (policy.small.max, policy.mid.max);
             let mut sizes = vec![0u64, 1, 1 << 16, small, small + 1, mid, mid + 1];
-            for n in [
-                1,
-                policy.small.max,
-                policy.small.max + 1,
-                policy.mid.max,
-                policy.mid.max + 1,
-            ] {
+            for n in [1, small, small + 1, mid, mid + 1] {
                 let edge = policy.single_tile(n) as u64;
                 sizes.extend([edge, edge + 1, 3 * edge + 5]);
             }
