@@ -158,7 +158,7 @@ impl CompactPolicy {
     /// first tier whose `max` it is within, else the scan's.
     pub fn tile_for(&self, n: u64) -> (u32, u32) {
         let n = n.max(1);
-        match [self.small, self.mid].into_iter().find(|t| n <= t.max) {
+        match self.tiers().into_iter().find(|t| n <= t.max) {
             Some(t) => (t.workgroup_size, t.items_per_invocation),
             None => (self.scan.workgroup_size, self.scan.items_per_invocation),
         }
@@ -195,7 +195,7 @@ impl CompactPolicy {
     /// Checks every tile shape against the device.
     pub fn validate(&self, caps: &DeviceCaps) -> Result<()> {
         self.scan.validate(caps)?;
-        for t in [self.small, self.mid] {
+        for t in self.tiers() {
             ScanPolicy {
                 workgroup_size: t.workgroup_size,
                 items_per_invocation: t.items_per_invocation,
@@ -206,9 +206,14 @@ impl CompactPolicy {
         Ok(())
     }
 
+    /// The tiers, smallest first ([`CompactPolicy::tile_for`] takes the first that holds a size).
+    fn tiers(&self) -> [CompactTier; 2] {
+        [self.small, self.mid]
+    }
+
     /// The smallest tile of any tier (and the scan's): the status's size.
     fn smallest_tile(&self) -> u32 {
-        [self.small, self.mid]
+        self.tiers()
             .iter()
             .map(|t| t.workgroup_size * t.items_per_invocation)
             .fold(self.scan.tile(), u32::min)
