@@ -109,7 +109,7 @@ crate::policy::tunable! {
 }
 
 crate::policy::tunable! {
-    /// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]), the stores, and two size tiers
+    /// Tuning of the compaction pass: the tile and look-back ([`ScanPolicy`]), the stores, and three size tiers
     /// below the scan's tile (override keys: the field paths, e.g. `scan.workgroup_size`, `mid.max`).
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
     pub struct CompactPolicy {
@@ -121,6 +121,8 @@ crate::policy::tunable! {
         pub small: CompactTier,
         /// The tile above `small.max`, up to `mid.max` elements (default none; NVIDIA 1024 x 16 up to 2^23).
         pub mid: CompactTier,
+        /// The tile above `mid.max`, up to `large.max` elements (default none; NVIDIA 1024 x 32 up to 2^26).
+        pub large: CompactTier,
     }
 }
 
@@ -150,6 +152,7 @@ impl CompactPolicy {
         Self {
             small: tier(&t.small),
             mid: tier(&t.mid),
+            large: tier(&t.large),
             ..Self::from(scan)
         }
     }
@@ -207,8 +210,8 @@ impl CompactPolicy {
     }
 
     /// The tiers, smallest first ([`CompactPolicy::tile_for`] takes the first that holds a size).
-    fn tiers(&self) -> [CompactTier; 2] {
-        [self.small, self.mid]
+    fn tiers(&self) -> [CompactTier; 3] {
+        [self.small, self.mid, self.large]
     }
 
     /// The smallest tile of any tier (and the scan's): the status's size.
@@ -233,6 +236,7 @@ impl From<ScanPolicy> for CompactPolicy {
             staging: CompactStaging::Subgroup,
             small: none,
             mid: none,
+            large: none,
         }
     }
 }
@@ -267,13 +271,15 @@ impl Compactor {
             status: Some(StatusLease::new(ctx)?),
         };
         // Every shape: each tier's first count (one workgroup where it fits) and the first past its single tile.
-        let (small, mid) = (policy.small.max, policy.mid.max);
-        let tiers = [
-            Some(1),
-            (small > 0).then_some(small + 1),
-            (mid > small).then_some(mid + 1),
-        ];
-        for first in tiers.into_iter().flatten() {
+        let (mut end, mut firsts) = (0, Vec::new());
+        for t in policy.tiers() {
+            if t.max > end {
+                firsts.push(end + 1);
+                end = t.max;
+            }
+        }
+        firsts.push(end + 1);
+        for first in firsts {
             let tiled = first.max(policy.single_tile(first) as u64 + 1);
             for flags in [false, true] {
                 c.kernel(ctx, flags, first)?;
@@ -563,7 +569,7 @@ mod policy_keys {
         let keys = crate::policy::legend_paths::<CompactPolicy>();
         assert_eq!(keys[0], "scan.workgroup_size");
         assert_eq!(
-            keys[keys.len() - 7..],
+            keys[keys.len() - 10..],
             [
                 "staging",
                 "small.max",
@@ -571,7 +577,10 @@ mod policy_keys {
                 "small.items_per_invocation",
                 "mid.max",
                 "mid.workgroup_size",
-                "mid.items_per_invocation"
+                "mid.items_per_invocation",
+                "large.max",
+                "large.workgroup_size",
+                "large.items_per_invocation"
             ]
         );
         let p = CompactPolicy::from(crate::scan::TEST_POLICY);

@@ -60,6 +60,8 @@ pub(crate) struct CompactTuning {
     pub small: CompactTier,
     /// The middle tier, above the small one (as `small`).
     pub mid: CompactTier,
+    /// The large tier, above the middle one (as `small`); above it, the scan's tile.
+    pub large: CompactTier,
 }
 
 /// Copy roofline values.
@@ -192,6 +194,11 @@ pub(crate) const GENERIC: ClassTuning = ClassTuning {
             workgroup_size: 0,
             items_per_invocation: 16,
         },
+        large: CompactTier {
+            max: 0,
+            workgroup_size: 0,
+            items_per_invocation: 32,
+        },
     },
     copy: CopyTuning {
         roofline_warm_ns: 300e6,
@@ -258,8 +265,8 @@ pub(crate) const WEAK_FORWARD_PROGRESS: ClassTuning = ClassTuning {
 };
 
 /// NVIDIA: the measured radix tables, wider quicksort phase two, merge sort crossovers for 64-bit keys, and
-/// compaction tiers by residency: 512 x 16 up to 2^21, then 1024 x 16 up to 2^23 (that kernel takes 32
-/// registers, so two workgroups stay resident per SM and 2^22's 256 tiles run in one wave; 512 x 16 takes 55).
+/// compaction tiers by residency: 512 x 16 up to 2^21, 1024 x 16 up to 2^23 (32 registers against 55: 2^22's
+/// tiles run in one wave), 1024 x 32 up to 2^26, and the scan's 256 x 32 above.
 pub(crate) const NVIDIA: ClassTuning = ClassTuning {
     radix: RadixTuning {
         policy: RADIX_NVIDIA,
@@ -281,6 +288,11 @@ pub(crate) const NVIDIA: ClassTuning = ClassTuning {
             max: 1 << 23,
             workgroup_size: 1024,
             ..GENERIC.compact.mid
+        },
+        large: CompactTier {
+            max: 1 << 26,
+            workgroup_size: 1024,
+            ..GENERIC.compact.large
         },
     },
     crossovers: &[

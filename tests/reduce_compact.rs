@@ -91,14 +91,14 @@ fn sparse(n: usize, seed: u64, keep_one_in: u32) -> (Vec<u32>, Vec<u32>) {
 fn compact_matches_cpu() {
     with_gpu(|ctx| {
         // The tiles of the default policy (the small inputs', the large ones'), and each tier's end (NVIDIA:
-        // 2^21 and 2^23 elements; CPU devices have no tier).
+        // 2^21, 2^23 and 2^26 elements; CPU devices have no tier).
         let c = Compactor::new(ctx, None).unwrap();
         let (small, tile) = (c.tile_size(0) as usize, c.tile_size(u64::MAX) as usize);
         let mut sizes = vec![0usize, 1, 2, 7, 1001, (1 << 16) + 3, 3 * tile + 1];
         sizes.extend(tile - 2..=tile + 2);
         sizes.extend(small - 2..=small + 2);
         let base = CompactPolicy::for_device(ctx.caps());
-        for end in [base.small.max, base.mid.max]
+        for end in [base.small.max, base.mid.max, base.large.max]
             .into_iter()
             .filter(|&e| e > 0)
         {
@@ -146,34 +146,38 @@ fn compact_matches_cpu() {
 }
 
 /// A compactor builds every kernel when it is made: recording compactions of any count, on both sides of
-/// each tier's one-workgroup tile and of each tier's end, builds none (with the default policy, with two tiers
-/// of their own shapes, and with no tier and a one workgroup larger than the tiles').
+/// each tier's one-workgroup tile and of each tier's end, builds none (with the default policy, with three
+/// tiers of their own shapes, and with no tier and a one workgroup larger than the tiles').
 #[test]
 fn compactor_recording_builds_no_kernel() {
     with_gpu(|ctx| {
         let base = CompactPolicy::for_device(ctx.caps());
         let mut wide = base;
-        (wide.small.max, wide.mid.max) = (0, 0);
-        // Tier shapes unlike the large one, so that a count that strays into one builds a kernel.
+        (wide.small.max, wide.mid.max, wide.large.max) = (0, 0, 0);
+        // Tier shapes unlike the scan's, so that a count that strays into one builds a kernel.
         wide.small.items_per_invocation = base.scan.items_per_invocation * 2;
         wide.mid.items_per_invocation = base.scan.items_per_invocation * 2;
+        wide.large.items_per_invocation = base.scan.items_per_invocation * 2;
         wide.scan.single_workgroup_size =
             (base.scan.workgroup_size * 4).min(ctx.caps().max_workgroup_invocations);
         // Kernels of its own (the context keeps every kernel another test built): a spin limit nobody uses.
         wide.scan.spin_limit = 777;
-        // Both tiers below the large tile, each of its own shape, their boundaries within the sizes below.
+        // Three tiers below the scan's tile, each of its own shape, their boundaries within the sizes below.
         let mut tiered = base;
         let wg = base.scan.workgroup_size;
         (tiered.small.max, tiered.small.workgroup_size) = (3 * base.scan.tile() as u64, wg);
         tiered.small.items_per_invocation = 8.max(512 / wg);
         (tiered.mid.max, tiered.mid.workgroup_size) = (6 * base.scan.tile() as u64, wg);
         tiered.mid.items_per_invocation = (2 * base.scan.items_per_invocation).min(64);
+        (tiered.large.max, tiered.large.workgroup_size) = (9 * base.scan.tile() as u64, wg);
+        tiered.large.items_per_invocation = (4 * base.scan.items_per_invocation).min(64);
         tiered.scan.spin_limit = 778;
         for policy in [wide, tiered, base] {
             let c = Compactor::new(ctx, Some(policy)).unwrap();
-            let (small, mid) = (policy.small.max, policy.mid.max);
-            let mut sizes = vec![0u64, 1, 1 << 16, small, small + 1, mid, mid + 1];
-            for n in [1, small, small + 1, mid, mid + 1] {
+            let ends = [policy.small.max, policy.mid.max, policy.large.max];
+            let mut sizes = vec![0u64, 1, 1 << 16];
+            sizes.extend(ends.iter().flat_map(|&e| [e, e + 1]));
+            for n in sizes.clone() {
                 let edge = policy.single_tile(n) as u64;
                 sizes.extend([edge, edge + 1, 3 * edge + 5]);
             }
@@ -286,9 +290,10 @@ fn compact_predicates_and_staging() {
             Predicate::InRange { lo: 10, hi: 3 },
         ];
         let base = CompactPolicy::for_device(ctx.caps());
-        // Three tiers: inputs of up to 3 large tiles take a tile of 8 elements per invocation, twice as many
-        // invocations where the device allows (lavapipe: 256 x 8); up to 6 large tiles, the scan's invocations
-        // with twice its elements each (at most 64); above, the scan's tile.
+        // Four shapes: inputs of up to 3 of the scan's tiles take a tile of 8 elements per invocation, twice as
+        // many invocations where the device allows (lavapipe: 256 x 8); up to 6 such tiles, the scan's
+        // invocations with twice its elements each (at most 64); up to 9, four times its elements (at most 64);
+        // above, the scan's tile.
         let mut tiered = base;
         tiered.small.workgroup_size =
             (2 * base.scan.workgroup_size).min(ctx.caps().max_workgroup_invocations);
@@ -297,6 +302,9 @@ fn compact_predicates_and_staging() {
         tiered.mid.workgroup_size = base.scan.workgroup_size;
         tiered.mid.items_per_invocation = (2 * base.scan.items_per_invocation).min(64);
         tiered.mid.max = 6 * base.scan.tile() as u64;
+        tiered.large.workgroup_size = base.scan.workgroup_size;
+        tiered.large.items_per_invocation = (4 * base.scan.items_per_invocation).min(64);
+        tiered.large.max = 9 * base.scan.tile() as u64;
         for (staging, tiers) in [
             (CompactStaging::Direct, base),
             (CompactStaging::Tile, base),
@@ -308,6 +316,7 @@ fn compact_predicates_and_staging() {
             let tile = policy.scan.tile() as usize;
             let small = (policy.small.workgroup_size * policy.small.items_per_invocation) as usize;
             let (small_max, mid_max) = (policy.small.max as usize, policy.mid.max as usize);
+            let large_max = policy.large.max as usize;
             let mut sizes = vec![
                 0,
                 1,
@@ -325,6 +334,8 @@ fn compact_predicates_and_staging() {
                 mid_max,
                 mid_max + 1,
                 mid_max + 5,
+                large_max,
+                large_max + 1,
                 (1 << 16) + 3,
             ]);
             sizes.retain(|&n| n <= 1 << 18);
@@ -344,9 +355,10 @@ fn compact_predicates_and_staging() {
                         assert_eq!(
                             compact::compact_u32_if(ctx, &data, f, pred, Some(policy)).unwrap(),
                             compact::cpu_compact_u32_if(&data, f, pred),
-                            "{staging:?} tiers {:?} {:?} {pred:?} flags={} n={n}",
+                            "{staging:?} tiers {:?} {:?} {:?} {pred:?} flags={} n={n}",
                             policy.small,
                             policy.mid,
+                            policy.large,
                             f.is_some()
                         );
                     }

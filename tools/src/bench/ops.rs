@@ -1739,7 +1739,7 @@ mod scans {
         let items = p.scan.items_per_invocation;
         num("VKSORT_COMPACT_ITEMS", &mut p.scan.items_per_invocation)?;
         if p.scan.items_per_invocation != items {
-            (p.small.max, p.mid.max) = (0, 0); // one tile for every size
+            (p.small.max, p.mid.max, p.large.max) = (0, 0, 0); // one tile for every size
         }
         num("VKSORT_COMPACT_WG", &mut p.scan.workgroup_size)?;
         Ok(p)
